@@ -1,0 +1,38 @@
+# Folio — make demo, make test, make bench.
+# Each target first installs the system libraries Folio links (libxml2, zlib) when missing.
+
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+FOLIO := .build/release/folio
+
+.PHONY: all build demo test bench deps clean
+
+all: build
+
+deps:
+	@pkg-config --exists libxml-2.0 zlib 2>/dev/null || { \
+	  echo "Installing libxml2-dev and zlib1g-dev"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pkg-config libxml2-dev zlib1g-dev; }
+
+build: deps
+	$(SWIFT) build
+
+demo: deps
+	@command -v dot >/dev/null 2>&1 || { \
+	  echo "Installing graphviz for the diagram"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq graphviz; }
+	$(SWIFT) build -c release --product folio
+	$(FOLIO) model info Samples/Expenses/Expenses.xcdatamodeld
+	$(FOLIO) model graph Samples/Company/Company.xcdatamodeld > company.dot
+	dot -Tsvg company.dot -o company.svg
+	@echo "Wrote company.svg, the Company model as a diagram."
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	@echo "No benchmarks yet: the first ones arrive with the stores (issue 5)."
+
+clean:
+	rm -rf .build company.dot company.svg

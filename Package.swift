@@ -1,0 +1,47 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "Folio",
+  platforms: [.macOS(.v14)],
+  products: [
+    .library(name: "FolioModel", targets: ["FolioModel"]),
+    .executable(name: "folio", targets: ["folio"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CLibXML2",
+      pkgConfig: "libxml-2.0",
+      providers: [.apt(["libxml2-dev"])]
+    ),
+    .systemLibrary(
+      name: "CZlib",
+      pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"])]
+    ),
+    .target(
+      name: "FolioModel",
+      dependencies: ["CLibXML2"]
+    ),
+    .executableTarget(
+      name: "folio",
+      dependencies: [
+        "FolioModel",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(
+      name: "FolioModelTests",
+      dependencies: ["FolioModel"],
+      resources: [.copy("Fixtures")]
+    ),
+    .testTarget(
+      name: "FolioCLITests",
+      dependencies: ["folio"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

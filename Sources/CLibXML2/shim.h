@@ -1,0 +1,50 @@
+#ifndef FOLIO_CLIBXML2_SHIM_H
+#define FOLIO_CLIBXML2_SHIM_H
+
+/* libxml2 built with ICU includes the system's <unicode/*.h> from encoding.h, whose enums clash
+   with the copy of ICU inside swift-corelibs-foundation. Folio never touches the ICU members of
+   xmlCharEncodingHandler, so the ICU part of the headers is switched off for Swift. */
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+#include <stdio.h>
+
+/// The line of a node, past libxml2's 65535 cap on the `line` field.
+static inline long folio_xml_node_line(const xmlNode *node) {
+  return xmlGetLineNo(node);
+}
+
+/// xmlFree is a global function pointer, which Swift 6 will not read from any thread.
+static inline void folio_xml_free(void *pointer) {
+  xmlFree(pointer);
+}
+
+/// The first error libxml2 reports while parsing; later errors are often consequences of it
+/// ("Premature end of data" after a tag mismatch), so the first is the one worth showing.
+typedef struct {
+  int isSet;
+  int line;
+  int column;
+  char message[512];
+} folio_xml_first_error;
+
+static inline void folio_xml_record_error(void *data, xmlErrorPtr error) {
+  xmlParserCtxtPtr context = (xmlParserCtxtPtr)data;
+  folio_xml_first_error *first = context ? (folio_xml_first_error *)context->_private : NULL;
+  if (first == NULL || error == NULL || first->isSet || error->level < XML_ERR_ERROR) return;
+  first->isSet = 1;
+  first->line = error->line;
+  first->column = error->int2;
+  snprintf(first->message, sizeof first->message, "%s", error->message ? error->message : "");
+}
+
+/// Sends the parser's errors to `first` instead of standard error.
+static inline void folio_xml_capture_errors(xmlParserCtxtPtr context, folio_xml_first_error *first) {
+  context->_private = first;
+  context->sax->serror = folio_xml_record_error;
+}
+
+#endif

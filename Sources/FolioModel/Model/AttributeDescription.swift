@@ -1,0 +1,103 @@
+import Foundation
+
+/// An attribute of an entity: a named value of one ``AttributeType``, with its default and its
+/// constraints.
+///
+/// The counterpart of Core Data's `NSAttributeDescription`. Build one in code with
+/// ``init(_:_:isOptional:defaultValue:)`` and set the other properties; a model loaded from an
+/// Xcode file fills them from the file. Once inside a ``ManagedObjectModel`` it is immutable and
+/// ``versionHash`` is set.
+public struct AttributeDescription: Sendable {
+  /// The attribute's name, unique among the entity's properties (inherited ones included).
+  public var name: String
+  /// The type of the attribute's values.
+  public var attributeType: AttributeType
+  /// Whether the attribute may be nil when the object is saved. The default is `true`, as in
+  /// Core Data.
+  public var isOptional: Bool
+  /// Whether the value lives only in memory and is never saved. The default is `false`.
+  public var isTransient = false
+  /// The value a new object starts with. The default is `nil`.
+  public var defaultValue: AttributeValue?
+  /// The smallest value allowed, for numbers and dates. The default is `nil` (no bound).
+  public var minimumValue: AttributeValue?
+  /// The largest value allowed, for numbers and dates. The default is `nil` (no bound).
+  public var maximumValue: AttributeValue?
+  /// The shortest length allowed: characters for strings, bytes for binary data. Xcode keeps
+  /// it in `minValueString`. The default is `nil` (no bound).
+  public var minimumLength: Int?
+  /// The longest length allowed: characters for strings, bytes for binary data. Xcode keeps it
+  /// in `maxValueString`. The default is `nil` (no bound).
+  public var maximumLength: Int?
+  /// A regular expression a string value must match in full. The default is `nil`.
+  public var regularExpression: String?
+  /// Whether stores should index the attribute. The default is `false`.
+  public var isIndexed = false
+  /// For a derived attribute, the expression it is computed from, kept as its text
+  /// (`"posts.@count"`). The default is `nil`: a plain attribute.
+  public var derivationExpression: String?
+  /// For a transformable attribute, the name of its value transformer. The default is `nil`.
+  public var valueTransformerName: String?
+  /// For a transformable attribute, the class of its values (Xcode's `customClassName`).
+  /// The default is `nil`.
+  public var valueClassName: String?
+  /// For a composite attribute, the name of the model's composite that defines its members.
+  /// The default is `nil`.
+  public var compositeName: String?
+  /// Whether generated code uses a scalar type. Kept as read; `nil` when the file says nothing.
+  public var usesScalarValueType: Bool?
+  /// Whether large binary values may live outside the store. The default is `false`.
+  public var allowsExternalBinaryDataStorage = false
+  /// Whether history keeps the value after the object is deleted. The default is `false`.
+  public var preservesValueInHistoryOnDeletion = false
+  /// Whether Spotlight indexes the attribute. The default is `false`.
+  public var isIndexedBySpotlight = false
+  /// Whether the value is also stored in an external record file. The default is `false`.
+  public var isStoredInExternalRecord = false
+  /// Marks a change of meaning that the version hash would not otherwise see. The default is
+  /// `nil`.
+  public var versionHashModifier: String?
+  /// The name this attribute had in an earlier model version (Xcode's `elementID`). The default
+  /// is `nil`.
+  public var renamingIdentifier: String?
+  /// Free-form key-value pairs from the model. The default is empty.
+  public var userInfo: [String: String] = [:]
+  /// The SHA-256 of what makes up the attribute's stored shape: set by the model.
+  public internal(set) var versionHash = Data()
+  /// Where the attribute was declared, for error messages; `nil` when built in code.
+  public internal(set) var sourceLocation: InputLocation?
+
+  /// Creates an attribute.
+  ///
+  /// ```swift
+  /// AttributeDescription("amount", .double, isOptional: false, defaultValue: .double(0))
+  /// ```
+  public init(
+    _ name: String, _ type: AttributeType, isOptional: Bool = true,
+    defaultValue: AttributeValue? = nil
+  ) {
+    self.name = name
+    self.attributeType = type
+    self.isOptional = isOptional
+    self.defaultValue = defaultValue
+  }
+
+  /// Whether the attribute is computed from ``derivationExpression``.
+  public var isDerived: Bool { derivationExpression != nil }
+}
+
+/// A composite type: a named group of attributes stored together as one attribute value.
+public struct CompositeDescription: Sendable {
+  /// The composite's name, unique in the model.
+  public var name: String
+  /// The member attributes, in declaration order.
+  public var attributes: [AttributeDescription]
+  /// Where the composite was declared; `nil` when built in code.
+  public internal(set) var sourceLocation: InputLocation?
+
+  /// Creates a composite from its member attributes.
+  public init(_ name: String, attributes: [AttributeDescription]) {
+    self.name = name
+    self.attributes = attributes
+  }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// An `.xcdatamodeld` bundle: every version of a model, and which one is current.
+///
+/// Xcode keeps each version in a `NAME.xcdatamodel` folder inside the bundle and names the
+/// current one in the bundle's `.xccurrentversion` property list. A bundle with a single
+/// version needs no `.xccurrentversion`.
+public struct ModelBundle: Sendable {
+  /// One version of the model.
+  public struct Version: Sendable {
+    /// The version's folder name without `.xcdatamodel` (`"Expenses 2"`).
+    public var name: String
+    /// The model.
+    public var model: ManagedObjectModel
+  }
+
+  /// Every version, sorted by name.
+  public let versions: [Version]
+  /// The name of the current version.
+  public let currentVersionName: String
+
+  /// The current version's model.
+  public var currentModel: ManagedObjectModel {
+    versions.first { $0.name == currentVersionName }!.model
+  }
+
+  /// Loads every version of the bundle at `url`.
+  ///
+  /// - Throws: `ModelError` — `.fileNotFound`, `.noCurrentVersion` (no version, or
+  ///   `.xccurrentversion` names one that is not there), or any error of a version's file.
+  public init(contentsOf url: URL, options: ModelLoadingOptions = ModelLoadingOptions()) throws {
+    let path = url.relativePath
+    let manager = FileManager.default
+    var isDirectory: ObjCBool = false
+    guard manager.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue
+    else {
+      throw ModelError.fileNotFound(path)
+    }
+    let names: [String]
+    do {
+      names = try manager.contentsOfDirectory(atPath: url.path)
+        .filter { $0.hasSuffix(".xcdatamodel") }
+        .sorted { $0.dropLast(".xcdatamodel".count) < $1.dropLast(".xcdatamodel".count) }
+    } catch {
+      throw ModelError.unreadable(path, reason: error.localizedDescription)
+    }
+    guard !names.isEmpty else {
+      throw ModelError.noCurrentVersion(
+        "the bundle holds no .xcdatamodel version", at: InputLocation(file: path))
+    }
+    var versions: [Version] = []
+    for name in names {
+      let model = try ManagedObjectModel(
+        contentsOf: url.appendingPathComponent(name, isDirectory: true), options: options)
+      versions.append(Version(name: String(name.dropLast(".xcdatamodel".count)), model: model))
+    }
+    let current = try Self.currentVersionFolder(in: url, versionCount: names.count) ?? names[0]
+    guard names.contains(current) else {
+      throw ModelError.noCurrentVersion(
+        ".xccurrentversion names \"\(current)\", which is not in the bundle\(ModelError.suggestion(for: current, among: names))",
+        at: InputLocation(file: url.appendingPathComponent(".xccurrentversion").relativePath))
+    }
+    self.versions = versions
+    self.currentVersionName = String(current.dropLast(".xcdatamodel".count))
+  }
+
+  /// The folder `.xccurrentversion` names, or `nil` when there is no such file and the bundle
+  /// has one version.
+  private static func currentVersionFolder(in url: URL, versionCount: Int) throws -> String? {
+    let plistURL = url.appendingPathComponent(".xccurrentversion")
+    let path = plistURL.relativePath
+    guard FileManager.default.fileExists(atPath: plistURL.path) else {
+      guard versionCount == 1 else {
+        throw ModelError.noCurrentVersion(
+          "the bundle has \(versionCount) versions and no .xccurrentversion to choose one",
+          at: InputLocation(file: url.relativePath))
+      }
+      return nil
+    }
+    let data = try readFile(plistURL)
+    let tree = try XMLTree(data: data, path: path)
+    guard let root = tree.root, root.name == "plist",
+      let dictionary = root.children.first, dictionary.name == "dict"
+    else {
+      throw ModelError.unexpectedRoot(
+        tree.root?.name ?? "nothing", expected: "plist", at: InputLocation(file: path, line: 1))
+    }
+    let items = dictionary.children
+    for (index, item) in items.enumerated()
+    where item.name == "key" && item.text == "_XCCurrentVersionName" {
+      guard index + 1 < items.count, items[index + 1].name == "string" else {
+        throw ModelError(
+          .unexpectedContent, "_XCCurrentVersionName has no <string> value", at: item.location)
+      }
+      let name = items[index + 1].text.trimmingCharacters(in: .whitespacesAndNewlines)
+      return name.hasSuffix(".xcdatamodel") ? name : name + ".xcdatamodel"
+    }
+    throw ModelError.noCurrentVersion(
+      "the property list has no _XCCurrentVersionName", at: dictionary.location)
+  }
+}
+
+extension ManagedObjectModel {
+  /// Loads a model from Xcode's files.
+  ///
+  /// `url` may be an `.xcdatamodeld` bundle (its current version is loaded), an
+  /// `.xcdatamodel` folder, or a bare `contents` file.
+  ///
+  /// - Throws: `ModelError` naming the file, line, entity and property of the first problem.
+  public init(contentsOf url: URL, options: ModelLoadingOptions = ModelLoadingOptions()) throws {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+      throw ModelError.fileNotFound(url.relativePath)
+    }
+    if isDirectory.boolValue {
+      if url.pathExtension == "xcdatamodeld" {
+        self = try ModelBundle(contentsOf: url, options: options).currentModel
+        return
+      }
+      let contents = url.appendingPathComponent("contents")
+      guard FileManager.default.fileExists(atPath: contents.path) else {
+        throw ModelError.fileNotFound(contents.relativePath)
+      }
+      self = try ManagedObjectModel(contentsOf: contents, options: options)
+      return
+    }
+    let data = try readFile(url)
+    self = try XcodeModelReader.read(data, path: url.relativePath, options: options)
+  }
+
+  /// Reads a model from the text of an Xcode `contents` file; `path` names it in errors.
+  ///
+  /// - Throws: `ModelError`, as ``init(contentsOf:options:)``.
+  public init(
+    xcodeModelData data: Data, path: String = "contents",
+    options: ModelLoadingOptions = ModelLoadingOptions()
+  ) throws {
+    self = try XcodeModelReader.read(data, path: path, options: options)
+  }
+}
+
+private func readFile(_ url: URL) throws -> Data {
+  do {
+    return try Data(contentsOf: url)
+  } catch {
+    throw ModelError.unreadable(url.relativePath, reason: error.localizedDescription)
+  }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import FolioModel
+
+/// `folio model …`: look at a Core Data model.
+struct ModelCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "model",
+    abstract: "Inspect a Core Data model (.xcdatamodeld, .xcdatamodel or contents file).",
+    subcommands: [Info.self, Graph.self]
+  )
+}
+
+/// The model path and loading flags every `model` subcommand takes.
+struct ModelOptions: ParsableArguments {
+  @Argument(help: "An .xcdatamodeld bundle, an .xcdatamodel folder or a bare contents file.")
+  var path: String
+
+  @Flag(help: "Treat warnings (lenient default values, missing inverses) as errors.")
+  var strict = false
+
+  func load() throws -> ManagedObjectModel {
+    try ManagedObjectModel(
+      contentsOf: URL(fileURLWithPath: path), options: ModelLoadingOptions(isStrict: strict))
+  }
+}
+
+extension ModelCommand {
+  struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List a model's entities, attributes, relationships and version hashes.",
+      discussion: """
+        Warnings about the model (a relationship with no inverse, a default value read \
+        leniently as Core Data does) go to standard error.
+
+        Example:
+          folio model info Samples/Expenses/Expenses.xcdatamodeld
+          folio model info --json Samples/Company/Company.xcdatamodeld
+        """
+    )
+
+    @OptionGroup var model: ModelOptions
+
+    @Flag(help: "Print JSON for machines instead of text.")
+    var json = false
+
+    func run() throws {
+      let loaded = try model.load()
+      if json {
+        print(try ModelDescription.json(of: loaded))
+      } else {
+        print(ModelDescription.text(of: loaded), terminator: "")
+      }
+      for diagnostic in loaded.diagnostics {
+        FileHandle.standardError.write(Data("\(diagnostic)\n".utf8))
+      }
+    }
+  }
+
+  struct Graph: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Draw a model as a Graphviz DOT diagram.",
+      discussion: """
+        Entities are record nodes listing their attributes; relationships are labelled edges \
+        (one edge per inverse pair) with their cardinality and delete rule; inheritance is a \
+        hollow arrow to the parent entity.
+
+        Example:
+          folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
+        """
+    )
+
+    @OptionGroup var model: ModelOptions
+
+    func run() throws {
+      print(ModelGraph.dot(of: try model.load()), terminator: "")
+    }
+  }
+}
