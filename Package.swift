@@ -33,14 +33,19 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    .target(
+      name: "FolioTestSupport",
+      path: "Tests/FolioTestSupport"
+    ),
     .testTarget(
       name: "FolioModelTests",
-      dependencies: ["FolioModel"],
-      resources: [.copy("Fixtures")]
+      dependencies: ["FolioModel", "FolioTestSupport"],
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "FolioCLITests",
-      dependencies: ["folio"]
+      dependencies: ["folio", "FolioTestSupport"],
+      exclude: ["Snapshots"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -2,8 +2,8 @@ import FolioModel
 
 /// `folio model graph`'s output: a model as a Graphviz DOT digraph.
 ///
-/// Each entity is a record node: its name (in «guillemets» when abstract) over its declared
-/// attributes. Each relationship is an edge to its destination, labelled with its name, its
+/// Each entity is a record node: its name (marked «abstract» when it is) over its declared
+/// attributes; with the graph laid out left to right, a record's fields stack top to bottom. Each relationship is an edge to its destination, labelled with its name, its
 /// cardinality and its delete rule; a relationship and its inverse share one two-headed edge.
 /// Inheritance is an edge from the subentity to its parent with a hollow arrowhead.
 enum ModelGraph {
@@ -18,7 +18,7 @@ enum ModelGraph {
         escape("\($0.name) : \(ModelDescription.typeName(of: $0))\($0.isOptional ? "?" : "")")
           + "\\l"
       }
-      out += "  \(quote(entity.name)) [label=\"{\(escape(title))|\(rows.joined())}\"];\n"
+      out += "  \(quote(entity.name)) [label=\"\(escape(title))|\(rows.joined())\"];\n"
     }
     var drawn: Set<String> = []
     for entity in model.entities {
@@ -66,7 +66,7 @@ enum ModelGraph {
   private static func escape(_ text: String) -> String {
     var out = ""
     for character in text {
-      if "{}|<>\"\\ ".contains(character), character != " " { out.append("\\") }
+      if "{}|<>\"\\".contains(character) { out.append("\\") }
       out.append(character)
     }
     return out

@@ -1,3 +1,4 @@
+import FolioTestSupport
 import Foundation
 import Testing
 
@@ -6,8 +7,7 @@ import Testing
 /// Paths and helpers shared by the model tests.
 enum Paths {
   /// The package's root folder.
-  static let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let packageRoot = FolioTestSupport.packageRoot
 
   /// A file in `Tests/FolioModelTests/Fixtures`.
   static func fixture(_ name: String) -> URL {
@@ -27,12 +27,7 @@ enum Paths {
 }
 
 /// A fresh temporary folder, removed by the caller.
-func temporaryFolder() throws -> URL {
-  let url = FileManager.default.temporaryDirectory
-    .appendingPathComponent("folio-tests-\(UUID().uuidString)", isDirectory: true)
-  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
-}
+func temporaryFolder() throws -> URL { try makeTemporaryFolder() }
 
 /// Wraps entity XML in a `<model>` element, as an Xcode `contents` file.
 func modelXML(_ body: String) -> Data {

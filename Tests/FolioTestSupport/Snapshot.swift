@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// The package's root folder, found from this file's place in `Tests/FolioTestSupport`.
+public let packageRoot = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// Compares `actual` with the golden file `name` in `folder`.
+///
+/// With `RECORD_SNAPSHOTS=1` in the environment the golden file is rewritten instead, and the
+/// test fails so that a recording run can never pass by accident.
+public func assertSnapshot(
+  _ actual: String, named name: String, in folder: URL,
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
+  let url = folder.appendingPathComponent(name)
+  if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try Data(actual.utf8).write(to: url)
+      Issue.record("recorded snapshot \(name); run again without RECORD_SNAPSHOTS", sourceLocation: sourceLocation)
+    } catch {
+      Issue.record("cannot write snapshot \(name): \(error)", sourceLocation: sourceLocation)
+    }
+    return
+  }
+  guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
+    Issue.record("no snapshot \(name); record it with RECORD_SNAPSHOTS=1 make test", sourceLocation: sourceLocation)
+    return
+  }
+  #expect(actual == expected, "snapshot \(name) differs", sourceLocation: sourceLocation)
+}
+
+/// What a finished process printed and how it exited.
+public struct ProcessResult: Sendable {
+  public var status: Int32
+  public var standardOutput: String
+  public var standardError: String
+}
+
+/// Runs `executable` with `arguments` in `directory` and waits for it.
+public func run(_ executable: URL, _ arguments: [String], in directory: URL = packageRoot) throws
+  -> ProcessResult
+{
+  let process = Process()
+  process.executableURL = executable
+  process.arguments = arguments
+  process.currentDirectoryURL = directory
+  let output = Pipe()
+  let error = Pipe()
+  process.standardOutput = output
+  process.standardError = error
+  try process.run()
+  // Read both pipes to the end before waiting, so a full pipe cannot block the child.
+  let group = DispatchGroup()
+  nonisolated(unsafe) var errorData = Data()
+  group.enter()
+  DispatchQueue.global().async {
+    errorData = error.fileHandleForReading.readDataToEndOfFile()
+    group.leave()
+  }
+  let outputData = output.fileHandleForReading.readDataToEndOfFile()
+  group.wait()
+  process.waitUntilExit()
+  return ProcessResult(
+    status: process.terminationStatus,
+    standardOutput: String(decoding: outputData, as: UTF8.self),
+    standardError: String(decoding: errorData, as: UTF8.self))
+}
+
+/// The folder holding the built products (`.build/debug`), where `folio` is.
+public var productsDirectory: URL {
+  for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+    return bundle.bundleURL.deletingLastPathComponent()
+  }
+  return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+}
+
+/// A fresh temporary folder; the caller removes it.
+public func makeTemporaryFolder() throws -> URL {
+  let url = FileManager.default.temporaryDirectory
+    .appendingPathComponent("folio-tests-\(UUID().uuidString)", isDirectory: true)
+  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  return url
+}
