@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FOLIO := .build/release/folio
 
-.PHONY: all build demo test bench deps clean
+.PHONY: all build demo test lint bench deps clean
 
 all: build
 
@@ -30,6 +30,9 @@ demo: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 bench: deps
 	@echo "No benchmarks yet: the first ones arrive with the stores (issue 5)."

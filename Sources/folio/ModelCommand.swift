@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import FolioModel
+import Foundation
 
 /// `folio model …`: look at a Core Data model.
 struct ModelCommand: ParsableCommand {

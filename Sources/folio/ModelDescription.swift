@@ -1,5 +1,5 @@
-import Foundation
 import FolioModel
+import Foundation
 
 /// `folio model info`'s output: a model as text for people and as JSON for machines.
 enum ModelDescription {
@@ -34,7 +34,8 @@ enum ModelDescription {
         out += "  relationships:\n"
         for relationship in relationships {
           let from = inherited.contains(relationship.name) ? " (inherited)" : ""
-          out += "    \(relationship.name): \(describe(relationship).joined(separator: ", "))\(from)\n"
+          out +=
+            "    \(relationship.name): \(describe(relationship).joined(separator: ", "))\(from)\n"
         }
       }
       for property in entity.properties {
@@ -56,7 +57,8 @@ enum ModelDescription {
     if !model.configurations.isEmpty {
       out += "\n"
       for configuration in model.configurations {
-        out += "Configuration \(configuration.name): \(configuration.entityNames.joined(separator: ", "))\n"
+        out +=
+          "Configuration \(configuration.name): \(configuration.entityNames.joined(separator: ", "))\n"
       }
     }
     if !model.fetchRequestTemplates.isEmpty {
@@ -80,15 +82,20 @@ enum ModelDescription {
     if let low = attribute.minimumLength { parts.append("min length \(low)") }
     if let high = attribute.maximumLength { parts.append("max length \(high)") }
     if let pattern = attribute.regularExpression { parts.append("matches /\(pattern)/") }
-    if let expression = attribute.derivationExpression { parts.append("derived from \(expression)") }
-    if let transformer = attribute.valueTransformerName { parts.append("transformer \(transformer)") }
+    if let expression = attribute.derivationExpression {
+      parts.append("derived from \(expression)")
+    }
+    if let transformer = attribute.valueTransformerName {
+      parts.append("transformer \(transformer)")
+    }
     if attribute.isIndexed { parts.append("indexed") }
     return parts
   }
 
   static func describe(_ relationship: RelationshipDescription) -> [String] {
     var parts: [String] = []
-    let kind = relationship.isToMany ? (relationship.isOrdered ? "ordered to-many" : "to-many") : "to-one"
+    let kind =
+      relationship.isToMany ? (relationship.isOrdered ? "ordered to-many" : "to-many") : "to-one"
     parts.append("\(kind) \(relationship.destinationEntityName)")
     parts.append("cardinality \(cardinality(of: relationship))")
     if let inverse = relationship.inverseName {

@@ -7,7 +7,9 @@ let snapshots = packageRoot.appendingPathComponent("Tests/FolioCLITests/Snapshot
 
 @Suite("folio model")
 struct ModelCommandTests {
-  @Test("model info prints entities, attributes, relationships and hashes", arguments: ["Expenses", "Company", "Messaging"])
+  @Test(
+    "model info prints entities, attributes, relationships and hashes",
+    arguments: ["Expenses", "Company", "Messaging"])
   func info(sample: String) throws {
     let result = try run(folio, ["model", "info", "Samples/\(sample)/\(sample).xcdatamodeld"])
     #expect(result.status == 0)
@@ -17,7 +19,8 @@ struct ModelCommandTests {
 
   @Test("model info --json is machine-readable and complete")
   func infoJSON() throws {
-    let result = try run(folio, ["model", "info", "--json", "Samples/Company/Company.xcdatamodeld"])
+    let result = try run(
+      folio, ["model", "info", "--json", "Samples/Company/Company.xcdatamodeld"])
     #expect(result.status == 0)
     let json = try #require(
       try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
@@ -44,7 +47,9 @@ struct ModelCommandTests {
     let result = try run(folio, ["model", "graph", "Samples/Company/Company.xcdatamodeld"])
     #expect(result.status == 0)
     assertSnapshot(result.standardOutput, named: "graph-Company.dot", in: snapshots)
-    let dot = ["/usr/bin/dot", "/usr/local/bin/dot"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    let dot = ["/usr/bin/dot", "/usr/local/bin/dot"].first {
+      FileManager.default.isExecutableFile(atPath: $0)
+    }
     guard let dot else { return }
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -70,7 +75,8 @@ struct ModelCommandTests {
     let result = try run(folio, ["model", "graph", file.path])
     #expect(result.status == 0)
     #expect(result.standardOutput.contains("\"Book\" -> \"Item\" [arrowhead=empty, style=dashed];"))
-    #expect(result.standardOutput.contains("\"Item\" [label=\"«abstract» Item|title : String?\\l\"];"))
+    #expect(
+      result.standardOutput.contains("\"Item\" [label=\"«abstract» Item|title : String?\\l\"];"))
   }
 
   @Test("a missing model is an error with exit status 1")
@@ -78,7 +84,9 @@ struct ModelCommandTests {
     let result = try run(folio, ["model", "info", "Samples/Nope.xcdatamodeld"])
     #expect(result.status == 1)
     #expect(result.standardOutput == "")
-    #expect(result.standardError == "Error: Samples/Nope.xcdatamodeld: no model at \"Samples/Nope.xcdatamodeld\"\n")
+    #expect(
+      result.standardError
+        == "Error: Samples/Nope.xcdatamodeld: no model at \"Samples/Nope.xcdatamodeld\"\n")
   }
 
   @Test("a malformed model names the file, line and column")
@@ -86,13 +94,17 @@ struct ModelCommandTests {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("contents")
-    try Data("<model><entity name=\"A\">\n<attribute name=\"x\" attributeType=\"String\">\n</entity></model>".utf8)
-      .write(to: file)
+    try Data(
+      "<model><entity name=\"A\">\n<attribute name=\"x\" attributeType=\"String\">\n</entity></model>"
+        .utf8
+    )
+    .write(to: file)
     let result = try run(folio, ["model", "info", "contents"], in: folder)
     #expect(result.status == 1)
     #expect(
       result.standardError
-        == "Error: contents:3:10: malformed XML: Opening and ending tag mismatch: attribute line 2 and entity\n")
+        == "Error: contents:3:10: malformed XML: Opening and ending tag mismatch: attribute line 2 and entity\n"
+    )
   }
 
   @Test("warnings go to standard error, and --strict makes them errors")
@@ -100,28 +112,35 @@ struct ModelCommandTests {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     try Data(
-      "<model><entity name=\"A\">\n<relationship name=\"b\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"A\"/>\n</entity></model>".utf8
+      "<model><entity name=\"A\">\n<relationship name=\"b\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"A\"/>\n</entity></model>"
+        .utf8
     ).write(to: folder.appendingPathComponent("contents"))
     let lenient = try run(folio, ["model", "info", "contents"], in: folder)
     #expect(lenient.status == 0)
     #expect(
       lenient.standardError
-        == "contents:2: A.b: warning: relationship \"b\" has no inverse, so changes to it do not reach \"A\"\n")
+        == "contents:2: A.b: warning: relationship \"b\" has no inverse, so changes to it do not reach \"A\"\n"
+    )
     let strict = try run(folio, ["model", "info", "--strict", "contents"], in: folder)
     #expect(strict.status == 1)
     #expect(
       strict.standardError
-        == "Error: contents:2: A.b: relationship \"b\" has no inverse, so changes to it do not reach \"A\"\n")
+        == "Error: contents:2: A.b: relationship \"b\" has no inverse, so changes to it do not reach \"A\"\n"
+    )
   }
 
-  @Test("bad usage exits with status 64", arguments: [["model", "info"], ["model", "frobnicate"], ["model", "info", "--bogus", "x"]])
+  @Test(
+    "bad usage exits with status 64",
+    arguments: [["model", "info"], ["model", "frobnicate"], ["model", "info", "--bogus", "x"]])
   func badUsage(arguments: [String]) throws {
     let result = try run(folio, arguments)
     #expect(result.status == 64)
     #expect(result.standardError.hasPrefix("Error: "))
   }
 
-  @Test("help shows an example for each command", arguments: [["--help"], ["model", "info", "--help"], ["model", "graph", "--help"]])
+  @Test(
+    "help shows an example for each command",
+    arguments: [["--help"], ["model", "info", "--help"], ["model", "graph", "--help"]])
   func help(arguments: [String]) throws {
     let result = try run(folio, arguments)
     #expect(result.status == 0)

@@ -41,9 +41,10 @@ let malformedCorpusFiles: [String: (ModelError.Code, String)] = [
 
 @Suite("Real-world corpus")
 struct CorpusTests {
-  @Test("every corpus model loads with the counts an independent parser finds",
-        .enabled(if: Paths.corpusModels != nil, "../shared/corpus is not beside the package"),
-        arguments: CorpusExpectation.all())
+  @Test(
+    "every corpus model loads with the counts an independent parser finds",
+    .enabled(if: Paths.corpusModels != nil, "../shared/corpus is not beside the package"),
+    arguments: CorpusExpectation.all())
   func loads(_ expected: CorpusExpectation) throws {
     let url = try #require(Paths.corpusModels).appendingPathComponent(expected.file)
     if let (code, message) = malformedCorpusFiles[expected.file] {
@@ -57,7 +58,8 @@ struct CorpusTests {
     #expect(model.entities.reduce(0) { $0 + $1.relationships.count } == expected.relationships)
     #expect(model.entities.reduce(0) { $0 + $1.attributes.count } == expected.attributes)
     #expect(model.entities.filter(\.isAbstract).count == expected.abstractEntities)
-    #expect(model.entities.filter { $0.parentEntityName != nil }.count == expected.entitiesWithParent)
+    #expect(
+      model.entities.filter { $0.parentEntityName != nil }.count == expected.entitiesWithParent)
     for entity in model.entities {
       #expect(entity.versionHash.count == 32)
       for relationship in entity.relationships {
@@ -69,8 +71,9 @@ struct CorpusTests {
     }
   }
 
-  @Test("the expectations cover every model in the corpus folder",
-        .enabled(if: Paths.corpusModels != nil, "../shared/corpus is not beside the package"))
+  @Test(
+    "the expectations cover every model in the corpus folder",
+    .enabled(if: Paths.corpusModels != nil, "../shared/corpus is not beside the package"))
   func coversCorpus() throws {
     let folder = try #require(Paths.corpusModels)
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)

@@ -98,9 +98,10 @@ struct ModelBuildingTests {
       EntityDescription("Note") { RelationshipDescription("folder", to: "Folder") }
       EntityDescription("Folder")
     }
-    #expect(model.diagnostics.map(\.description) == [
-      "Note.folder: warning: relationship \"folder\" has no inverse, so changes to it do not reach \"Folder\""
-    ])
+    #expect(
+      model.diagnostics.map(\.description) == [
+        "Note.folder: warning: relationship \"folder\" has no inverse, so changes to it do not reach \"Folder\""
+      ])
     #expect(model.diagnostics.first?.kind == .missingInverse)
   }
 
@@ -123,7 +124,9 @@ struct ModelBuildingTests {
     let model = try ManagedObjectModel(
       entities: [person],
       configurations: [ConfigurationDescription("Local", entityNames: ["Person"])],
-      fetchRequestTemplates: [FetchRequestTemplate("Smiths", entity: "Person", predicate: "last == 'Smith'")],
+      fetchRequestTemplates: [
+        FetchRequestTemplate("Smiths", entity: "Person", predicate: "last == 'Smith'")
+      ],
       versionIdentifier: "2.0")
     let entity = try #require(model.entity(named: "Person"))
     #expect(entity.uniquenessConstraints == [["first", "last"]])
@@ -155,7 +158,11 @@ struct ModelConsistencyTests {
     BuildFailure(
       id: "duplicate property",
       entities: {
-        [EntityDescription("A") { AttributeDescription("x", .string); AttributeDescription("x", .integer16) }]
+        [
+          EntityDescription("A") {
+            AttributeDescription("x", .string); AttributeDescription("x", .integer16)
+          }
+        ]
       },
       code: .duplicateProperty, message: "A.x: property \"x\" is defined twice"),
     BuildFailure(
@@ -167,7 +174,8 @@ struct ModelConsistencyTests {
         ]
       },
       code: .duplicateProperty,
-      message: "Derived.x: property \"x\" is defined twice, once here and once in its ancestor \"Base\""),
+      message:
+        "Derived.x: property \"x\" is defined twice, once here and once in its ancestor \"Base\""),
     BuildFailure(
       id: "unknown parent",
       entities: { [EntityDescription("Book", parent: "Itme"), EntityDescription("Item")] },
@@ -189,20 +197,29 @@ struct ModelConsistencyTests {
     BuildFailure(
       id: "unknown destination",
       entities: {
-        [EntityDescription("Person") { RelationshipDescription("pets", to: "Pett", toMany: true) }, EntityDescription("Pet")]
+        [
+          EntityDescription("Person") { RelationshipDescription("pets", to: "Pett", toMany: true) },
+          EntityDescription("Pet"),
+        ]
       },
       code: .unknownDestinationEntity,
-      message: "Person.pets: destination entity \"Pett\" is not in the model (did you mean \"Pet\"?)"),
+      message:
+        "Person.pets: destination entity \"Pett\" is not in the model (did you mean \"Pet\"?)"),
     BuildFailure(
       id: "unknown inverse",
       entities: {
         [
-          EntityDescription("Person") { RelationshipDescription("pets", to: "Pet", inverse: "onwer", toMany: true) },
-          EntityDescription("Pet") { RelationshipDescription("owner", to: "Person", inverse: "pets") },
+          EntityDescription("Person") {
+            RelationshipDescription("pets", to: "Pet", inverse: "onwer", toMany: true)
+          },
+          EntityDescription("Pet") {
+            RelationshipDescription("owner", to: "Person", inverse: "pets")
+          },
         ]
       },
       code: .unknownInverse,
-      message: "Person.pets: inverse \"onwer\" is not a relationship of \"Pet\" (did you mean \"owner\"?)"),
+      message:
+        "Person.pets: inverse \"onwer\" is not a relationship of \"Pet\" (did you mean \"owner\"?)"),
     BuildFailure(
       id: "inverse that points elsewhere",
       entities: {
@@ -218,17 +235,22 @@ struct ModelConsistencyTests {
         ]
       },
       code: .inverseMismatch,
-      message: "Person.pets: inverse \"Pet.owner\" does not point back: it names \"Person.walked\", not \"pets\""),
+      message:
+        "Person.pets: inverse \"Pet.owner\" does not point back: it names \"Person.walked\", not \"pets\""
+    ),
     BuildFailure(
       id: "inverse with no inverse of its own",
       entities: {
         [
-          EntityDescription("Person") { RelationshipDescription("pets", to: "Pet", inverse: "owner", toMany: true) },
+          EntityDescription("Person") {
+            RelationshipDescription("pets", to: "Pet", inverse: "owner", toMany: true)
+          },
           EntityDescription("Pet") { RelationshipDescription("owner", to: "Person") },
         ]
       },
       code: .inverseMismatch,
-      message: "Person.pets: inverse \"Pet.owner\" does not point back: it has no inverse, not \"pets\""),
+      message:
+        "Person.pets: inverse \"Pet.owner\" does not point back: it has no inverse, not \"pets\""),
     BuildFailure(
       id: "inverse entity not the destination",
       entities: {
@@ -236,21 +258,39 @@ struct ModelConsistencyTests {
         pets.inverseEntityName = "Person"
         return [
           EntityDescription("Person") { pets },
-          EntityDescription("Pet") { RelationshipDescription("owner", to: "Person", inverse: "pets") },
+          EntityDescription("Pet") {
+            RelationshipDescription("owner", to: "Person", inverse: "pets")
+          },
         ]
       },
       code: .inverseMismatch,
-      message: "Person.pets: inverse entity \"Person\" is not the destination entity \"Pet\" or one of its ancestors"),
+      message:
+        "Person.pets: inverse entity \"Person\" is not the destination entity \"Pet\" or one of its ancestors"
+    ),
     BuildFailure(
       id: "default of another type",
-      entities: { [EntityDescription("A") { AttributeDescription("n", .integer16, defaultValue: .string("1")) }] },
+      entities: {
+        [
+          EntityDescription("A") {
+            AttributeDescription("n", .integer16, defaultValue: .string("1"))
+          }
+        ]
+      },
       code: .invalidDefaultValue,
-      message: "A.n: default value \"1\" does not parse as Integer 16: the value is of another type"),
+      message: "A.n: default value \"1\" does not parse as Integer 16: the value is of another type"
+    ),
     BuildFailure(
       id: "integer default out of range",
-      entities: { [EntityDescription("A") { AttributeDescription("n", .integer16, defaultValue: .integer(40000)) }] },
+      entities: {
+        [
+          EntityDescription("A") {
+            AttributeDescription("n", .integer16, defaultValue: .integer(40000))
+          }
+        ]
+      },
       code: .invalidDefaultValue,
-      message: "A.n: default value \"40000\" does not parse as Integer 16: the value is of another type"),
+      message:
+        "A.n: default value \"40000\" does not parse as Integer 16: the value is of another type"),
     BuildFailure(
       id: "minimum above maximum",
       entities: {
@@ -268,7 +308,9 @@ struct ModelConsistencyTests {
         return [EntityDescription("A") { attribute }]
       },
       code: .invalidConstraint,
-      message: "A.n: a minimum or maximum length applies only to String and Binary attributes, not Integer 32"),
+      message:
+        "A.n: a minimum or maximum length applies only to String and Binary attributes, not Integer 32"
+    ),
     BuildFailure(
       id: "value bound on a string",
       entities: {
@@ -307,9 +349,12 @@ struct ModelConsistencyTests {
         attribute.compositeName = "Locaton"
         return [EntityDescription("A") { attribute }]
       },
-      composites: [CompositeDescription("Location", attributes: [AttributeDescription("x", .double)])],
+      composites: [
+        CompositeDescription("Location", attributes: [AttributeDescription("x", .double)])
+      ],
       code: .unknownComposite,
-      message: "A.where: composite \"Locaton\" is not defined in the model (did you mean \"Location\"?)"),
+      message:
+        "A.where: composite \"Locaton\" is not defined in the model (did you mean \"Location\"?)"),
     BuildFailure(
       id: "to-one with a larger maxCount",
       entities: {
@@ -329,9 +374,17 @@ struct ModelConsistencyTests {
       code: .invalidConstraint, message: "A.b: minCount 4 is greater than maxCount 2"),
     BuildFailure(
       id: "uniqueness constraint on a missing property",
-      entities: { [EntityDescription("A") { AttributeDescription("name", .string); Unique("nmae") }] },
+      entities: {
+        [
+          EntityDescription("A") {
+            AttributeDescription("name", .string); Unique("nmae")
+          }
+        ]
+      },
       code: .unknownReference,
-      message: "A: a uniqueness constraint names \"nmae\", which is not a property of \"A\" (did you mean \"name\"?)"),
+      message:
+        "A: a uniqueness constraint names \"nmae\", which is not a property of \"A\" (did you mean \"name\"?)"
+    ),
     BuildFailure(
       id: "configuration with a missing entity",
       entities: { [EntityDescription("A")] },

@@ -39,8 +39,10 @@ struct ModelBundleTests {
     let bundle = try writeBundle(
       in: folder,
       versions: [
-        "Library": #"<entity name="Book"><attribute name="title" attributeType="String"/></entity>"#,
-        "Library 2": #"<entity name="Book"><attribute name="title" attributeType="String"/><attribute name="year" optional="YES" attributeType="Integer 16"/></entity>"#,
+        "Library":
+          #"<entity name="Book"><attribute name="title" attributeType="String"/></entity>"#,
+        "Library 2":
+          #"<entity name="Book"><attribute name="title" attributeType="String"/><attribute name="year" optional="YES" attributeType="Integer 16"/></entity>"#,
       ],
       current: "Library 2.xcdatamodel")
     let loaded = try ModelBundle(contentsOf: bundle)
@@ -94,7 +96,8 @@ struct ModelBundleTests {
     #expect(error.code == .noCurrentVersion)
     #expect(
       error.message
-        == ".xccurrentversion names \"Library 3.xcdatamodel\", which is not in the bundle (did you mean \"Library 2.xcdatamodel\"?)")
+        == ".xccurrentversion names \"Library 3.xcdatamodel\", which is not in the bundle (did you mean \"Library 2.xcdatamodel\"?)"
+    )
   }
 
   @Test("an error in one version names that version's file and line")
@@ -107,7 +110,9 @@ struct ModelBundleTests {
       current: "Library.xcdatamodel")
     let error = try #require(modelError { _ = try ModelBundle(contentsOf: bundle) })
     #expect(error.code == .unknownParentEntity)
-    #expect(error.location?.file?.hasSuffix("Library.xcdatamodeld/Library 2.xcdatamodel/contents") == true)
+    #expect(
+      error.location?.file?.hasSuffix("Library.xcdatamodeld/Library 2.xcdatamodel/contents") == true
+    )
     #expect(error.location?.line == 3)
     #expect(error.location?.entity == "Book")
   }
@@ -115,9 +120,13 @@ struct ModelBundleTests {
   @Test("a path that does not exist is a fileNotFound error")
   func missingPath() throws {
     let error = try #require(
-      modelError { _ = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "/nonexistent/M.xcdatamodeld")) })
+      modelError {
+        _ = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "/nonexistent/M.xcdatamodeld"))
+      })
     #expect(error.code == .fileNotFound)
-    #expect(error.description == "/nonexistent/M.xcdatamodeld: no model at \"/nonexistent/M.xcdatamodeld\"")
+    #expect(
+      error.description
+        == "/nonexistent/M.xcdatamodeld: no model at \"/nonexistent/M.xcdatamodeld\"")
   }
 
   @Test("an .xcdatamodel folder without contents is a fileNotFound error")

@@ -43,7 +43,8 @@ func modelXML(_ body: String) -> Data {
 /// Reads model XML from a string; errors name `contents`.
 func readModel(_ body: String, strict: Bool = false) throws -> ManagedObjectModel {
   try ManagedObjectModel(
-    xcodeModelData: modelXML(body), path: "contents", options: ModelLoadingOptions(isStrict: strict))
+    xcodeModelData: modelXML(body), path: "contents", options: ModelLoadingOptions(isStrict: strict)
+  )
 }
 
 /// The `ModelError` that `body` throws, or `nil` when it throws none.

@@ -19,8 +19,10 @@ struct ValueTextTests {
       (.boolean, "NO", .boolean(false)),
       (.string, "", .string("")),
       (.date, "0", .date(Date(timeIntervalSinceReferenceDate: 0))),
-      (.uuid, "E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
-       .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)),
+      (
+        .uuid, "E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+        .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
+      ),
       (.uri, "https://example.com/a", .uri(URL(string: "https://example.com/a")!)),
     ])
   func exact(type: AttributeType, text: String, value: AttributeValue) throws {
@@ -30,8 +32,10 @@ struct ValueTextTests {
   @Test(
     "Core Data's lenient spellings are coerced and explained",
     arguments: [
-      (AttributeType.integer16, "0.0", AttributeValue.integer(0),
-       "\"0.0\" is read as 0, as Core Data does"),
+      (
+        AttributeType.integer16, "0.0", AttributeValue.integer(0),
+        "\"0.0\" is read as 0, as Core Data does"
+      ),
       (.integer64, "NO", .integer(0), "the Boolean \"NO\" is read as 0, as Core Data does"),
       (.integer32, "YES", .integer(1), "the Boolean \"YES\" is read as 1, as Core Data does"),
       (.boolean, "100", .boolean(true), "the number \"100\" is read as YES, as Core Data does"),
@@ -45,8 +49,10 @@ struct ValueTextTests {
   @Test("a UUID or URI default that is not one is ignored, as Core Data ignores it")
   func ignored() throws {
     #expect(
-      try ValueText.read("empy", as: .uuid) == .ignored(note: "not a UUID, so Core Data ignores it"))
-    #expect(try ValueText.read("", as: .uri) == .ignored(note: "not a URI, so Core Data ignores it"))
+      try ValueText.read("empy", as: .uuid) == .ignored(note: "not a UUID, so Core Data ignores it")
+    )
+    #expect(
+      try ValueText.read("", as: .uri) == .ignored(note: "not a URI, so Core Data ignores it"))
   }
 
   @Test(
@@ -62,8 +68,10 @@ struct ValueTextTests {
       (.float, "1e39", "outside the range of Float"),
       (.decimal, "twelve", "expected a decimal number"),
       (.boolean, "maybe", "expected YES or NO"),
-      (.date, "yesterday",
-       "expected seconds since 2001-01-01 (Xcode writes defaultDateTimeInterval)"),
+      (
+        .date, "yesterday",
+        "expected seconds since 2001-01-01 (Xcode writes defaultDateTimeInterval)"
+      ),
       (.binaryData, "00", "Binary attributes take no default value"),
       (.transformable, "x", "Transformable attributes take no default value"),
     ])

@@ -46,29 +46,51 @@ struct VersionHashTests {
   }
 
   static let edits: [ModelEdit] = [
-    ModelEdit(id: "renaming an attribute", changesShape: true) { $0[0].attributes[0].name = "fullName" },
+    ModelEdit(id: "renaming an attribute", changesShape: true) {
+      $0[0].attributes[0].name = "fullName"
+    },
     ModelEdit(id: "changing an attribute's type", changesShape: true) {
       $0[0].attributes[1].attributeType = .integer32
     },
-    ModelEdit(id: "making an attribute optional", changesShape: true) { $0[0].attributes[0].isOptional = true },
-    ModelEdit(id: "making an attribute transient", changesShape: true) { $0[0].attributes[1].isTransient = true },
+    ModelEdit(id: "making an attribute optional", changesShape: true) {
+      $0[0].attributes[0].isOptional = true
+    },
+    ModelEdit(id: "making an attribute transient", changesShape: true) {
+      $0[0].attributes[1].isTransient = true
+    },
     ModelEdit(id: "adding an attribute", changesShape: true) {
       $0[0].attributes.append(AttributeDescription("email", .string))
     },
     ModelEdit(id: "an attribute's version hash modifier", changesShape: true) {
       $0[0].attributes[0].versionHashModifier = "v2"
     },
-    ModelEdit(id: "an entity's version hash modifier", changesShape: true) { $0[0].versionHashModifier = "v2" },
+    ModelEdit(id: "an entity's version hash modifier", changesShape: true) {
+      $0[0].versionHashModifier = "v2"
+    },
     ModelEdit(id: "making an entity abstract", changesShape: true) { $0[1].isAbstract = true },
-    ModelEdit(id: "ordering a to-many relationship", changesShape: true) { $0[0].relationships[0].isOrdered = true },
-    ModelEdit(id: "a relationship's maximum count", changesShape: true) { $0[0].relationships[0].maxCount = 10 },
-    ModelEdit(id: "a default value", changesShape: false) { $0[0].attributes[1].defaultValue = .integer(18) },
-    ModelEdit(id: "a minimum value", changesShape: false) { $0[0].attributes[1].minimumValue = .integer(0) },
-    ModelEdit(id: "a delete rule", changesShape: false) { $0[0].relationships[0].deleteRule = .cascade },
-    ModelEdit(id: "the represented class", changesShape: false) { $0[0].representedClassName = "PersonMO" },
+    ModelEdit(id: "ordering a to-many relationship", changesShape: true) {
+      $0[0].relationships[0].isOrdered = true
+    },
+    ModelEdit(id: "a relationship's maximum count", changesShape: true) {
+      $0[0].relationships[0].maxCount = 10
+    },
+    ModelEdit(id: "a default value", changesShape: false) {
+      $0[0].attributes[1].defaultValue = .integer(18)
+    },
+    ModelEdit(id: "a minimum value", changesShape: false) {
+      $0[0].attributes[1].minimumValue = .integer(0)
+    },
+    ModelEdit(id: "a delete rule", changesShape: false) {
+      $0[0].relationships[0].deleteRule = .cascade
+    },
+    ModelEdit(id: "the represented class", changesShape: false) {
+      $0[0].representedClassName = "PersonMO"
+    },
     ModelEdit(id: "user info", changesShape: false) { $0[0].userInfo = ["key": "value"] },
     ModelEdit(id: "an index flag", changesShape: false) { $0[0].attributes[0].isIndexed = true },
-    ModelEdit(id: "a renaming identifier", changesShape: false) { $0[0].attributes[0].renamingIdentifier = "old" },
+    ModelEdit(id: "a renaming identifier", changesShape: false) {
+      $0[0].attributes[0].renamingIdentifier = "old"
+    },
   ]
 
   @Test("only changes to the stored shape change the hashes", arguments: edits)
@@ -91,7 +113,8 @@ struct VersionHashTests {
     }
     let before = try model(parentAttribute: "a")
     let after = try model(parentAttribute: "b")
-    #expect(before.entity(named: "Derived")?.versionHash != after.entity(named: "Derived")?.versionHash)
+    #expect(
+      before.entity(named: "Derived")?.versionHash != after.entity(named: "Derived")?.versionHash)
     #expect(before.entity(named: "Other")?.versionHash == after.entity(named: "Other")?.versionHash)
   }
 
@@ -101,7 +124,8 @@ struct VersionHashTests {
     let built = try ManagedObjectModel {
       EntityDescription("Person") {
         AttributeDescription("name", .string, isOptional: false)
-        RelationshipDescription("spendings", to: "Spending", inverse: "person", toMany: true, deleteRule: .cascade)
+        RelationshipDescription(
+          "spendings", to: "Spending", inverse: "person", toMany: true, deleteRule: .cascade)
       }
       EntityDescription("Spending") {
         AttributeDescription("amount", .double, isOptional: false)

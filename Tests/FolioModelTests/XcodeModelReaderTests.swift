@@ -35,11 +35,13 @@ struct XcodeModelReaderTests {
       """)
     let entity = try #require(model.entity(named: "All"))
     let types = entity.attributes.map(\.attributeType)
-    #expect(types == [
-      .integer16, .integer32, .integer64, .decimal, .double, .float, .string, .boolean, .date,
-      .binaryData, .uuid, .uri, .transformable, .objectID, .objectID, .composite, .undefined,
-    ])
-    let defaults = Dictionary(uniqueKeysWithValues: entity.attributes.map { ($0.name, $0.defaultValue) })
+    #expect(
+      types == [
+        .integer16, .integer32, .integer64, .decimal, .double, .float, .string, .boolean, .date,
+        .binaryData, .uuid, .uri, .transformable, .objectID, .objectID, .composite, .undefined,
+      ])
+    let defaults = Dictionary(
+      uniqueKeysWithValues: entity.attributes.map { ($0.name, $0.defaultValue) })
     #expect(defaults["i16"] == .integer(7))
     #expect(defaults["i32"] == .integer(-7))
     #expect(defaults["i64"] == .integer(9_000_000_000))
@@ -65,7 +67,8 @@ struct XcodeModelReaderTests {
   @Test("constraints: value bounds, date bounds, lengths and patterns")
   func constraints() throws {
     let model = try ManagedObjectModel(
-      contentsOf: Paths.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel.contents.xml"))
+      contentsOf: Paths.fixture(
+        "ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel.contents.xml"))
     let entity = try #require(model.entity(named: "ValidationTest"))
     #expect(entity.attribute(named: "integer16Attribute")?.minimumValue == .integer(10))
     #expect(entity.attribute(named: "integer16Attribute")?.maximumValue == .integer(1000))
@@ -112,9 +115,10 @@ struct XcodeModelReaderTests {
     let owned = try #require(model.entity(named: "Person")?.relationship(named: "owned"))
     #expect(owned.maxCount == nil)
     #expect(model.inverse(of: owned)?.name == "owner")
-    #expect(model.diagnostics.map(\.description) == [
-      "contents:6: House.log: warning: relationship \"log\" has no inverse, so changes to it do not reach \"Person\""
-    ])
+    #expect(
+      model.diagnostics.map(\.description) == [
+        "contents:6: House.log: warning: relationship \"log\" has no inverse, so changes to it do not reach \"Person\""
+      ])
   }
 
   @Test("inheritance, fetched properties, indexes, constraints, configurations and user info")
@@ -141,11 +145,14 @@ struct XcodeModelReaderTests {
     #expect(new.fetchIndexes.first?.elements.first?.propertyName == "identifier")
     #expect(model.configurations.map(\.name) == ["Custom"])
     #expect(model.configurations.first?.entityNames == ["NewEntity"])
-    #expect(model.fetchRequestTemplates.map(\.name) == [
-      "DictionaryFetchRequest", "ObjectFetchRequest", "ObjectIDFetchRequest",
-    ])
+    #expect(
+      model.fetchRequestTemplates.map(\.name) == [
+        "DictionaryFetchRequest", "ObjectFetchRequest", "ObjectIDFetchRequest",
+      ])
     #expect(model.fetchRequestTemplates[0].options["resultType"] == "2")
-    #expect(model.fetchRequestTemplates[2].predicateString == "oneToOne.name == $NAME OR string == $NEEDLE")
+    #expect(
+      model.fetchRequestTemplates[2].predicateString
+        == "oneToOne.name == $NAME OR string == $NEEDLE")
   }
 
   @Test("version hash modifiers, renaming identifiers, compound indexes and flags are kept")
@@ -196,14 +203,17 @@ struct XcodeModelReaderTests {
     #expect(item.attribute(named: "kind")?.defaultValue == .integer(0))
     #expect(item.attribute(named: "muted")?.defaultValue == .integer(0))
     #expect(item.attribute(named: "id")?.defaultValue == nil)
-    #expect(model.diagnostics.map(\.description) == [
-      "contents:4: Item.kind: warning: defaultValueString \"0.0\" is read as 0, as Core Data does",
-      "contents:5: Item.muted: warning: defaultValueString the Boolean \"NO\" is read as 0, as Core Data does",
-      "contents:6: Item.id: warning: defaultValueString \"empy\" is not a UUID, so Core Data ignores it",
-    ])
+    #expect(
+      model.diagnostics.map(\.description) == [
+        "contents:4: Item.kind: warning: defaultValueString \"0.0\" is read as 0, as Core Data does",
+        "contents:5: Item.muted: warning: defaultValueString the Boolean \"NO\" is read as 0, as Core Data does",
+        "contents:6: Item.id: warning: defaultValueString \"empy\" is not a UUID, so Core Data ignores it",
+      ])
     let error = try #require(modelError { _ = try readModel(body, strict: true) })
     #expect(error.code == .invalidDefaultValue)
-    #expect(error.description == "contents:4: Item.kind: defaultValueString \"0.0\" is read as 0, as Core Data does")
+    #expect(
+      error.description
+        == "contents:4: Item.kind: defaultValueString \"0.0\" is read as 0, as Core Data does")
   }
 }
 
@@ -228,7 +238,9 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .unknownAttributeType,
-      message: "contents:4: Person.age: unknown attribute type \"Integer16\" (did you mean \"Integer 16\"?)"),
+      message:
+        "contents:4: Person.age: unknown attribute type \"Integer16\" (did you mean \"Integer 16\"?)"
+    ),
     ReadFailureCase(
       id: "inverse that does not point back",
       body: """
@@ -242,7 +254,9 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .inverseMismatch,
-      message: "contents:4: Person.pets: inverse \"Pet.owner\" does not point back: it names \"Person.walks\", not \"pets\""),
+      message:
+        "contents:4: Person.pets: inverse \"Pet.owner\" does not point back: it names \"Person.walks\", not \"pets\""
+    ),
     ReadFailureCase(
       id: "destination entity that does not exist",
       body: """
@@ -253,7 +267,9 @@ struct XcodeModelErrorTests {
         <entity name="Pet"/>
         """,
       code: .unknownDestinationEntity,
-      message: "contents:5: Person.pets: destination entity \"Pett\" is not in the model (did you mean \"Pet\"?)"),
+      message:
+        "contents:5: Person.pets: destination entity \"Pett\" is not in the model (did you mean \"Pet\"?)"
+    ),
     ReadFailureCase(
       id: "default value that does not parse",
       body: """
@@ -262,7 +278,9 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .invalidDefaultValue,
-      message: "contents:4: Person.age: default value \"forty\" does not parse as Integer 16: expected a whole number"),
+      message:
+        "contents:4: Person.age: default value \"forty\" does not parse as Integer 16: expected a whole number"
+    ),
     ReadFailureCase(
       id: "default value out of range",
       body: """
@@ -271,7 +289,9 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .invalidDefaultValue,
-      message: "contents:4: Person.age: default value \"70000\" does not parse as Integer 16: outside -32768...32767"),
+      message:
+        "contents:4: Person.age: default value \"70000\" does not parse as Integer 16: outside -32768...32767"
+    ),
     ReadFailureCase(
       id: "date default that does not parse",
       body: """
@@ -280,7 +300,9 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .invalidDefaultValue,
-      message: "contents:4: Event.at: default value \"noon\" does not parse as Date: expected seconds since 2001-01-01 (Xcode writes defaultDateTimeInterval)"),
+      message:
+        "contents:4: Event.at: default value \"noon\" does not parse as Date: expected seconds since 2001-01-01 (Xcode writes defaultDateTimeInterval)"
+    ),
     ReadFailureCase(
       id: "cycle in inheritance",
       body: """
@@ -354,7 +376,8 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .invalidConstraint,
-      message: "contents:4: A.s: minValueString \"-1\" is not a length (a whole number of at least 0)"),
+      message:
+        "contents:4: A.s: minValueString \"-1\" is not a length (a whole number of at least 0)"),
     ReadFailureCase(
       id: "bound on a Boolean",
       body: """
@@ -363,7 +386,9 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .invalidConstraint,
-      message: "contents:4: A.b: minValueString and maxValueString apply to numbers, dates, strings and binary data, not Boolean"),
+      message:
+        "contents:4: A.b: minValueString and maxValueString apply to numbers, dates, strings and binary data, not Boolean"
+    ),
     ReadFailureCase(
       id: "numeric bound that does not parse",
       body: """
@@ -372,7 +397,9 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .invalidConstraint,
-      message: "contents:4: A.n: maxValueString \"lots\" does not parse as Double: expected a decimal number"),
+      message:
+        "contents:4: A.n: maxValueString \"lots\" does not parse as Double: expected a decimal number"
+    ),
     ReadFailureCase(
       id: "duplicate property",
       body: """
@@ -395,7 +422,8 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .unknownReference,
-      message: "contents:6: A: a uniqueness constraint names \"y\", which is not a property of \"A\""),
+      message:
+        "contents:6: A: a uniqueness constraint names \"y\", which is not a property of \"A\""),
     ReadFailureCase(
       id: "composite attribute naming a missing composite",
       body: """
@@ -403,7 +431,8 @@ struct XcodeModelErrorTests {
           <attribute name="where" optional="YES" attributeType="Composite" composite="Place"/>
         </entity>
         """,
-      code: .unknownComposite, message: "contents:4: A.where: composite \"Place\" is not defined in the model"),
+      code: .unknownComposite,
+      message: "contents:4: A.where: composite \"Place\" is not defined in the model"),
     ReadFailureCase(
       id: "fetch request on a missing entity",
       body: """
@@ -420,10 +449,13 @@ struct XcodeModelErrorTests {
         </entity>
         """,
       code: .malformedXML,
-      message: "contents:5:10: malformed XML: Opening and ending tag mismatch: attribute line 4 and entity"),
+      message:
+        "contents:5:10: malformed XML: Opening and ending tag mismatch: attribute line 4 and entity"
+    ),
   ]
 
-  @Test("malformed and inconsistent files name the file, line, entity and property", arguments: cases)
+  @Test(
+    "malformed and inconsistent files name the file, line, entity and property", arguments: cases)
   func refuses(_ failure: ReadFailureCase) throws {
     let error = try #require(modelError { _ = try readModel(failure.body) })
     #expect(error.code == failure.code)
@@ -433,7 +465,9 @@ struct XcodeModelErrorTests {
   @Test("a file that is not a model is refused")
   func notAModel() throws {
     let error = try #require(
-      modelError { _ = try ManagedObjectModel(xcodeModelData: Data("<plist/>".utf8), path: "x.xml") })
+      modelError {
+        _ = try ManagedObjectModel(xcodeModelData: Data("<plist/>".utf8), path: "x.xml")
+      })
     #expect(error.code == .unexpectedContent)
     #expect(error.description == "x.xml:1: expected a <model> document, found <plist>")
   }
@@ -449,19 +483,75 @@ struct XcodeModelErrorTests {
   @Test("binary junk is malformed XML, not a crash")
   func binaryJunk() throws {
     let junk = Data((0..<512).map { UInt8(truncatingIfNeeded: $0 &* 37) })
-    let error = try #require(modelError { _ = try ManagedObjectModel(xcodeModelData: junk, path: "junk") })
+    let error = try #require(
+      modelError { _ = try ManagedObjectModel(xcodeModelData: junk, path: "junk") })
     #expect(error.code == .malformedXML)
   }
 
-  @Test("an external entity is not expanded")
+  @Test("an external entity is refused, never read")
   func noExternalEntities() throws {
     let xml = """
       <?xml version="1.0"?>
       <!DOCTYPE model [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
       <model><entity name="A"><attribute name="x" attributeType="String" defaultValueString="&secret;"/></entity></model>
       """
-    let model = try? ManagedObjectModel(xcodeModelData: Data(xml.utf8), path: "evil")
-    let value = model?.entity(named: "A")?.attribute(named: "x")?.defaultValue
-    #expect(value == nil || value == .string(""))
+    let error = try #require(
+      modelError { _ = try ManagedObjectModel(xcodeModelData: Data(xml.utf8), path: "evil") })
+    #expect(error.code == .malformedXML)
+    #expect(
+      error.description == "evil:3:96: malformed XML: Attribute references external entity 'secret'"
+    )
+  }
+}
+
+@Suite("Composite attributes")
+struct CompositeTests {
+  @Test("a composite attribute refers to the model's <composite> definition")
+  func composite() throws {
+    let model = try ManagedObjectModel(
+      contentsOf: Paths.fixture(
+        "fatbobman__CoreDataEvolution__CoreDataEvolutionIntegrationModel.xcdatamodel.contents.xml"))
+    let item = try #require(model.entity(named: "CDEItem"))
+    let location = try #require(item.attribute(named: "location"))
+    #expect(location.attributeType == .composite)
+    #expect(location.compositeName == "CDEItemLocation")
+    let composite = try #require(model.composite(named: "CDEItemLocation"))
+    #expect(composite.attributes.map(\.name) == ["x", "y"])
+    #expect(composite.attributes[0].defaultValue == .double(0))
+    #expect(composite.attributes[1].isOptional)
+    #expect(
+      item.attribute(named: "keywords_payload")?.valueTransformerName == "NSSecureUnarchiveFromData"
+    )
+  }
+
+  @Test("a change inside a composite changes the version hash of attributes that use it")
+  func compositeHash() throws {
+    func model(memberType: String) throws -> ManagedObjectModel {
+      try readModel(
+        """
+        <entity name="A"><attribute name="p" optional="YES" attributeType="Composite" composite="P"/></entity>
+        <composite name="P"><attribute name="x" attributeType="\(memberType)"/></composite>
+        """)
+    }
+    let doubles = try model(memberType: "Double")
+    let floats = try model(memberType: "Float")
+    #expect(doubles.versionHash != floats.versionHash)
+  }
+
+  @Test("a composite member's bad default names the composite and member")
+  func compositeMemberError() throws {
+    let error = try #require(
+      modelError {
+        _ = try readModel(
+          """
+          <composite name="P">
+            <attribute name="x" attributeType="Double" defaultValueString="zero"/>
+          </composite>
+          """)
+      })
+    #expect(
+      error.description
+        == "contents:4: P.x: default value \"zero\" does not parse as Double: expected a decimal number"
+    )
   }
 }

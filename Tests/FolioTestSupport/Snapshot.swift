@@ -18,14 +18,18 @@ public func assertSnapshot(
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       try Data(actual.utf8).write(to: url)
-      Issue.record("recorded snapshot \(name); run again without RECORD_SNAPSHOTS", sourceLocation: sourceLocation)
+      Issue.record(
+        "recorded snapshot \(name); run again without RECORD_SNAPSHOTS",
+        sourceLocation: sourceLocation)
     } catch {
       Issue.record("cannot write snapshot \(name): \(error)", sourceLocation: sourceLocation)
     }
     return
   }
   guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
-    Issue.record("no snapshot \(name); record it with RECORD_SNAPSHOTS=1 make test", sourceLocation: sourceLocation)
+    Issue.record(
+      "no snapshot \(name); record it with RECORD_SNAPSHOTS=1 make test",
+      sourceLocation: sourceLocation)
     return
   }
   #expect(actual == expected, "snapshot \(name) differs", sourceLocation: sourceLocation)

@@ -137,7 +137,9 @@ extension ModelError {
     ModelError(.duplicateName, "\(kind) \"\(name)\" is defined twice", at: location)
   }
 
-  static func duplicateProperty(_ name: String, inherited from: String?, at location: InputLocation?)
+  static func duplicateProperty(
+    _ name: String, inherited from: String?, at location: InputLocation?
+  )
     -> ModelError
   {
     let detail = from.map { ", once here and once in its ancestor \"\($0)\"" } ?? ""

@@ -39,7 +39,8 @@ public enum AttributeValue: Sendable, Hashable {
     case .uri(let value): value.absoluteString
     case .objectID(let value): value
     case .composite(let members):
-      "{" + members.keys.sorted().map { "\($0) = \(members[$0]!.modelText)" }
+      "{"
+        + members.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value.modelText)" }
         .joined(separator: "; ") + "}"
     }
   }

@@ -81,8 +81,7 @@ struct ModelResolver {
         path.append(index)
         current = entities[index].parentEntityName.flatMap { entityIndex[$0] }
       }
-      if let index = current, state[index] == 1 {
-        let cycleStart = path.firstIndex(of: index)!
+      if let index = current, state[index] == 1, let cycleStart = path.firstIndex(of: index) {
         let cycle = path[cycleStart...].map { entities[$0].name } + [entities[index].name]
         throw ModelError.inheritanceCycle(cycle, at: location(of: entities[index]))
       }
@@ -116,7 +115,8 @@ struct ModelResolver {
         + entity.fetchedProperties.map { .fetchedProperty($0) }
       var declaredNames: Set<String> = []
       for property in declared {
-        let location = (property.sourceLocation ?? entity.sourceLocation)?
+        let location =
+          (property.sourceLocation ?? entity.sourceLocation)?
           .naming(entity: entity.name, property: property.name)
           ?? InputLocation(entity: entity.name, property: property.name)
         guard declaredNames.insert(property.name).inserted else {
@@ -303,7 +303,8 @@ struct ModelResolver {
     func check(_ name: String, _ kind: String, part: String) throws {
       let head = name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? name
       guard entity.property(named: head) != nil else {
-        let here = (entity.partLocations[part] ?? entity.sourceLocation)?
+        let here =
+          (entity.partLocations[part] ?? entity.sourceLocation)?
           .naming(entity: entity.name) ?? InputLocation(entity: entity.name)
         throw ModelError.unknownReference(
           kind, name, known: known, container: "a property of \"\(entity.name)\"", at: here)
@@ -382,7 +383,8 @@ struct ModelResolver {
         ofEntity: entity, parentHash: parentHash, declaredHashes: declared)
       entityHashes[entity.name] = entity.versionHash
       // Refresh the flattened list so it carries the hashed descriptions.
-      let parentProperties = entity.parentEntityName.flatMap { entityIndex[$0] }
+      let parentProperties =
+        entity.parentEntityName.flatMap { entityIndex[$0] }
         .map { entities[$0].properties } ?? []
       entity.properties =
         parentProperties + entity.attributes.map { .attribute($0) }
@@ -432,7 +434,7 @@ struct ModelResolver {
   static func value(_ value: AttributeValue, fits type: AttributeType) -> Bool {
     switch (value, type) {
     case (.integer(let number), _) where type.isInteger:
-      return type.integerRange!.contains(number)
+      return type.integerRange?.contains(number) ?? false
     case (.decimal, .decimal), (.double, .double), (.float, .float), (.string, .string),
       (.boolean, .boolean), (.date, .date), (.binaryData, .binaryData), (.uuid, .uuid),
       (.uri, .uri), (.transformable, .transformable), (.objectID, .objectID),

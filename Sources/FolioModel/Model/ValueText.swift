@@ -50,7 +50,8 @@ enum ValueText {
       return .exact(.string(text))
     case .date:
       guard isDecimalNumber(text), let seconds = Double(text), seconds.isFinite else {
-        throw ReadFailure("expected seconds since 2001-01-01 (Xcode writes defaultDateTimeInterval)")
+        throw ReadFailure(
+          "expected seconds since 2001-01-01 (Xcode writes defaultDateTimeInterval)")
       }
       return .exact(.date(Date(timeIntervalSinceReferenceDate: seconds)))
     case .uuid:

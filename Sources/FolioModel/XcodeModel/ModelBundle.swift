@@ -20,9 +20,7 @@ public struct ModelBundle: Sendable {
   public let currentVersionName: String
 
   /// The current version's model.
-  public var currentModel: ManagedObjectModel {
-    versions.first { $0.name == currentVersionName }!.model
-  }
+  public let currentModel: ManagedObjectModel
 
   /// Loads every version of the bundle at `url`.
   ///
@@ -55,13 +53,14 @@ public struct ModelBundle: Sendable {
       versions.append(Version(name: String(name.dropLast(".xcdatamodel".count)), model: model))
     }
     let current = try Self.currentVersionFolder(in: url, versionCount: names.count) ?? names[0]
-    guard names.contains(current) else {
+    guard let currentIndex = names.firstIndex(of: current) else {
       throw ModelError.noCurrentVersion(
         ".xccurrentversion names \"\(current)\", which is not in the bundle\(ModelError.suggestion(for: current, among: names))",
         at: InputLocation(file: url.appendingPathComponent(".xccurrentversion").relativePath))
     }
     self.versions = versions
-    self.currentVersionName = String(current.dropLast(".xcdatamodel".count))
+    self.currentVersionName = versions[currentIndex].name
+    self.currentModel = versions[currentIndex].model
   }
 
   /// The folder `.xccurrentversion` names, or `nil` when there is no such file and the bundle

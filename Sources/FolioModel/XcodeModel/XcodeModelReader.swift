@@ -38,7 +38,8 @@ struct XcodeModelReader {
 
   private mutating func readModel(_ tree: XMLTree) throws -> ManagedObjectModel {
     guard let root = tree.root else {
-      throw ModelError.malformedXML("the document has no root element", at: InputLocation(file: path, line: 1))
+      throw ModelError.malformedXML(
+        "the document has no root element", at: InputLocation(file: path, line: 1))
     }
     guard root.name == "model" else {
       throw ModelError.unexpectedRoot(root.name, expected: "model", at: root.location)
@@ -167,7 +168,8 @@ struct XcodeModelReader {
   ) throws {
     let type = attribute.attributeType
     if type == .date, let interval = element.attribute("defaultDateTimeInterval") {
-      attribute.defaultValue = try value(interval, as: .date, named: "defaultDateTimeInterval", at: here)
+      attribute.defaultValue = try value(
+        interval, as: .date, named: "defaultDateTimeInterval", at: here)
     } else if let text = element.attribute("defaultValueString") {
       attribute.defaultValue = try value(text, as: type, named: "defaultValueString", at: here)
     }
@@ -199,8 +201,12 @@ struct XcodeModelReader {
         try bound($0, as: type, named: "maxValueString", at: here)
       }
     } else if type == .string || type == .binaryData {
-      attribute.minimumLength = try minimum.map { try length($0, named: "minValueString", at: here) }
-      attribute.maximumLength = try maximum.map { try length($0, named: "maxValueString", at: here) }
+      attribute.minimumLength = try minimum.map {
+        try length($0, named: "minValueString", at: here)
+      }
+      attribute.maximumLength = try maximum.map {
+        try length($0, named: "maxValueString", at: here)
+      }
     } else {
       throw ModelError.invalidConstraint(
         "minValueString and maxValueString apply to numbers, dates, strings and binary data, not \(type.xcodeName)",
@@ -378,7 +384,8 @@ struct XcodeModelReader {
     let name = try required("name", of: element)
     var configuration = ConfigurationDescription(
       name,
-      entityNames: try elements(element, named: "memberEntity").map { try required("name", of: $0) })
+      entityNames: try elements(element, named: "memberEntity").map { try required("name", of: $0) }
+    )
     configuration.sourceLocation = element.location
     return configuration
   }
