@@ -488,6 +488,23 @@ struct XcodeModelErrorTests {
     #expect(error.code == .malformedXML)
   }
 
+  @Test("an entity expansion bomb is refused, not expanded")
+  func entityBomb() throws {
+    var entities = #"<!ENTITY a0 "lollollollollollollollollollol">"#
+    for level in 1..<10 {
+      entities += "<!ENTITY a\(level) \"\(String(repeating: "&a\(level - 1);", count: 10))\">"
+    }
+    let xml = """
+      <?xml version="1.0"?>
+      <!DOCTYPE model [\(entities)]>
+      <model><entity name="A"><attribute name="x" attributeType="String" defaultValueString="&a9;"/></entity></model>
+      """
+    let error = try #require(
+      modelError { _ = try ManagedObjectModel(xcodeModelData: Data(xml.utf8), path: "bomb") })
+    #expect(error.code == .malformedXML)
+    #expect(error.location?.line == 3)
+  }
+
   @Test("an external entity is refused, never read")
   func noExternalEntities() throws {
     let xml = """

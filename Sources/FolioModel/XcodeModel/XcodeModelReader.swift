@@ -169,9 +169,10 @@ struct XcodeModelReader {
     let type = attribute.attributeType
     if type == .date, let interval = element.attribute("defaultDateTimeInterval") {
       attribute.defaultValue = try value(
-        interval, as: .date, named: "defaultDateTimeInterval", at: here)
+        interval, as: .date, named: "defaultDateTimeInterval", role: .defaultValue, at: here)
     } else if let text = element.attribute("defaultValueString") {
-      attribute.defaultValue = try value(text, as: type, named: "defaultValueString", at: here)
+      attribute.defaultValue = try value(
+        text, as: type, named: "defaultValueString", role: .defaultValue, at: here)
     }
   }
 
@@ -183,10 +184,12 @@ struct XcodeModelReader {
       // Xcode writes the bounds as seconds since 2001 and again as display text in
       // min/maxValueString; the seconds are what Core Data reads.
       if let text = element.attribute("minDateTimeInterval") {
-        attribute.minimumValue = try bound(text, as: .date, named: "minDateTimeInterval", at: here)
+        attribute.minimumValue = try value(
+          text, as: .date, named: "minDateTimeInterval", role: .bound, at: here)
       }
       if let text = element.attribute("maxDateTimeInterval") {
-        attribute.maximumValue = try bound(text, as: .date, named: "maxDateTimeInterval", at: here)
+        attribute.maximumValue = try value(
+          text, as: .date, named: "maxDateTimeInterval", role: .bound, at: here)
       }
       return
     }
@@ -194,11 +197,11 @@ struct XcodeModelReader {
     let maximum = element.attribute("maxValueString")
     guard minimum != nil || maximum != nil else { return }
     if type.isNumeric {
-      attribute.minimumValue = try minimum.map {
-        try bound($0, as: type, named: "minValueString", at: here)
+      attribute.minimumValue = try minimum.flatMap {
+        try value($0, as: type, named: "minValueString", role: .bound, at: here)
       }
-      attribute.maximumValue = try maximum.map {
-        try bound($0, as: type, named: "maxValueString", at: here)
+      attribute.maximumValue = try maximum.flatMap {
+        try value($0, as: type, named: "maxValueString", role: .bound, at: here)
       }
     } else if type == .string || type == .binaryData {
       attribute.minimumLength = try minimum.map {
@@ -214,40 +217,27 @@ struct XcodeModelReader {
     }
   }
 
-  /// Reads a default value, recording a lenient reading as a warning.
+  /// What a value read from the file is for: the two differ in how a failure is reported.
+  private enum ValueRole { case defaultValue, bound }
+
+  /// Reads a default value or bound, recording a lenient reading as a warning. A default Core
+  /// Data would ignore is dropped (and reported); a bound it would ignore is an error, since a
+  /// constraint that silently vanished would let invalid objects through.
   private mutating func value(
-    _ text: String, as type: AttributeType, named attribute: String, at here: InputLocation
+    _ text: String, as type: AttributeType, named attribute: String, role: ValueRole,
+    at here: InputLocation
   ) throws -> AttributeValue? {
     let reading: ValueText.Reading
     do {
       reading = try ValueText.read(text, as: type)
     } catch {
-      throw ModelError.invalidDefault(text, type: type, reason: error.reason, at: here)
-    }
-    switch reading {
-    case .exact(let value):
-      return value
-    case .coerced(let value, let note):
-      diagnostics.append(
-        ModelDiagnostic(.coercedDefaultValue, "\(attribute) \(note)", at: here))
-      return value
-    case .ignored(let note):
-      diagnostics.append(
-        ModelDiagnostic(.ignoredDefaultValue, "\(attribute) \"\(text)\" is \(note)", at: here))
-      return nil
-    }
-  }
-
-  /// Reads a minimum or maximum value.
-  private mutating func bound(
-    _ text: String, as type: AttributeType, named attribute: String, at here: InputLocation
-  ) throws -> AttributeValue {
-    let reading: ValueText.Reading
-    do {
-      reading = try ValueText.read(text, as: type)
-    } catch {
-      throw ModelError.invalidConstraint(
-        "\(attribute) \"\(text)\" does not parse as \(type.xcodeName): \(error.reason)", at: here)
+      switch role {
+      case .defaultValue:
+        throw ModelError.invalidDefault(text, type: type, reason: error.reason, at: here)
+      case .bound:
+        throw ModelError.invalidConstraint(
+          "\(attribute) \"\(text)\" does not parse as \(type.xcodeName): \(error.reason)", at: here)
+      }
     }
     switch reading {
     case .exact(let value):
@@ -256,7 +246,10 @@ struct XcodeModelReader {
       diagnostics.append(ModelDiagnostic(.coercedDefaultValue, "\(attribute) \(note)", at: here))
       return value
     case .ignored(let note):
-      throw ModelError.invalidConstraint("\(attribute) \"\(text)\" is \(note)", at: here)
+      let message = "\(attribute) \"\(text)\" is \(note)"
+      guard role == .defaultValue else { throw ModelError.invalidConstraint(message, at: here) }
+      diagnostics.append(ModelDiagnostic(.ignoredDefaultValue, message, at: here))
+      return nil
     }
   }
 
@@ -306,12 +299,10 @@ struct XcodeModelReader {
       // Core Data spells "no limit" as 0.
       relationship.maxCount = value == 0 && toMany ? nil : value
     }
-    var copy = relationship
     for child in element.children {
       guard child.name == "userInfo" else { throw unexpected(child, in: "relationship") }
-      copy.userInfo = try readUserInfo(child)
+      relationship.userInfo = try readUserInfo(child)
     }
-    relationship = copy
     return relationship
   }
 
