@@ -7,13 +7,30 @@
 #include <libxml/xmlversion.h>
 #undef LIBXML_ICU_ENABLED
 
+#include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
+#include <stddef.h>
 #include <stdio.h>
 
-/// The line of a node, past libxml2's 65535 cap on the `line` field.
+/// Builds the element as libxml2 does, then keeps its exact line in `_private`: the node's own
+/// `line` field stops at 65535, and xmlGetLineNo's workaround needs neighbouring text nodes.
+static inline void folio_xml_start_element(
+    void *context, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri,
+    int namespaceCount, const xmlChar **namespaces, int attributeCount, int defaultedCount,
+    const xmlChar **attributes) {
+  xmlParserCtxtPtr parser = (xmlParserCtxtPtr)context;
+  xmlSAX2StartElementNs(context, localname, prefix, uri, namespaceCount, namespaces,
+                        attributeCount, defaultedCount, attributes);
+  if (parser->node != NULL && parser->input != NULL && parser->input->line > 0) {
+    parser->node->_private = (void *)(ptrdiff_t)parser->input->line;
+  }
+}
+
+/// The 1-based line of an element.
 static inline long folio_xml_node_line(const xmlNode *node) {
+  if (node->_private != NULL) return (long)(ptrdiff_t)node->_private;
   return xmlGetLineNo(node);
 }
 
@@ -41,10 +58,11 @@ static inline void folio_xml_record_error(void *data, xmlErrorPtr error) {
   snprintf(first->message, sizeof first->message, "%s", error->message ? error->message : "");
 }
 
-/// Sends the parser's errors to `first` instead of standard error.
+/// Sends the parser's errors to `first` instead of standard error, and records exact lines.
 static inline void folio_xml_capture_errors(xmlParserCtxtPtr context, folio_xml_first_error *first) {
   context->_private = first;
   context->sax->serror = folio_xml_record_error;
+  context->sax->startElementNs = folio_xml_start_element;
 }
 
 #endif

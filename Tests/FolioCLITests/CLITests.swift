@@ -86,7 +86,7 @@ struct ModelCommandTests {
     #expect(result.standardOutput == "")
     #expect(
       result.standardError
-        == "Error: Samples/Nope.xcdatamodeld: no model at \"Samples/Nope.xcdatamodeld\"\n")
+        == "Error: Samples/Nope.xcdatamodeld: no such file or folder\n")
   }
 
   @Test("a malformed model names the file, line and column")

@@ -126,7 +126,7 @@ struct ModelBundleTests {
     #expect(error.code == .fileNotFound)
     #expect(
       error.description
-        == "/nonexistent/M.xcdatamodeld: no model at \"/nonexistent/M.xcdatamodeld\"")
+        == "/nonexistent/M.xcdatamodeld: no such file or folder")
   }
 
   @Test("an .xcdatamodel folder without contents is a fileNotFound error")

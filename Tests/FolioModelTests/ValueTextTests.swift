@@ -17,6 +17,8 @@ struct ValueTextTests {
       (.decimal, "12.75", .decimal(Decimal(string: "12.75")!)),
       (.boolean, "YES", .boolean(true)),
       (.boolean, "NO", .boolean(false)),
+      (.boolean, "1", .boolean(true)),
+      (.boolean, "0", .boolean(false)),
       (.string, "", .string("")),
       (.date, "0", .date(Date(timeIntervalSinceReferenceDate: 0))),
       (
@@ -39,6 +41,10 @@ struct ValueTextTests {
       (.integer64, "NO", .integer(0), "the Boolean \"NO\" is read as 0, as Core Data does"),
       (.integer32, "YES", .integer(1), "the Boolean \"YES\" is read as 1, as Core Data does"),
       (.boolean, "100", .boolean(true), "the number \"100\" is read as YES, as Core Data does"),
+      (
+        .integer64, "9.1e18", .integer(9_100_000_000_000_000_000),
+        "\"9.1e18\" is read as 9100000000000000000, as Core Data does"
+      ),
       (.boolean, "0.0", .boolean(false), "the number \"0.0\" is read as NO, as Core Data does"),
       (.boolean, "true", .boolean(true), "\"true\" is read as YES, as Core Data does"),
     ])
@@ -63,6 +69,7 @@ struct ValueTextTests {
       (.integer16, "40000", "outside -32768...32767"),
       (.integer32, "2147483648", "outside -2147483648...2147483647"),
       (.integer64, "99999999999999999999", "outside -9223372036854775808...9223372036854775807"),
+      (.integer64, "1e19", "outside -9223372036854775808...9223372036854775807"),
       (.double, "nan", "expected a decimal number"),
       (.double, "0x10", "expected a decimal number"),
       (.float, "1e39", "outside the range of Float"),

@@ -11,6 +11,8 @@ public struct ModelDiagnostic: Sendable, Hashable, CustomStringConvertible {
   public enum Kind: Sendable, Hashable {
     /// A default value Core Data reads leniently, and Folio the same way.
     case coercedDefaultValue
+    /// A minimum or maximum Core Data reads leniently, and Folio the same way.
+    case coercedBound
     /// A default value Core Data ignores, and Folio too.
     case ignoredDefaultValue
     /// A relationship with no inverse; Core Data allows it but cannot keep the graph consistent.

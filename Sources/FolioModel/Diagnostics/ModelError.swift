@@ -43,6 +43,8 @@ public struct ModelError: Error, Sendable, CustomStringConvertible {
     case invalidConstraint
     /// A composite attribute names a composite the model does not define.
     case unknownComposite
+    /// A composite contains itself, directly or through other composites.
+    case compositeCycle
     /// A uniqueness constraint, index, configuration or fetch request names something that is
     /// not in the model.
     case unknownReference
@@ -79,7 +81,7 @@ public struct ModelError: Error, Sendable, CustomStringConvertible {
 
 extension ModelError {
   static func fileNotFound(_ path: String) -> ModelError {
-    ModelError(.fileNotFound, "no model at \"\(path)\"", at: InputLocation(file: path))
+    ModelError(.fileNotFound, "no such file or folder", at: InputLocation(file: path))
   }
 
   static func unreadable(_ path: String, reason: String) -> ModelError {
@@ -223,6 +225,12 @@ extension ModelError {
 
   /// `container` ends the sentence "…, which is not <container>": `in the model`,
   /// `a property of "Person"`.
+  static func compositeCycle(_ cycle: [String], at location: InputLocation?) -> ModelError {
+    ModelError(
+      .compositeCycle, "composites contain each other: \(cycle.joined(separator: " → "))",
+      at: location)
+  }
+
   static func unknownReference(
     _ kind: String, _ name: String, known: [String], container: String = "in the model",
     at location: InputLocation?

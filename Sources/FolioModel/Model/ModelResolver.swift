@@ -49,6 +49,9 @@ struct ModelResolver {
 
   private mutating func indexNames() throws {
     for (index, entity) in entities.enumerated() {
+      guard !entity.name.isEmpty else {
+        throw ModelError(.invalidValue, "an entity has an empty name", at: entity.sourceLocation)
+      }
       guard entityIndex[entity.name] == nil else {
         throw ModelError.duplicateName("entity", entity.name, at: location(of: entity))
       }
@@ -119,6 +122,12 @@ struct ModelResolver {
           (property.sourceLocation ?? entity.sourceLocation)?
           .naming(entity: entity.name, property: property.name)
           ?? InputLocation(entity: entity.name, property: property.name)
+        guard !property.name.isEmpty else {
+          throw ModelError(
+            .invalidValue, "a property has an empty name",
+            at: (property.sourceLocation ?? entity.sourceLocation)?.naming(entity: entity.name)
+              ?? InputLocation(entity: entity.name))
+        }
         guard declaredNames.insert(property.name).inserted else {
           throw ModelError.duplicateProperty(property.name, inherited: nil, at: location)
         }
@@ -144,14 +153,42 @@ struct ModelResolver {
     }
   }
 
+  /// Checks each composite's members like an entity's attributes, then that no composite
+  /// contains itself (which would make its values, and its version hash, infinite).
   private func checkComposites() throws {
     for composite in compositeList {
+      var names: Set<String> = []
       for member in composite.attributes {
-        let location = (member.sourceLocation ?? composite.sourceLocation)?
+        let location =
+          (member.sourceLocation ?? composite.sourceLocation)?
           .naming(entity: composite.name, property: member.name)
+          ?? InputLocation(entity: composite.name, property: member.name)
+        guard names.insert(member.name).inserted else {
+          throw ModelError.duplicateProperty(member.name, inherited: nil, at: location)
+        }
         try checkAttribute(member, at: location)
       }
     }
+    var placed: Set<String> = []
+    for composite in compositeList {
+      try checkNesting(of: composite.name, path: [], placed: &placed)
+    }
+  }
+
+  private func checkNesting(of name: String, path: [String], placed: inout Set<String>) throws {
+    if let start = path.firstIndex(of: name) {
+      let location =
+        composites[path[start]].flatMap(\.sourceLocation)?.naming(entity: path[start])
+        ?? InputLocation(entity: path[start])
+      throw ModelError.compositeCycle(Array(path[start...]) + [name], at: location)
+    }
+    guard !placed.contains(name), let composite = composites[name] else { return }
+    for member in composite.attributes {
+      if member.attributeType == .composite, let inner = member.compositeName {
+        try checkNesting(of: inner, path: path + [name], placed: &placed)
+      }
+    }
+    placed.insert(name)
   }
 
   private func checkAttribute(_ attribute: AttributeDescription, at location: InputLocation?)

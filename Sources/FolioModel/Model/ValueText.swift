@@ -94,10 +94,10 @@ enum ValueText {
       guard number == number.rounded(.towardZero) else {
         throw ReadFailure("expected a whole number")
       }
-      guard number >= -9.2e18, number <= 9.2e18 else {
+      guard let whole = Int64(exactly: number) else {
         throw ReadFailure("outside \(range.lowerBound)...\(range.upperBound)")
       }
-      let value = try checked(Int64(number))
+      let value = try checked(whole)
       return .coerced(.integer(value), note: "\"\(text)\" is read as \(value), as Core Data does")
     }
     throw ReadFailure("expected a whole number")
@@ -105,8 +105,8 @@ enum ValueText {
 
   private static func readBoolean(_ text: String) throws(ReadFailure) -> Reading {
     switch text {
-    case "YES": return .exact(.boolean(true))
-    case "NO": return .exact(.boolean(false))
+    case "YES", "1": return .exact(.boolean(true))
+    case "NO", "0": return .exact(.boolean(false))
     default: break
     }
     switch text.lowercased() {

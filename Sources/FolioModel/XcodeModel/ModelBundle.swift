@@ -27,6 +27,32 @@ public struct ModelBundle: Sendable {
   /// - Throws: `ModelError` — `.fileNotFound`, `.noCurrentVersion` (no version, or
   ///   `.xccurrentversion` names one that is not there), or any error of a version's file.
   public init(contentsOf url: URL, options: ModelLoadingOptions = ModelLoadingOptions()) throws {
+    let names = try Self.versionFolders(in: url)
+    let current = try Self.currentVersionFolder(in: url, among: names)
+    var versions: [Version] = []
+    for name in names {
+      let model = try ManagedObjectModel(
+        contentsOf: url.appendingPathComponent(name, isDirectory: true), options: options)
+      versions.append(Version(name: String(name.dropLast(".xcdatamodel".count)), model: model))
+    }
+    let index = names.firstIndex(of: current) ?? 0
+    self.versions = versions
+    self.currentVersionName = versions[index].name
+    self.currentModel = versions[index].model
+  }
+
+  /// The URL of the current version's folder in the bundle at `url`, found without loading any
+  /// version.
+  ///
+  /// - Throws: `ModelError` — `.fileNotFound`, `.noCurrentVersion`.
+  static func currentVersionURL(in url: URL) throws -> URL {
+    let names = try versionFolders(in: url)
+    let current = try currentVersionFolder(in: url, among: names)
+    return url.appendingPathComponent(current, isDirectory: true)
+  }
+
+  /// The bundle's `NAME.xcdatamodel` folders, sorted by version name.
+  private static func versionFolders(in url: URL) throws -> [String] {
     let path = url.relativePath
     let manager = FileManager.default
     var isDirectory: ObjCBool = false
@@ -46,26 +72,26 @@ public struct ModelBundle: Sendable {
       throw ModelError.noCurrentVersion(
         "the bundle holds no .xcdatamodel version", at: InputLocation(file: path))
     }
-    var versions: [Version] = []
-    for name in names {
-      let model = try ManagedObjectModel(
-        contentsOf: url.appendingPathComponent(name, isDirectory: true), options: options)
-      versions.append(Version(name: String(name.dropLast(".xcdatamodel".count)), model: model))
+    return names
+  }
+
+  /// The folder `.xccurrentversion` names, checked against `names`; the only version when
+  /// there is no `.xccurrentversion` and just one version.
+  private static func currentVersionFolder(in url: URL, among names: [String]) throws -> String {
+    guard let current = try currentVersionEntry(in: url, versionCount: names.count) else {
+      return names[0]
     }
-    let current = try Self.currentVersionFolder(in: url, versionCount: names.count) ?? names[0]
-    guard let currentIndex = names.firstIndex(of: current) else {
+    guard names.contains(current) else {
       throw ModelError.noCurrentVersion(
         ".xccurrentversion names \"\(current)\", which is not in the bundle\(ModelError.suggestion(for: current, among: names))",
         at: InputLocation(file: url.appendingPathComponent(".xccurrentversion").relativePath))
     }
-    self.versions = versions
-    self.currentVersionName = versions[currentIndex].name
-    self.currentModel = versions[currentIndex].model
+    return current
   }
 
   /// The folder `.xccurrentversion` names, or `nil` when there is no such file and the bundle
   /// has one version.
-  private static func currentVersionFolder(in url: URL, versionCount: Int) throws -> String? {
+  private static func currentVersionEntry(in url: URL, versionCount: Int) throws -> String? {
     let plistURL = url.appendingPathComponent(".xccurrentversion")
     let path = plistURL.relativePath
     guard FileManager.default.fileExists(atPath: plistURL.path) else {
@@ -78,11 +104,13 @@ public struct ModelBundle: Sendable {
     }
     let data = try readFile(plistURL)
     let tree = try XMLTree(data: data, path: path)
-    guard let root = tree.root, root.name == "plist",
-      let dictionary = root.children.first, dictionary.name == "dict"
-    else {
+    guard let root = tree.root, root.name == "plist" else {
       throw ModelError.unexpectedRoot(
         tree.root?.name ?? "nothing", expected: "plist", at: InputLocation(file: path, line: 1))
+    }
+    guard let dictionary = root.children.first, dictionary.name == "dict" else {
+      throw ModelError(
+        .unexpectedContent, "the property list holds no <dict>", at: root.location)
     }
     let items = dictionary.children
     for (index, item) in items.enumerated()
@@ -102,7 +130,8 @@ public struct ModelBundle: Sendable {
 extension ManagedObjectModel {
   /// Loads a model from Xcode's files.
   ///
-  /// `url` may be an `.xcdatamodeld` bundle (its current version is loaded), an
+  /// `url` may be an `.xcdatamodeld` bundle (only its current version is read, so an old
+  /// version that no longer loads does not stand in the way), an
   /// `.xcdatamodel` folder, or a bare `contents` file.
   ///
   /// - Throws: `ModelError` naming the file, line, entity and property of the first problem.
@@ -113,7 +142,8 @@ extension ManagedObjectModel {
     }
     if isDirectory.boolValue {
       if url.pathExtension == "xcdatamodeld" {
-        self = try ModelBundle(contentsOf: url, options: options).currentModel
+        self = try ManagedObjectModel(
+          contentsOf: ModelBundle.currentVersionURL(in: url), options: options)
         return
       }
       let contents = url.appendingPathComponent("contents")

@@ -3,9 +3,11 @@ import Foundation
 
 /// A parsed XML document: libxml2's tree, owned and freed by this value.
 ///
-/// Parsing never touches the network, never loads external DTDs and never expands entities
-/// (so a hostile file cannot reach outside itself); libxml2's own error printing is off and
-/// its first error becomes a ``ModelError`` with the file, line and column.
+/// Parsing never touches the network, never loads an external DTD and refuses references to
+/// external entities, so a hostile file cannot reach outside itself; entities declared inside
+/// the file are substituted as XML requires, with libxml2's guard against expansion bombs.
+/// libxml2's own error printing is off and its first error becomes a ``ModelError`` with the
+/// file, line and column. Line numbers past 65535 are kept (`XML_PARSE_BIG_LINES`).
 final class XMLTree {
   private let document: xmlDocPtr
   let path: String
@@ -20,7 +22,8 @@ final class XMLTree {
     defer { xmlFreeParserCtxt(context) }
     var firstError = folio_xml_first_error()
     let options = Int32(
-      XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+      XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+        | XML_PARSE_BIG_LINES.rawValue)
     guard data.count < Int32.max else {
       throw ModelError.unreadable(path, reason: "the file is larger than 2 GiB")
     }

@@ -64,9 +64,13 @@ struct XcodeModelReader {
       versionIdentifier: root.attribute("userDefinedModelVersionIdentifier"),
       diagnostics: diagnostics)
     if options.isStrict, let first = model.diagnostics.first {
-      throw ModelError(
-        first.kind == .missingInverse ? .unknownInverse : .invalidDefaultValue, first.message,
-        at: first.location)
+      let code: ModelError.Code
+      switch first.kind {
+      case .coercedDefaultValue, .ignoredDefaultValue: code = .invalidDefaultValue
+      case .coercedBound: code = .invalidConstraint
+      case .missingInverse: code = .unknownInverse
+      }
+      throw ModelError(code, first.message, at: first.location)
     }
     return model
   }
@@ -243,7 +247,8 @@ struct XcodeModelReader {
     case .exact(let value):
       return value
     case .coerced(let value, let note):
-      diagnostics.append(ModelDiagnostic(.coercedDefaultValue, "\(attribute) \(note)", at: here))
+      let kind: ModelDiagnostic.Kind = role == .bound ? .coercedBound : .coercedDefaultValue
+      diagnostics.append(ModelDiagnostic(kind, "\(attribute) \(note)", at: here))
       return value
     case .ignored(let note):
       let message = "\(attribute) \"\(text)\" is \(note)"
