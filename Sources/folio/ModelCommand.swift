@@ -7,6 +7,11 @@ struct ModelCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "model",
     abstract: "Inspect a Core Data model (.xcdatamodeld, .xcdatamodel or contents file).",
+    discussion: """
+      Examples:
+        folio model info Samples/Expenses/Expenses.xcdatamodeld
+        folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
+      """,
     subcommands: [Info.self, Graph.self]
   )
 }

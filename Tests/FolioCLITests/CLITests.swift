@@ -140,7 +140,9 @@ struct ModelCommandTests {
 
   @Test(
     "help shows an example for each command",
-    arguments: [["--help"], ["model", "info", "--help"], ["model", "graph", "--help"]])
+    arguments: [
+      ["--help"], ["model", "--help"], ["model", "info", "--help"], ["model", "graph", "--help"],
+    ])
   func help(arguments: [String]) throws {
     let result = try run(folio, arguments)
     #expect(result.status == 0)

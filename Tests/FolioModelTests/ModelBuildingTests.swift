@@ -405,3 +405,34 @@ struct ModelConsistencyTests {
     #expect(error.description == failure.message)
   }
 }
+
+@Suite("README")
+struct ReadmeExampleTests {
+  @Test("the README's example runs as written")
+  func readmeExample() throws {
+    let readme = try String(
+      contentsOf: Paths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    // The code below is the README's, line for line; this check keeps the two in step.
+    #expect(
+      readme.contains(#"RelationshipDescription("person", to: "Person", inverse: "spendings")"#))
+    #expect(
+      readme.contains(
+        #"let same = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "Samples/Expenses/Expenses.xcdatamodeld"))"#
+      ))
+    let model = try ManagedObjectModel {
+      EntityDescription("Person") {
+        AttributeDescription("name", .string, isOptional: false)
+        RelationshipDescription(
+          "spendings", to: "Spending", inverse: "person",
+          toMany: true, deleteRule: .cascade)
+      }
+      EntityDescription("Spending") {
+        AttributeDescription("amount", .double, isOptional: false, defaultValue: .double(0))
+        RelationshipDescription("person", to: "Person", inverse: "spendings")
+      }
+    }
+    let same = try ManagedObjectModel(contentsOf: Paths.sample("Expenses"))
+    #expect(model.entity(named: "Person")?.relationship(named: "spendings")?.deleteRule == .cascade)
+    #expect(same.entity(named: "Person")?.relationship(named: "spendings")?.deleteRule == .cascade)
+  }
+}
