@@ -5,7 +5,9 @@ let package = Package(
   name: "Folio",
   platforms: [.macOS(.v14)],
   products: [
+    .library(name: "Folio", targets: ["Folio"]),
     .library(name: "FolioModel", targets: ["FolioModel"]),
+    .library(name: "FolioGraph", targets: ["FolioGraph"]),
     .executable(name: "folio", targets: ["folio"]),
   ],
   dependencies: [
@@ -26,6 +28,14 @@ let package = Package(
       name: "FolioModel",
       dependencies: ["CLibXML2"]
     ),
+    .target(
+      name: "FolioGraph",
+      dependencies: ["FolioModel"]
+    ),
+    .target(
+      name: "Folio",
+      dependencies: ["FolioModel", "FolioGraph"]
+    ),
     .executableTarget(
       name: "folio",
       dependencies: [
@@ -41,6 +51,10 @@ let package = Package(
       name: "FolioModelTests",
       dependencies: ["FolioModel", "FolioTestSupport"],
       exclude: ["Fixtures"]
+    ),
+    .testTarget(
+      name: "FolioGraphTests",
+      dependencies: ["FolioGraph", "FolioTestSupport"]
     ),
     .testTarget(
       name: "FolioCLITests",

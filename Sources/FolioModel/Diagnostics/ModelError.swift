@@ -246,7 +246,7 @@ extension ModelError {
   }
 
   /// ` (did you mean "X"?)` when one known name is close to `name`, else an empty string.
-  static func suggestion(for name: String, among known: [String]) -> String {
+  package static func suggestion(for name: String, among known: [String]) -> String {
     let lowered = name.lowercased()
     var best: (name: String, distance: Int)?
     for candidate in known {

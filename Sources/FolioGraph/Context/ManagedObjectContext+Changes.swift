@@ -1,0 +1,332 @@
+import Foundation
+import FolioModel
+
+/// The primitives every change goes through: record the old value, then write.
+///
+/// Relationship changes come in two layers. The *primitive* ones (`primitive…`) change one
+/// side only and record it; the public ones call them for both sides, so a relationship and its
+/// inverse always change together: setting `spending.person` removes the spending from its old
+/// person's `spendings` and adds it to the new one's; adding to a one-to-many takes the object
+/// away from its previous owner; a one-to-one takes the new partner away from its previous one.
+extension ManagedObjectContext {
+  // MARK: Recording
+
+  /// Keeps the value `object` has in `slot` before it changes, for the save and the turn.
+  func recordChange(of object: ManagedObject, slot: Int) {
+    let row = object.row
+    if !object.flags.contains(.inserted) {
+      if committed[row]?[slot] == nil {
+        committed[row, default: [:]][slot] = object.slots[slot].snapshot()
+      }
+      updatedRows.insert(row)
+    }
+    if !turnInserted.contains(row), turnOld[row]?[slot] == nil {
+      turnOld[row, default: [:]][slot] = object.slots[slot].snapshot()
+    }
+  }
+
+  func write(_ value: Slot, to object: ManagedObject, slot: Int) {
+    recordChange(of: object, slot: slot)
+    object.slots[slot] = value
+  }
+
+  // MARK: Primitive relationship changes (one side)
+
+  func primitiveTarget(of object: ManagedObject, slot: Int) -> Int32? {
+    if case .object(let row) = object.slots[slot] { return row }
+    return nil
+  }
+
+  func primitiveTargets(of object: ManagedObject, slot: Int) -> [Int32] {
+    switch object.slots[slot] {
+    case .objects(let set): return set.rows
+    case .object(let row): return [row]
+    default: return []
+    }
+  }
+
+  func primitiveSetTarget(of object: ManagedObject, slot: Int, to row: Int32?) {
+    guard primitiveTarget(of: object, slot: slot) != row else { return }
+    write(row.map { .object($0) } ?? .null, to: object, slot: slot)
+  }
+
+  func primitiveAdd(_ row: Int32, to object: ManagedObject, slot: Int, at index: Int? = nil) {
+    let set = rowSet(of: object, slot: slot)
+    guard !set.contains(row) else { return }
+    recordChange(of: object, slot: slot)
+    set.insert(row, at: index)
+  }
+
+  func primitiveRemove(_ row: Int32, from object: ManagedObject, slot: Int) {
+    guard case .objects(let set) = object.slots[slot], set.contains(row) else { return }
+    recordChange(of: object, slot: slot)
+    set.remove(row)
+  }
+
+  /// The slot's row set, created (unrecorded: an empty set and no set are the same value) when
+  /// missing.
+  func rowSet(of object: ManagedObject, slot: Int) -> RowSet {
+    if case .objects(let set) = object.slots[slot] { return set }
+    let ordered = object.layout.properties[slot].relationship?.isOrdered ?? false
+    let set = RowSet(ordered: ordered)
+    object.slots[slot] = .objects(set)
+    return set
+  }
+
+  // MARK: Relationship changes with their inverse
+
+  /// Points a to-one relationship at `target` (or nothing), keeping the inverse in step.
+  func setTarget(
+    of source: ManagedObject, slot: Int, relationship: RelationshipLayout, to target: ManagedObject?
+  ) {
+    let old = primitiveTarget(of: source, slot: slot)
+    guard old != target?.row else { return }
+    if let old, let oldObject = object(atRow: old) {
+      unlinkInverse(of: source, relationship: relationship, from: oldObject)
+    }
+    primitiveSetTarget(of: source, slot: slot, to: target?.row)
+    if let target { linkInverse(of: source, slot: slot, relationship: relationship, to: target) }
+  }
+
+  /// Adds `target` to a to-many relationship, keeping the inverse in step.
+  func add(
+    _ target: ManagedObject, to source: ManagedObject, slot: Int,
+    relationship: RelationshipLayout, at index: Int? = nil
+  ) {
+    guard !rowSet(of: source, slot: slot).contains(target.row) else { return }
+    primitiveAdd(target.row, to: source, slot: slot, at: index)
+    linkInverse(of: source, slot: slot, relationship: relationship, to: target)
+  }
+
+  /// Removes `target` from a to-many relationship, keeping the inverse in step.
+  func remove(
+    _ target: ManagedObject, from source: ManagedObject, slot: Int,
+    relationship: RelationshipLayout
+  ) {
+    guard case .objects(let set) = source.slots[slot], set.contains(target.row) else { return }
+    primitiveRemove(target.row, from: source, slot: slot)
+    unlinkInverse(of: source, relationship: relationship, from: target)
+  }
+
+  /// Replaces a to-many relationship's contents (and, when ordered, their order).
+  func setTargets(
+    of source: ManagedObject, slot: Int, relationship: RelationshipLayout,
+    to targets: [ManagedObject]
+  ) {
+    let wanted = Set(targets.map(\.row))
+    for row in primitiveTargets(of: source, slot: slot) where !wanted.contains(row) {
+      if let object = object(atRow: row) {
+        remove(object, from: source, slot: slot, relationship: relationship)
+      }
+    }
+    for target in targets {
+      add(target, to: source, slot: slot, relationship: relationship)
+    }
+    if relationship.isOrdered {
+      let order = deduplicated(targets.map(\.row))
+      if primitiveTargets(of: source, slot: slot) != order {
+        write(.objects(RowSet(order, ordered: true)), to: source, slot: slot)
+      }
+    }
+  }
+
+  /// Makes `target`'s inverse point back at `source`, taking `target` from its previous owner
+  /// (one-to-many) or partner (one-to-one).
+  private func linkInverse(
+    of source: ManagedObject, slot: Int, relationship: RelationshipLayout, to target: ManagedObject
+  ) {
+    guard let inverseSlot = relationship.inverseSlot else { return }
+    if relationship.inverseIsToMany {
+      primitiveAdd(source.row, to: target, slot: inverseSlot)
+      return
+    }
+    if let previous = primitiveTarget(of: target, slot: inverseSlot), previous != source.row,
+      let previousObject = object(atRow: previous)
+    {
+      if relationship.isToMany {
+        primitiveRemove(target.row, from: previousObject, slot: slot)
+      } else {
+        primitiveSetTarget(of: previousObject, slot: slot, to: nil)
+      }
+    }
+    primitiveSetTarget(of: target, slot: inverseSlot, to: source.row)
+  }
+
+  /// Removes `source` from `target`'s inverse.
+  private func unlinkInverse(
+    of source: ManagedObject, relationship: RelationshipLayout, from target: ManagedObject
+  ) {
+    guard let inverseSlot = relationship.inverseSlot else { return }
+    if relationship.inverseIsToMany {
+      primitiveRemove(source.row, from: target, slot: inverseSlot)
+    } else if primitiveTarget(of: target, slot: inverseSlot) == source.row {
+      primitiveSetTarget(of: target, slot: inverseSlot, to: nil)
+    }
+  }
+
+  private func deduplicated(_ rows: [Int32]) -> [Int32] {
+    var seen: Set<Int32> = []
+    return rows.filter { seen.insert($0).inserted }
+  }
+
+  // MARK: Deleting
+
+  /// Marks `object` deleted; its relationships' delete rules apply when pending changes are
+  /// processed.
+  ///
+  /// An object inserted since the last save simply leaves the graph: it is in neither
+  /// ``insertedObjects`` nor ``deletedObjects`` afterwards.
+  ///
+  /// Undo: the deletion and what its rules cascade join the current turn.
+  ///
+  /// - Throws: `GraphError.notRegistered` if `object` belongs to another context.
+  public func delete(_ object: ManagedObject) throws(GraphError) {
+    try checkRegistered(object)
+    markDeleted(object)
+  }
+
+  func markDeleted(_ object: ManagedObject) {
+    guard !object.flags.contains(.deleted), !object.flags.contains(.removed),
+      !turnDeletedSet.contains(object.row)
+    else { return }
+    if object.flags.contains(.inserted) {
+      object.flags.remove(.inserted)
+      object.flags.insert(.removed)
+      insertedRows.remove(object.row)
+    } else {
+      object.flags.insert(.deleted)
+      deletedRows.insert(object.row)
+      updatedRows.remove(object.row)
+    }
+    turnDeleted.append(object.row)
+    turnDeletedSet.insert(object.row)
+    pendingDeletes.append(object.row)
+  }
+
+  /// Applies the delete rules of every object deleted since the last call; cascades run until
+  /// nothing more is deleted, each object once, whatever cycles or diamonds the graph has.
+  func propagateDeletes() {
+    var next = 0
+    while next < pendingDeletes.count {
+      let row = pendingDeletes[next]
+      next += 1
+      guard let object = object(atRow: row) else { continue }
+      for (slot, property) in object.layout.properties.enumerated() {
+        guard let relationship = property.relationship else { continue }
+        let targets = primitiveTargets(of: object, slot: slot)
+        switch relationship.deleteRule {
+        case .nullify:
+          for target in targets {
+            if let targetObject = self.object(atRow: target), !turnDeletedSet.contains(target) {
+              unlinkInverse(of: object, relationship: relationship, from: targetObject)
+            }
+          }
+        case .cascade:
+          for target in targets {
+            if let targetObject = self.object(atRow: target) { markDeleted(targetObject) }
+          }
+        case .deny, .noAction:
+          break
+        }
+      }
+    }
+    pendingDeletes.removeAll()
+  }
+
+  // MARK: Processing a turn
+
+  /// Applies pending deletes' rules and posts one notification with the turn's inserted,
+  /// updated (with their values before the turn) and deleted objects.
+  ///
+  /// Undo: this is where a turn's changes become one undo group (issue 4 wires the manager).
+  public func processPendingChanges() {
+    propagateDeletes()
+    guard !turnInserted.isEmpty || !turnDeleted.isEmpty || !turnOld.isEmpty else { return }
+    var inserted: Set<ManagedObject> = []
+    for row in turnInserted where !turnDeletedSet.contains(row) {
+      if let object = object(atRow: row) { inserted.insert(object) }
+    }
+    var deleted: Set<ManagedObject> = []
+    for row in turnDeleted where !turnInserted.contains(row) {
+      if let object = object(atRow: row) { deleted.insert(object) }
+    }
+    var updated: [ManagedObject: [String: Any?]] = [:]
+    for (row, old) in turnOld where !turnDeletedSet.contains(row) {
+      guard let object = object(atRow: row) else { continue }
+      var values: [String: Any?] = [:]
+      for (slot, value) in old where !same(value, object.slots[slot]) {
+        values[object.layout.properties[slot].name] = publicValue(value, slot: slot, of: object)
+      }
+      if !values.isEmpty { updated[object] = values }
+    }
+    turnInserted.removeAll()
+    turnDeleted.removeAll()
+    turnDeletedSet.removeAll()
+    turnOld.removeAll()
+    if !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty {
+      post(
+        ObjectsDidChangeNotification(
+          insertedObjects: inserted, updatedObjects: updated, deletedObjects: deleted))
+    }
+  }
+
+  // MARK: Helpers
+
+  func checkRegistered(_ object: ManagedObject) throws(GraphError) {
+    guard object.managedObjectContext === self, !object.flags.contains(.removed) else {
+      throw GraphError.notRegistered(object.entityName)
+    }
+  }
+
+  /// The public value of a slot of `object`: objects for relationships.
+  func publicValue(_ value: Slot, slot: Int, of object: ManagedObject) -> Any? {
+    switch object.layout.properties[slot].kind {
+    case .attribute(let attribute):
+      return value.publicValue(as: attribute.attributeType)
+    case .relationship(let relationship):
+      switch value {
+      case .object(let row): return self.object(atRow: row)
+      case .objects(let set):
+        let objects = set.rows.compactMap { self.object(atRow: $0) }
+        return relationship.isOrdered ? objects as Any : Set(objects) as Any
+      default:
+        if relationship.isToMany {
+          return relationship.isOrdered ? [ManagedObject]() as Any : Set<ManagedObject>() as Any
+        }
+        return nil
+      }
+    case .fetched:
+      return nil
+    }
+  }
+
+  /// Whether two slots hold the same value (row sets compared by content, in order when
+  /// ordered).
+  func same(_ a: Slot, _ b: Slot) -> Bool {
+    switch (a, b) {
+    case (.null, .null): return true
+    case (.integer(let x), .integer(let y)): return x == y
+    case (.real(let x), .real(let y)): return x == y || (x.isNaN && y.isNaN)
+    case (.boolean(let x), .boolean(let y)): return x == y
+    case (.string(let x), .string(let y)): return x == y
+    case (.data(let x), .data(let y)): return x == y
+    case (.uuid(let x), .uuid(let y)): return x == y
+    case (.boxed(let x), .boxed(let y)):
+      if case .attribute(let u) = x.value, case .attribute(let v) = y.value { return u == v }
+      return x === y
+    case (.object(let x), .object(let y)): return x == y
+    case (.objects(let x), .objects(let y)):
+      return x.isOrdered ? x.rows == y.rows : Set(x.rows) == Set(y.rows)
+    case (.objects(let x), .null), (.null, .objects(let x)): return x.isEmpty
+    default: return false
+    }
+  }
+}
+
+extension Slot {
+  /// A copy that later in-place changes to a row set do not reach.
+  func snapshot() -> Slot {
+    if case .objects(let set) = self { return .objects(set.copy()) }
+    return self
+  }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import FolioModel
+
+/// Object IDs and the way back from them.
+///
+/// A temporary ID's UUID is the context's `temporaryIDBase` with the object's row in its last
+/// eight bytes, and a permanent ID's primary key is the row plus one, so neither needs a table:
+/// an ID leads straight to its row, and the entity name in it is checked against the object.
+extension ManagedObjectContext {
+  func objectID(of object: ManagedObject) -> ManagedObjectID {
+    if object.flags.contains(.permanent) {
+      return ManagedObjectID(
+        entityName: object.entityName, store: storeIdentifier, primaryKey: Int64(object.row) + 1)
+    }
+    return ManagedObjectID(entityName: object.entityName, temporary: temporaryUUID(row: object.row))
+  }
+
+  private func temporaryUUID(row: Int32) -> UUID {
+    var bytes = temporaryIDBase.uuid
+    let value = UInt64(UInt32(bitPattern: row))
+    withUnsafeMutableBytes(of: &bytes) { raw in
+      for index in 0..<8 { raw[8 + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * index)) }
+    }
+    return UUID(uuid: bytes)
+  }
+
+  private func row(of id: ManagedObjectID) -> Int32? {
+    switch id.key {
+    case .permanent(let number):
+      guard id.storeIdentifier == storeIdentifier, number >= 1, number <= Int64(Int32.max) else {
+        return nil
+      }
+      return Int32(number - 1)
+    case .temporary(let uuid):
+      var base = temporaryIDBase.uuid
+      var given = uuid.uuid
+      let matches = withUnsafeBytes(of: &base) { baseBytes in
+        withUnsafeBytes(of: &given) { givenBytes in
+          Array(baseBytes[0..<8]) == Array(givenBytes[0..<8])
+        }
+      }
+      guard matches else { return nil }
+      let value = withUnsafeBytes(of: &given) { raw in
+        (0..<8).reduce(UInt64(0)) { ($0 << 8) | UInt64(raw[8 + $1]) }
+      }
+      guard value <= UInt64(UInt32.max) else { return nil }
+      return Int32(bitPattern: UInt32(value))
+    }
+  }
+
+  /// The object `id` names, if the context has it and it is still in the graph.
+  ///
+  /// A temporary ID keeps naming its object after a save, as in Core Data.
+  public func object(with id: ManagedObjectID) -> ManagedObject? {
+    guard let row = row(of: id), row >= 0, Int(row) < table.count, let object = table[Int(row)],
+      object.entityName == id.entityName, !object.flags.contains(.removed)
+    else { return nil }
+    if !id.isTemporaryID, !object.flags.contains(.permanent) { return nil }
+    return object
+  }
+
+  /// The object `id` names, or an error when it is not (or no longer) in the graph.
+  ///
+  /// - Throws: `GraphError.objectNotFound`.
+  public func existingObject(with id: ManagedObjectID) throws(GraphError) -> ManagedObject {
+    guard let object = object(with: id), !object.isDeleted else {
+      throw GraphError(
+        .objectNotFound, "no object with ID \(id) in the graph",
+        at: InputLocation(entity: id.entityName))
+    }
+    return object
+  }
+
+  /// The ID a URI from ``ManagedObjectID/uriRepresentation`` names, or `nil` when the URI is
+  /// not an object URI of this context's model and store.
+  public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+    guard let parts = ManagedObjectID.parse(uri), layoutByName[parts.entity] != nil else {
+      return nil
+    }
+    switch parts.key {
+    case .temporary(let uuid):
+      return ManagedObjectID(entityName: parts.entity, temporary: uuid)
+    case .permanent(let number):
+      guard parts.store == storeIdentifier else { return nil }
+      return ManagedObjectID(entityName: parts.entity, store: storeIdentifier, primaryKey: number)
+    }
+  }
+}

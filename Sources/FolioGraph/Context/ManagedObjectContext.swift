@@ -1,0 +1,170 @@
+import Foundation
+import FolioModel
+
+/// The in-memory object graph of a document: every object, every change since the last save,
+/// and the rules that keep relationships consistent.
+///
+/// The counterpart of Core Data's `NSManagedObjectContext`. The whole graph lives here; a
+/// context belongs to one isolation domain (an editor's main actor, a CLI's thread) and is not
+/// `Sendable`.
+///
+/// ## Change tracking
+/// A setter records the value it replaces the moment it runs, twice over: once per *save*
+/// (the first change to a key since the last save keeps the committed value, for
+/// ``ManagedObject/changedValues()`` and ``ManagedObject/committedValues(forKeys:)``), and once
+/// per *turn* (the first change to a key since the last ``processPendingChanges()`` keeps the
+/// value from before the turn, for the change notification and the undo manager). Objects
+/// inserted since the save, or in the turn, need neither record. Deleting marks an object;
+/// ``processPendingChanges()`` then applies the delete rules of its relationships — Nullify,
+/// Cascade, Deny (checked at save), No Action — and posts one notification for the turn.
+public final class ManagedObjectContext {
+  /// The model the context's objects are instances of.
+  public let model: ManagedObjectModel
+  /// The identifier permanent object IDs carry: the store's UUID once the context has one.
+  public var storeIdentifier: String
+  /// App-registered validation rules, checked with the model's at save.
+  public var validationRules = ValidationRules()
+
+  let layouts: [EntityLayout]
+  let layoutByName: [String: EntityLayout]
+  /// Every object the context ever registered, by row; `nil` once removed for good.
+  var table: [ManagedObject?] = []
+  /// Temporary IDs are this UUID with the object's row in its last eight bytes.
+  let temporaryIDBase: UUID
+
+  // Since the last save.
+  var insertedRows: Set<Int32> = []
+  var deletedRows: Set<Int32> = []
+  var updatedRows: Set<Int32> = []
+  /// The committed value of each slot changed since the last save, by row (objects not
+  /// inserted since the save only).
+  var committed: [Int32: [Int: Slot]] = [:]
+
+  // Since the last processPendingChanges().
+  var turnInserted: Set<Int32> = []
+  var turnDeleted: [Int32] = []
+  var turnDeletedSet: Set<Int32> = []
+  var pendingDeletes: [Int32] = []
+  /// The value before the turn of each slot changed in it, by row (objects not inserted in
+  /// the turn only).
+  var turnOld: [Int32: [Int: Slot]] = [:]
+
+  private var observers: [Int: (ObjectsDidChangeNotification) -> Void] = [:]
+  private var nextObserver = 0
+
+  /// Creates an empty context on `model`.
+  public init(model: ManagedObjectModel) {
+    self.model = model
+    var indexByName: [String: Int] = [:]
+    for (index, entity) in model.entities.enumerated() { indexByName[entity.name] = index }
+    let layouts = model.entities.enumerated().map {
+      EntityLayout(index: $0.offset, entity: $0.element, model: model, indexByName: indexByName)
+    }
+    self.layouts = layouts
+    self.layoutByName = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
+    let base = UUID()
+    self.temporaryIDBase = base
+    self.storeIdentifier = base.uuidString
+  }
+
+  // MARK: Inserting
+
+  /// Creates an object of `entityName`, with its attributes' default values, and inserts it.
+  ///
+  /// Undo: the insertion joins the current turn.
+  ///
+  /// - Throws: `GraphError.unknownEntity`, `.abstractEntity`.
+  @discardableResult
+  public func insertNewObject(forEntityName entityName: String) throws(GraphError) -> ManagedObject
+  {
+    guard let layout = layoutByName[entityName] else {
+      throw GraphError.unknownEntity(entityName, known: layouts.map(\.name))
+    }
+    guard !layout.entity.isAbstract else { throw GraphError.abstractEntity(entityName) }
+    let object = ManagedObject(context: self, layout: layout, row: Int32(table.count))
+    for (slot, property) in layout.properties.enumerated() {
+      if case .attribute(let attribute) = property.kind, let value = attribute.defaultValue {
+        object.slots[slot] = Slot(value)
+      }
+    }
+    object.flags.insert(.inserted)
+    table.append(object)
+    insertedRows.insert(object.row)
+    turnInserted.insert(object.row)
+    return object
+  }
+
+  // MARK: Reading the graph
+
+  /// Objects inserted since the last save.
+  public var insertedObjects: Set<ManagedObject> { objects(at: insertedRows) }
+  /// Objects changed since the last save (not inserted or deleted ones).
+  public var updatedObjects: Set<ManagedObject> { objects(at: updatedRows) }
+  /// Objects deleted since the last save (not ones inserted since it).
+  public var deletedObjects: Set<ManagedObject> { objects(at: deletedRows) }
+
+  /// Whether anything was inserted, updated or deleted since the last save.
+  public var hasChanges: Bool {
+    !insertedRows.isEmpty || !updatedRows.isEmpty || !deletedRows.isEmpty
+  }
+
+  /// Every object in the graph, deleted-but-unsaved ones included.
+  public var registeredObjects: Set<ManagedObject> {
+    Set(table.lazy.compactMap { $0 }.filter { !$0.flags.contains(.removed) })
+  }
+
+  /// The objects of `entityName` now in the graph — pending changes included, deleted objects
+  /// not — in insertion order; with `includingSubentities`, those of its subentities too.
+  ///
+  /// - Throws: `GraphError.unknownEntity`.
+  /// - Complexity: O(*n*) in the objects the context holds.
+  public func objects(ofEntity entityName: String, includingSubentities: Bool = true) throws(
+    GraphError
+  ) -> [ManagedObject] {
+    guard let layout = layoutByName[entityName] else {
+      throw GraphError.unknownEntity(entityName, known: layouts.map(\.name))
+    }
+    return table.compactMap { object in
+      guard let object, object.flags.isDisjoint(with: [.removed, .deleted]) else { return nil }
+      let matches =
+        includingSubentities ? object.layout.isKind(of: layout.index) : object.layout === layout
+      return matches ? object : nil
+    }
+  }
+
+  func objects(at rows: Set<Int32>) -> Set<ManagedObject> {
+    Set(rows.compactMap { table[Int($0)] })
+  }
+
+  func object(atRow row: Int32) -> ManagedObject? { table[Int(row)] }
+
+  // MARK: Observing
+
+  /// Calls `handler` with each change notification, after the turn's changes are processed.
+  ///
+  /// - Returns: a token for ``removeObserver(_:)``.
+  @discardableResult
+  public func addObserver(_ handler: @escaping (ObjectsDidChangeNotification) -> Void) -> Int {
+    nextObserver += 1
+    observers[nextObserver] = handler
+    return nextObserver
+  }
+
+  /// Stops calling the handler `token` names.
+  public func removeObserver(_ token: Int) { observers[token] = nil }
+
+  func post(_ notification: ObjectsDidChangeNotification) {
+    for key in observers.keys.sorted() { observers[key]?(notification) }
+  }
+}
+
+/// What changed in one processed turn: the context's `objectsDidChange` notification.
+public struct ObjectsDidChangeNotification {
+  /// Objects inserted in the turn (and not deleted in it).
+  public var insertedObjects: Set<ManagedObject>
+  /// Objects whose values changed in the turn, each with the values its changed keys had
+  /// before the turn (`nil` for an empty value).
+  public var updatedObjects: [ManagedObject: [String: Any?]]
+  /// Objects deleted in the turn, cascaded ones included.
+  public var deletedObjects: Set<ManagedObject>
+}

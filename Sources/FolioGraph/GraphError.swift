@@ -1,0 +1,100 @@
+import FolioModel
+
+/// An error from the object graph: a bad key or value, an object that is gone, a save refused.
+///
+/// Validation errors carry every failure of the save or validation that raised them in
+/// ``failures``; the others describe one problem, located at `Entity.key`.
+public struct GraphError: Error, CustomStringConvertible {
+  /// What went wrong, to switch on.
+  public enum Code: Sendable, Hashable {
+    /// No entity of that name in the model.
+    case unknownEntity
+    /// No property of that name on the object's entity.
+    case unknownKey
+    /// A value of the wrong type for the property, or out of its type's range.
+    case typeMismatch
+    /// An abstract entity cannot have objects of its own.
+    case abstractEntity
+    /// The object belongs to another context, or was removed from this one.
+    case notRegistered
+    /// No object with that ID exists (any more).
+    case objectNotFound
+    /// A URI that is not a Core Data object URI of this context.
+    case invalidURI
+    /// A derived attribute is computed, never set.
+    case readOnly
+    /// The objects did not validate; ``GraphError/failures`` lists why.
+    case validation
+    /// A Deny delete rule refused the deletion of an object.
+    case deny
+    /// A collection operator or key path the graph cannot evaluate.
+    case invalidKeyPath
+  }
+
+  /// What went wrong, to switch on.
+  public var code: Code
+  /// One sentence: what was expected and what was found.
+  public var message: String
+  /// Where: `Entity.key`, with the object's ID when there is one.
+  public var location: InputLocation?
+  /// For `.validation` (and `.deny` found at save), every failure, in a stable order.
+  public var failures: [ValidationFailure]
+  /// The error that caused this one, if any.
+  public var underlying: (any Error)?
+
+  /// Creates an error; prefer the static factories, which word the message.
+  public init(
+    _ code: Code, _ message: String, at location: InputLocation? = nil,
+    failures: [ValidationFailure] = [], underlying: (any Error)? = nil
+  ) {
+    self.code = code
+    self.message = message
+    self.location = location
+    self.failures = failures
+    self.underlying = underlying
+  }
+
+  /// `location: message`, then one line per failure.
+  public var description: String {
+    var text = location.map { "\($0): \(message)" } ?? message
+    for failure in failures { text += "\n  \(failure)" }
+    return text
+  }
+}
+
+extension GraphError {
+  static func unknownEntity(_ name: String, known: [String]) -> GraphError {
+    GraphError(
+      .unknownEntity,
+      "unknown entity \"\(name)\"\(ModelError.suggestion(for: name, among: known))")
+  }
+
+  static func unknownKey(_ key: String, entity: String, known: [String]) -> GraphError {
+    GraphError(
+      .unknownKey,
+      "\"\(entity)\" has no property \"\(key)\"\(ModelError.suggestion(for: key, among: known))",
+      at: InputLocation(entity: entity, property: key))
+  }
+
+  static func typeMismatch(_ detail: String, entity: String, key: String) -> GraphError {
+    GraphError(.typeMismatch, detail, at: InputLocation(entity: entity, property: key))
+  }
+
+  static func abstractEntity(_ name: String) -> GraphError {
+    GraphError(
+      .abstractEntity, "entity \"\(name)\" is abstract and cannot have objects of its own",
+      at: InputLocation(entity: name))
+  }
+
+  static func notRegistered(_ entity: String) -> GraphError {
+    GraphError(
+      .notRegistered, "the \(entity) object does not belong to this context",
+      at: InputLocation(entity: entity))
+  }
+
+  static func readOnly(entity: String, key: String) -> GraphError {
+    GraphError(
+      .readOnly, "\"\(key)\" is a derived attribute and cannot be set",
+      at: InputLocation(entity: entity, property: key))
+  }
+}

@@ -1,0 +1,96 @@
+import FolioModel
+
+/// How the objects of one entity store their properties: a slot number per property, and what
+/// the context needs about each relationship (destination, inverse slot) precomputed.
+///
+/// Subentities list their inherited properties first and in the same order, so a property's
+/// slot is the same in an entity and all its descendants; that is what lets a relationship name
+/// its inverse by slot whatever the concrete entity at the other end.
+final class EntityLayout {
+  let index: Int
+  let entity: EntityDescription
+  let properties: [PropertyLayout]
+  let slotByName: [String: Int]
+  /// This entity's index and its ancestors'.
+  let kinds: Set<Int>
+
+  var name: String { entity.name }
+
+  init(index: Int, entity: EntityDescription, model: ManagedObjectModel, indexByName: [String: Int])
+  {
+    self.index = index
+    self.entity = entity
+    var kinds: Set<Int> = [index]
+    for ancestor in model.ancestorNames(of: entity) {
+      if let ancestorIndex = indexByName[ancestor] { kinds.insert(ancestorIndex) }
+    }
+    self.kinds = kinds
+    var slots: [String: Int] = [:]
+    var properties: [PropertyLayout] = []
+    for (slot, property) in entity.properties.enumerated() {
+      slots[property.name] = slot
+      switch property {
+      case .attribute(let attribute):
+        properties.append(PropertyLayout(name: attribute.name, kind: .attribute(attribute)))
+      case .relationship(let relationship):
+        let destination = indexByName[relationship.destinationEntityName] ?? -1
+        var inverseSlot: Int?
+        var inverseIsToMany = false
+        if let inverse = model.inverse(of: relationship),
+          let destinationEntity = model.destination(of: relationship)
+        {
+          inverseSlot = destinationEntity.properties.firstIndex { $0.name == inverse.name }
+          inverseIsToMany = inverse.isToMany
+        }
+        properties.append(
+          PropertyLayout(
+            name: relationship.name,
+            kind: .relationship(
+              RelationshipLayout(
+                description: relationship, destination: destination, inverseSlot: inverseSlot,
+                inverseIsToMany: inverseIsToMany))))
+      case .fetchedProperty(let fetched):
+        properties.append(PropertyLayout(name: fetched.name, kind: .fetched(fetched)))
+      }
+    }
+    self.properties = properties
+    self.slotByName = slots
+  }
+
+  func isKind(of other: Int) -> Bool { kinds.contains(other) }
+}
+
+struct PropertyLayout {
+  enum Kind {
+    case attribute(AttributeDescription)
+    case relationship(RelationshipLayout)
+    case fetched(FetchedPropertyDescription)
+  }
+
+  let name: String
+  let kind: Kind
+
+  var relationship: RelationshipLayout? {
+    if case .relationship(let relationship) = kind { return relationship }
+    return nil
+  }
+
+  var attribute: AttributeDescription? {
+    if case .attribute(let attribute) = kind { return attribute }
+    return nil
+  }
+}
+
+struct RelationshipLayout {
+  let description: RelationshipDescription
+  /// The destination entity's index.
+  let destination: Int
+  /// The inverse relationship's slot in objects of the destination (and its subentities).
+  let inverseSlot: Int?
+  let inverseIsToMany: Bool
+
+  var isToMany: Bool { description.isToMany }
+  var isOrdered: Bool { description.isOrdered }
+  var deleteRule: DeleteRule { description.deleteRule }
+  var name: String { description.name }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import FolioModel
+
+/// Reading and writing an object's properties by name.
+extension ManagedObject {
+  /// The value of the property `key`: an attribute's value, a to-one relationship's object, or a
+  /// to-many relationship's objects (`Set<ManagedObject>`, or `[ManagedObject]` when ordered).
+  ///
+  /// - Throws: `GraphError.unknownKey`.
+  public func value(forKey key: String) throws(GraphError) -> Any? {
+    let slot = try slot(of: key)
+    guard let context = managedObjectContext else {
+      throw GraphError.notRegistered(entityName)
+    }
+    return context.publicValue(slots[slot], slot: slot, of: self)
+  }
+
+  /// The value of `key` as a `T`, or `nil` when it is empty.
+  ///
+  /// ```swift
+  /// let amount = try spending.value(forKey: "amount", as: Double.self)
+  /// ```
+  ///
+  /// - Throws: `GraphError.unknownKey`, or `.typeMismatch` when the value is not a `T`.
+  public func value<T>(forKey key: String, as type: T.Type) throws(GraphError) -> T? {
+    guard let value = try value(forKey: key) else { return nil }
+    guard let typed = value as? T else {
+      throw GraphError.typeMismatch(
+        "\(entityName).\(key) holds \(Slot.describe(value)), not \(T.self)", entity: entityName,
+        key: key)
+    }
+    return typed
+  }
+
+  /// The value of `key`; reads as `try object["name"]`.
+  public subscript(key: String) -> Any? {
+    get throws(GraphError) { try value(forKey: key) }
+  }
+
+  /// Sets the property `key`, after checking `value` against its type.
+  ///
+  /// A to-one relationship takes a `ManagedObject` (or `nil`); a to-many one takes a
+  /// `Set<ManagedObject>` or `[ManagedObject]` and replaces its contents. Either way the
+  /// inverse relationship follows.
+  ///
+  /// Undo: the change joins the current turn.
+  ///
+  /// - Throws: `GraphError.unknownKey`, `.typeMismatch`, `.readOnly`, `.notRegistered`.
+  public func setValue(_ value: Any?, forKey key: String) throws(GraphError) {
+    let context = try context()
+    let slot = try slot(of: key)
+    switch layout.properties[slot].kind {
+    case .attribute(let attribute):
+      guard !attribute.isDerived else { throw GraphError.readOnly(entity: entityName, key: key) }
+      let new = try Slot.checked(value, for: attribute, entity: entityName)
+      guard !context.same(new, slots[slot]) else { return }
+      context.write(new, to: self, slot: slot)
+    case .relationship(let relationship):
+      if relationship.isToMany {
+        let targets = try checkedTargets(value, relationship: relationship, context: context)
+        context.setTargets(of: self, slot: slot, relationship: relationship, to: targets)
+      } else {
+        let target = try checkedTarget(value, relationship: relationship, context: context)
+        context.setTarget(of: self, slot: slot, relationship: relationship, to: target)
+      }
+    case .fetched:
+      throw GraphError.readOnly(entity: entityName, key: key)
+    }
+  }
+
+  /// Adds `object` to the to-many relationship `key` (at `index`, for an ordered one).
+  ///
+  /// Undo: the change joins the current turn.
+  ///
+  /// - Throws: `GraphError.unknownKey`, `.typeMismatch` (not a to-many relationship, or an
+  ///   object of the wrong entity), `.notRegistered`.
+  public func add(_ object: ManagedObject, toKey key: String, at index: Int? = nil) throws(
+    GraphError
+  ) {
+    let context = try context()
+    let (slot, relationship) = try toManySlot(key)
+    let target = try checked(object, relationship: relationship, context: context)
+    context.add(target, to: self, slot: slot, relationship: relationship, at: index)
+  }
+
+  /// Removes `object` from the to-many relationship `key`.
+  ///
+  /// Undo: the change joins the current turn.
+  ///
+  /// - Throws: `GraphError.unknownKey`, `.typeMismatch`, `.notRegistered`.
+  public func remove(_ object: ManagedObject, fromKey key: String) throws(GraphError) {
+    let context = try context()
+    let (slot, relationship) = try toManySlot(key)
+    let target = try checked(object, relationship: relationship, context: context)
+    context.remove(target, from: self, slot: slot, relationship: relationship)
+  }
+
+  // MARK: Changes
+
+  /// The keys changed since the last save whose values differ from the saved ones, with their
+  /// current values (`nil` for an empty value).
+  public func changedValues() -> [String: Any?] {
+    guard let context = managedObjectContext, let old = context.committed[row] else { return [:] }
+    var values: [String: Any?] = [:]
+    for (slot, saved) in old where !context.same(saved, slots[slot]) {
+      values[layout.properties[slot].name] = context.publicValue(slots[slot], slot: slot, of: self)
+    }
+    return values
+  }
+
+  /// The values `keys` had at the last save (every property's, when `keys` is `nil`); a new
+  /// object has none.
+  ///
+  /// - Throws: `GraphError.unknownKey`.
+  public func committedValues(forKeys keys: [String]? = nil) throws(GraphError) -> [String: Any?] {
+    guard let context = managedObjectContext, !isInserted else { return [:] }
+    var values: [String: Any?] = [:]
+    for key in keys ?? layout.properties.map(\.name) {
+      let slot = try slot(of: key)
+      let saved = context.committed[row]?[slot] ?? slots[slot]
+      values[key] = context.publicValue(saved, slot: slot, of: self)
+    }
+    return values
+  }
+
+  // MARK: Checking targets
+
+  private func toManySlot(_ key: String) throws(GraphError) -> (Int, RelationshipLayout) {
+    let slot = try slot(of: key)
+    guard let relationship = layout.properties[slot].relationship, relationship.isToMany else {
+      throw GraphError.typeMismatch(
+        "\(entityName).\(key) is not a to-many relationship", entity: entityName, key: key)
+    }
+    return (slot, relationship)
+  }
+
+  private func checkedTarget(
+    _ value: Any?, relationship: RelationshipLayout, context: ManagedObjectContext
+  ) throws(GraphError) -> ManagedObject? {
+    guard let value else { return nil }
+    guard let object = value as? ManagedObject else {
+      throw GraphError.typeMismatch(
+        "\(Slot.describe(value)) is not an object for the to-one relationship \"\(relationship.name)\"",
+        entity: entityName, key: relationship.name)
+    }
+    return try checked(object, relationship: relationship, context: context)
+  }
+
+  private func checkedTargets(
+    _ value: Any?, relationship: RelationshipLayout, context: ManagedObjectContext
+  ) throws(GraphError) -> [ManagedObject] {
+    let objects: [ManagedObject]
+    switch value {
+    case nil: objects = []
+    case let set as Set<ManagedObject>: objects = Array(set)
+    case let array as [ManagedObject]: objects = array
+    case let single as ManagedObject:
+      throw GraphError.typeMismatch(
+        "\"\(relationship.name)\" is to-many: set it to a collection of objects, or add \(single.entityName) objects with add(_:toKey:)",
+        entity: entityName, key: relationship.name)
+    default:
+      throw GraphError.typeMismatch(
+        "\(Slot.describe(value as Any)) is not a collection of objects for \"\(relationship.name)\"",
+        entity: entityName, key: relationship.name)
+    }
+    var checkedObjects: [ManagedObject] = []
+    for object in objects {
+      checkedObjects.append(try checked(object, relationship: relationship, context: context))
+    }
+    return checkedObjects
+  }
+
+  private func checked(
+    _ object: ManagedObject, relationship: RelationshipLayout, context: ManagedObjectContext
+  ) throws(GraphError) -> ManagedObject {
+    try context.checkRegistered(object)
+    guard !object.isDeleted else {
+      throw GraphError(
+        .notRegistered, "the \(object.entityName) object is deleted",
+        at: InputLocation(entity: entityName, property: relationship.name))
+    }
+    guard object.layout.isKind(of: relationship.destination) else {
+      throw GraphError.typeMismatch(
+        "a \(object.entityName) object cannot go in \"\(relationship.name)\", which holds \(relationship.description.destinationEntityName) objects",
+        entity: entityName, key: relationship.name)
+    }
+    return object
+  }
+
+  // MARK: Validating one object
+
+  /// Checks the value `value` would be for `key`, without setting it: the model's constraints
+  /// and the app's rules for that key.
+  ///
+  /// - Throws: `GraphError.validation` with every failure; `.unknownKey`, `.typeMismatch`.
+  public func validateValue(_ value: Any?, forKey key: String) throws(GraphError) {
+    let context = try context()
+    let slot = try slot(of: key)
+    var candidate: Slot
+    switch layout.properties[slot].kind {
+    case .attribute(let attribute):
+      candidate = try Slot.checked(value, for: attribute, entity: entityName)
+    case .relationship(let relationship):
+      if relationship.isToMany {
+        let targets = try checkedTargets(value, relationship: relationship, context: context)
+        candidate = targets.isEmpty
+          ? .null : .objects(RowSet(targets.map(\.row), ordered: relationship.isOrdered))
+      } else {
+        candidate = try checkedTarget(value, relationship: relationship, context: context)
+          .map { .object($0.row) } ?? .null
+      }
+    case .fetched:
+      return
+    }
+    var failures = context.propertyFailures(of: self, slot: slot, value: candidate)
+    for rule in context.propertyRules(for: self, key: key) {
+      if let message = rule(self, value) {
+        failures.append(context.failure(self, key, candidate, .custom, message))
+      }
+    }
+    guard failures.isEmpty else { throw ManagedObjectContext.validationError(failures) }
+  }
+
+  /// Checks the object as a save would if it were inserted.
+  ///
+  /// - Throws: `GraphError.validation` with every failure.
+  public func validateForInsert() throws(GraphError) { try validateWhole(on: .insert) }
+
+  /// Checks the object as a save would if it were updated.
+  ///
+  /// - Throws: `GraphError.validation` with every failure.
+  public func validateForUpdate() throws(GraphError) { try validateWhole(on: .update) }
+
+  /// Checks whether the object may be deleted: its Deny rules and the app's delete rules.
+  ///
+  /// - Throws: `GraphError.deny` or `.validation` with every failure.
+  public func validateForDelete() throws(GraphError) { try validateWhole(on: .delete) }
+
+  private func validateWhole(on occasion: ValidationRules.Occasion) throws(GraphError) {
+    let context = try context()
+    let failures = context.wholeObjectFailures(of: self, on: occasion)
+    guard failures.isEmpty else { throw ManagedObjectContext.validationError(failures) }
+  }
+}

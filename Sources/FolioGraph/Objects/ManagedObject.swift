@@ -1,0 +1,102 @@
+import Foundation
+import FolioModel
+
+/// An object in the graph: an instance of one entity, whose properties are read and written by
+/// name.
+///
+/// The counterpart of Core Data's `NSManagedObject`. Objects are created by their context
+/// (``ManagedObjectContext/insertNewObject(forEntityName:)``) and belong to it; they are not
+/// `Sendable`. Values are checked against the model when they are set:
+///
+/// ```swift
+/// let person = try context.insertNewObject(forEntityName: "Person")
+/// try person.setValue("Ada", forKey: "name")
+/// let name: String? = try person.value(forKey: "name", as: String.self)
+/// try spending.setValue(person, forKey: "person")   // person.spendings now holds spending
+/// ```
+///
+/// Storage is a slot per property, by property number (see `Slot`).
+public final class ManagedObject: Hashable, CustomStringConvertible {
+  /// The context the object belongs to; `nil` once the context is gone.
+  public private(set) weak var managedObjectContext: ManagedObjectContext?
+  let layout: EntityLayout
+  /// The object's place in its context's object table.
+  let row: Int32
+  var flags: Flags = []
+  var slots: ContiguousArray<Slot>
+
+  struct Flags: OptionSet {
+    let rawValue: UInt8
+    /// Inserted since the last save.
+    static let inserted = Flags(rawValue: 1 << 0)
+    /// Deleted since the last save (and not inserted since it).
+    static let deleted = Flags(rawValue: 1 << 1)
+    /// No longer in the graph: saved as deleted, or inserted and deleted before a save.
+    static let removed = Flags(rawValue: 1 << 2)
+    /// Saved at least once, so its ID is permanent.
+    static let permanent = Flags(rawValue: 1 << 3)
+  }
+
+  init(context: ManagedObjectContext, layout: EntityLayout, row: Int32) {
+    self.managedObjectContext = context
+    self.layout = layout
+    self.row = row
+    self.slots = ContiguousArray(repeating: .null, count: layout.properties.count)
+  }
+
+  /// The object's entity.
+  public var entity: EntityDescription { layout.entity }
+
+  /// The name of the object's entity.
+  public var entityName: String { layout.entity.name }
+
+  /// The object's ID: temporary until the object is saved, permanent afterwards.
+  public var objectID: ManagedObjectID {
+    guard let context = managedObjectContext else {
+      return ManagedObjectID(entityName: entityName, temporary: UUID(uuid: UUID_NULL_BYTES))
+    }
+    return context.objectID(of: self)
+  }
+
+  /// Whether the object was inserted since the last save.
+  public var isInserted: Bool { flags.contains(.inserted) }
+
+  /// Whether the object was deleted since the last save.
+  public var isDeleted: Bool { flags.contains(.deleted) }
+
+  /// Whether the object has unsaved changes to its values.
+  public var isUpdated: Bool {
+    managedObjectContext?.updatedRows.contains(row) ?? false
+  }
+
+  /// Whether the object was inserted, updated or deleted since the last save.
+  public var hasChanges: Bool { isInserted || isDeleted || isUpdated }
+
+  public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+  /// `Entity <ID>`.
+  public var description: String { "\(entityName) <\(objectID)>" }
+
+  // MARK: Slots
+
+  /// The slot of `key`, or an `unknownKey` error naming the entity's properties.
+  func slot(of key: String) throws(GraphError) -> Int {
+    guard let slot = layout.slotByName[key] else {
+      throw GraphError.unknownKey(
+        key, entity: entityName, known: layout.properties.map(\.name))
+    }
+    return slot
+  }
+
+  /// The context, or `notRegistered` when the object has left it.
+  func context() throws(GraphError) -> ManagedObjectContext {
+    guard let context = managedObjectContext, !flags.contains(.removed) else {
+      throw GraphError.notRegistered(entityName)
+    }
+    return context
+  }
+}
+
+private let UUID_NULL_BYTES: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -1,0 +1,82 @@
+import Foundation
+
+/// The identity of a managed object: temporary while it is new, permanent once saved.
+///
+/// The counterpart of Core Data's `NSManagedObjectID`, and like it a value that can be kept,
+/// compared, and turned into a URI and back:
+///
+/// - permanent: `x-coredata://STORE-UUID/Entity/pN`
+/// - temporary: `x-coredata:///Entity/tUUID`
+///
+/// An ID never changes; saving gives the object a new, permanent one.
+public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
+  /// The name of the object's entity.
+  public let entityName: String
+  /// The identifier of the store the object is saved in; `nil` while the ID is temporary.
+  public let storeIdentifier: String?
+  /// For a temporary ID, the UUID in its URI; for a permanent one, the store's primary key.
+  let key: Key
+
+  enum Key: Hashable, Sendable {
+    case temporary(UUID)
+    case permanent(Int64)
+  }
+
+  init(entityName: String, temporary uuid: UUID) {
+    self.entityName = entityName
+    self.storeIdentifier = nil
+    self.key = .temporary(uuid)
+  }
+
+  init(entityName: String, store: String, primaryKey: Int64) {
+    self.entityName = entityName
+    self.storeIdentifier = store
+    self.key = .permanent(primaryKey)
+  }
+
+  /// Whether the object has not been saved yet.
+  public var isTemporaryID: Bool {
+    if case .temporary = key { return true }
+    return false
+  }
+
+  /// The ID as a URI, in Core Data's shape.
+  public var uriRepresentation: URL {
+    // Entity names are letters, digits and underscores (Xcode enforces it), so they need no
+    // escaping; a name built in code that needs it is percent-encoded.
+    let entity =
+      entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
+    switch key {
+    case .temporary(let uuid):
+      return URL(string: "x-coredata:///\(entity)/t\(uuid.uuidString)")!
+    case .permanent(let number):
+      return URL(string: "x-coredata://\(storeIdentifier ?? "")/\(entity)/p\(number)")!
+    }
+  }
+
+  /// The URI, as text.
+  public var description: String { uriRepresentation.absoluteString }
+
+  /// Parses a Core Data object URI into its parts, or `nil` when `uri` is not one.
+  static func parse(_ uri: URL) -> (store: String?, entity: String, key: Key)? {
+    let text = uri.absoluteString
+    guard text.hasPrefix("x-coredata://") else { return nil }
+    let rest = text.dropFirst("x-coredata://".count)
+    let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 3, !parts[1].isEmpty, parts[2].count > 1,
+      let entity = String(parts[1]).removingPercentEncoding
+    else { return nil }
+    let store = parts[0].isEmpty ? nil : String(parts[0])
+    let tail = parts[2]
+    switch tail.first {
+    case "t":
+      guard store == nil, let uuid = UUID(uuidString: String(tail.dropFirst())) else { return nil }
+      return (nil, entity, .temporary(uuid))
+    case "p":
+      guard store != nil, let number = Int64(tail.dropFirst()), number > 0 else { return nil }
+      return (store, entity, .permanent(number))
+    default:
+      return nil
+    }
+  }
+}

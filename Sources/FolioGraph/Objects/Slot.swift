@@ -1,0 +1,125 @@
+import Foundation
+import FolioModel
+
+/// One stored property value, as compact as the value allows.
+///
+/// An object keeps its values in a contiguous array of slots indexed by property number, not in
+/// a dictionary keyed by name: an object of two short attributes and a to-one relationship
+/// costs three 24-byte slots. Common values live inline — integers, floating-point numbers and
+/// dates (as seconds since 2001), booleans, strings, data, UUIDs, and relationship targets as
+/// row numbers in the context's object table; rarer ones (decimals, URIs, composites) are boxed
+/// so they do not widen every slot.
+enum Slot {
+  case null
+  case integer(Int64)
+  case real(Double)
+  case boolean(Bool)
+  case string(String)
+  case data(Data)
+  case uuid(UUID)
+  case boxed(ValueBox)
+  /// A to-one relationship's target, by row.
+  case object(Int32)
+  /// A to-many relationship's targets.
+  case objects(RowSet)
+
+  var isNull: Bool {
+    if case .null = self { return true }
+    return false
+  }
+}
+
+/// A rare value, boxed to keep ``Slot`` narrow.
+final class ValueBox {
+  let value: BoxedValue
+  init(_ value: BoxedValue) { self.value = value }
+}
+
+enum BoxedValue {
+  case attribute(AttributeValue)
+  /// A transient attribute of undefined type holds any value.
+  case any(Any)
+}
+
+/// The targets of a to-many relationship: rows in insertion order (which is *the* order for an
+/// ordered relationship), with an index built once the set grows, so membership is O(1).
+///
+/// A class, so that adding to a relationship changes it in place instead of copying the slot
+/// array; ``copy()`` takes the snapshot that change tracking keeps.
+final class RowSet {
+  private(set) var rows: [Int32]
+  /// Whether order is meaningful; an unordered set removes by moving its last row into the gap.
+  let isOrdered: Bool
+  private var positions: [Int32: Int]?
+  private static let indexThreshold = 16
+
+  init(_ rows: [Int32] = [], ordered: Bool) {
+    self.rows = rows
+    self.isOrdered = ordered
+    if rows.count > Self.indexThreshold { rebuildIndex() }
+  }
+
+  var count: Int { rows.count }
+  var isEmpty: Bool { rows.isEmpty }
+
+  func contains(_ row: Int32) -> Bool {
+    if let positions { return positions[row] != nil }
+    return rows.contains(row)
+  }
+
+  /// Appends `row` (or inserts it at `index`); returns `false` when it was already there.
+  @discardableResult
+  func insert(_ row: Int32, at index: Int? = nil) -> Bool {
+    guard !contains(row) else { return false }
+    if let index, index < rows.count {
+      rows.insert(row, at: index)
+      if positions != nil { rebuildIndex() }
+    } else {
+      rows.append(row)
+      if positions != nil {
+        positions?[row] = rows.count - 1
+      } else if rows.count > Self.indexThreshold {
+        rebuildIndex()
+      }
+    }
+    return true
+  }
+
+  /// Removes `row`, keeping the others' order; returns `false` when it was not there.
+  @discardableResult
+  func remove(_ row: Int32) -> Bool {
+    let position: Int
+    if let positions {
+      guard let found = positions[row] else { return false }
+      position = found
+    } else {
+      guard let found = rows.firstIndex(of: row) else { return false }
+      position = found
+    }
+    if !isOrdered, position != rows.count - 1 {
+      let last = rows.removeLast()
+      rows[position] = last
+      positions?[last] = position
+      positions?[row] = nil
+      return true
+    }
+    rows.remove(at: position)
+    if positions != nil {
+      if position == rows.count {
+        positions?[row] = nil
+      } else {
+        rebuildIndex()
+      }
+    }
+    return true
+  }
+
+  func copy() -> RowSet { RowSet(rows, ordered: isOrdered) }
+
+  private func rebuildIndex() {
+    var index: [Int32: Int] = [:]
+    index.reserveCapacity(rows.count)
+    for (position, row) in rows.enumerated() { index[row] = position }
+    positions = index
+  }
+}

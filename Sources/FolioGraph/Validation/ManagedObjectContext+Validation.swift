@@ -1,0 +1,308 @@
+import Foundation
+import FolioModel
+
+/// Validation: the model's constraints and the app's rules, every failure collected.
+///
+/// Objects inserted or updated since the save are checked property by property — required,
+/// minimum and maximum value, minimum and maximum length, pattern, minimum and maximum count,
+/// and the app's property rules — then by the app's whole-object rules for insert or update.
+/// Deleted objects are checked for Deny rules (a relationship whose delete rule is Deny must be
+/// empty, not counting objects deleted with it) and the app's delete rules. Uniqueness
+/// constraints are checked across every object of the entity. Nothing is changed by validating.
+extension ManagedObjectContext {
+  /// Checks every object inserted, updated or deleted since the last save.
+  ///
+  /// - Throws: `GraphError.validation` with every failure, in object and property order.
+  public func validate() throws(GraphError) {
+    propagateDeletes()
+    let failures = validationFailures()
+    guard failures.isEmpty else { throw Self.validationError(failures) }
+  }
+
+  /// Validates and commits the changes since the last save: new objects get permanent IDs,
+  /// deleted ones leave the graph, and the change sets empty.
+  ///
+  /// Stores arrive with issue 5; until then a save commits the graph in memory.
+  ///
+  /// - Throws: `GraphError.validation`; a failed save changes nothing.
+  public func save() throws(GraphError) {
+    processPendingChanges()
+    try validate()
+    for row in insertedRows {
+      table[Int(row)]?.flags.remove(.inserted)
+      table[Int(row)]?.flags.insert(.permanent)
+    }
+    for row in deletedRows {
+      table[Int(row)]?.flags.remove(.deleted)
+      table[Int(row)]?.flags.insert(.removed)
+    }
+    insertedRows.removeAll()
+    deletedRows.removeAll()
+    updatedRows.removeAll()
+    committed.removeAll()
+  }
+
+  static func validationError(_ failures: [ValidationFailure]) -> GraphError {
+    let code: GraphError.Code = failures.allSatisfy { $0.rule == .deny } ? .deny : .validation
+    let count = failures.count == 1 ? "1 failure" : "\(failures.count) failures"
+    return GraphError(code, "the changes do not validate (\(count))", failures: failures)
+  }
+
+  func validationFailures() -> [ValidationFailure] {
+    var failures: [ValidationFailure] = []
+    let changed = (insertedRows.union(updatedRows)).sorted()
+    for row in changed {
+      guard let object = object(atRow: row), object.flags.isDisjoint(with: [.deleted, .removed])
+      else { continue }
+      failures += propertyFailures(of: object)
+      let occasion: ValidationRules.Occasion = object.isInserted ? .insert : .update
+      failures += objectRuleFailures(of: object, on: occasion)
+    }
+    failures += uniquenessFailures()
+    for row in deletedRows.sorted() {
+      guard let object = object(atRow: row) else { continue }
+      failures += denyFailures(of: object)
+      failures += objectRuleFailures(of: object, on: .delete)
+    }
+    return failures
+  }
+
+  /// Every property failure of `object`, in property order.
+  func propertyFailures(of object: ManagedObject) -> [ValidationFailure] {
+    var failures: [ValidationFailure] = []
+    for (slot, property) in object.layout.properties.enumerated() {
+      failures += propertyFailures(of: object, slot: slot, value: object.slots[slot])
+      for rule in propertyRules(for: object, key: property.name) {
+        let value = publicValue(object.slots[slot], slot: slot, of: object)
+        if let message = rule(object, value) {
+          failures.append(failure(object, property.name, object.slots[slot], .custom, message))
+        }
+      }
+    }
+    return failures
+  }
+
+  func propertyFailures(of object: ManagedObject, slot: Int, value: Slot) -> [ValidationFailure] {
+    let property = object.layout.properties[slot]
+    switch property.kind {
+    case .attribute(let attribute):
+      return attributeFailures(of: object, attribute: attribute, value: value)
+    case .relationship(let relationship):
+      return relationshipFailures(of: object, relationship: relationship, value: value)
+    case .fetched:
+      return []
+    }
+  }
+
+  private func attributeFailures(
+    of object: ManagedObject, attribute: AttributeDescription, value: Slot
+  ) -> [ValidationFailure] {
+    guard !attribute.isDerived else { return [] }
+    let key = attribute.name
+    guard let model = value.attributeValue(as: attribute.attributeType) else {
+      if case .boxed = value { return [] }  // an undefined transient's arbitrary value
+      return attribute.isOptional
+        ? [] : [failure(object, key, value, .required, "a value is required")]
+    }
+    var failures: [ValidationFailure] = []
+    if let low = attribute.minimumValue, let order = Self.compare(model, low), order < 0 {
+      failures.append(
+        failure(object, key, value, .minimumValue, "\(model.modelText) is less than the minimum \(low.modelText)"))
+    }
+    if let high = attribute.maximumValue, let order = Self.compare(model, high), order > 0 {
+      failures.append(
+        failure(object, key, value, .maximumValue, "\(model.modelText) is greater than the maximum \(high.modelText)"))
+    }
+    let length: Int?
+    switch model {
+    case .string(let text): length = text.utf16.count
+    case .binaryData(let data), .transformable(let data): length = data.count
+    default: length = nil
+    }
+    if let length {
+      if let low = attribute.minimumLength, length < low {
+        failures.append(
+          failure(object, key, value, .minimumLength, "length \(length) is less than the minimum \(low)"))
+      }
+      if let high = attribute.maximumLength, length > high {
+        failures.append(
+          failure(object, key, value, .maximumLength, "length \(length) is greater than the maximum \(high)"))
+      }
+    }
+    if let pattern = attribute.regularExpression, case .string(let text) = model,
+      !Self.matches(text, pattern: pattern)
+    {
+      failures.append(failure(object, key, value, .pattern, "does not match /\(pattern)/"))
+    }
+    return failures
+  }
+
+  private func relationshipFailures(
+    of object: ManagedObject, relationship: RelationshipLayout, value: Slot
+  ) -> [ValidationFailure] {
+    let key = relationship.name
+    let description = relationship.description
+    guard relationship.isToMany else {
+      if case .object = value { return [] }
+      return description.isOptional
+        ? [] : [failure(object, key, value, .required, "a related object is required")]
+    }
+    let count: Int
+    if case .objects(let set) = value { count = set.count } else { count = 0 }
+    if count == 0 {
+      return description.isOptional
+        ? [] : [failure(object, key, value, .required, "at least one related object is required")]
+    }
+    var failures: [ValidationFailure] = []
+    if count < description.minCount {
+      failures.append(
+        failure(object, key, value, .minimumCount, "\(count) related objects, fewer than the minimum \(description.minCount)"))
+    }
+    if let high = description.maxCount, count > high {
+      failures.append(
+        failure(object, key, value, .maximumCount, "\(count) related objects, more than the maximum \(high)"))
+    }
+    return failures
+  }
+
+  func denyFailures(of object: ManagedObject) -> [ValidationFailure] {
+    var failures: [ValidationFailure] = []
+    for (slot, property) in object.layout.properties.enumerated() {
+      guard let relationship = property.relationship, relationship.deleteRule == .deny else {
+        continue
+      }
+      let remaining = primitiveTargets(of: object, slot: slot).filter { row in
+        guard let target = self.object(atRow: row) else { return false }
+        return target.flags.isDisjoint(with: [.deleted, .removed])
+      }
+      if !remaining.isEmpty {
+        failures.append(
+          failure(
+            object, relationship.name, object.slots[slot], .deny,
+            "cannot be deleted while \"\(relationship.name)\" holds \(remaining.count) object\(remaining.count == 1 ? "" : "s") (delete rule Deny)"))
+      }
+    }
+    return failures
+  }
+
+  private func uniquenessFailures() -> [ValidationFailure] {
+    var failures: [ValidationFailure] = []
+    for layout in layouts where !layout.entity.uniquenessConstraints.isEmpty {
+      let candidates = table.compactMap { object -> ManagedObject? in
+        guard let object, object.flags.isDisjoint(with: [.deleted, .removed]),
+          object.layout.isKind(of: layout.index)
+        else { return nil }
+        return object
+      }
+      for constraint in layout.entity.uniquenessConstraints {
+        let slots = constraint.compactMap { layout.slotByName[$0] }
+        guard slots.count == constraint.count else { continue }
+        var groups: [String: [ManagedObject]] = [:]
+        for object in candidates {
+          let key = slots.map { uniquenessKey(object.slots[$0]) }.joined(separator: "\u{1F}")
+          groups[key, default: []].append(object)
+        }
+        for group in groups.values where group.count > 1 {
+          for object in group.sorted(by: { $0.row < $1.row }) where object.hasChanges {
+            failures.append(
+              failure(
+                object, constraint.joined(separator: ","), object.slots[slots[0]], .uniqueness,
+                "another \(layout.name) has the same \(constraint.joined(separator: ", "))"))
+          }
+        }
+      }
+    }
+    return failures
+  }
+
+  private func uniquenessKey(_ slot: Slot) -> String {
+    switch slot {
+    case .null: return "nil"
+    case .integer(let number): return "i\(number)"
+    case .real(let number): return "r\(number)"
+    case .boolean(let flag): return "b\(flag)"
+    case .string(let text): return "s\(text)"
+    case .data(let data): return "d\(data.base64EncodedString())"
+    case .uuid(let uuid): return "u\(uuid)"
+    case .boxed(let box):
+      if case .attribute(let value) = box.value { return "x\(value.modelText)" }
+      return "x\(ObjectIdentifier(box))"
+    case .object(let row): return "o\(row)"
+    case .objects(let set): return "m\(set.rows.sorted())"
+    }
+  }
+
+  func objectRuleFailures(of object: ManagedObject, on occasion: ValidationRules.Occasion)
+    -> [ValidationFailure]
+  {
+    var failures: [ValidationFailure] = []
+    for name in ruleEntityNames(for: object) {
+      for rule in validationRules.objectRules[name]?[occasion] ?? [] {
+        if let message = rule(object) {
+          failures.append(failure(object, nil, .null, .custom, message))
+        }
+      }
+    }
+    return failures
+  }
+
+  func propertyRules(for object: ManagedObject, key: String) -> [ValidationRules.PropertyRule] {
+    guard !validationRules.propertyRules.isEmpty else { return [] }
+    return ruleEntityNames(for: object).flatMap { validationRules.propertyRules[$0]?[key] ?? [] }
+  }
+
+  /// The object's entity and its ancestors, root first: where its rules may be registered.
+  private func ruleEntityNames(for object: ManagedObject) -> [String] {
+    (model.ancestorNames(of: object.entity).reversed() + [object.entityName])
+  }
+
+  func failure(
+    _ object: ManagedObject, _ key: String?, _ value: Slot, _ rule: ValidationFailure.Rule,
+    _ message: String
+  ) -> ValidationFailure {
+    var text: String?
+    if let key, let slot = object.layout.slotByName[key],
+      case .attribute(let attribute) = object.layout.properties[slot].kind
+    {
+      text = value.attributeValue(as: attribute.attributeType)?.modelText
+    }
+    return ValidationFailure(
+      objectID: object.objectID, entityName: object.entityName, key: key, value: text, rule: rule,
+      message: message)
+  }
+
+  static func compare(_ a: AttributeValue, _ b: AttributeValue) -> Int? {
+    func order<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x == y ? 0 : 1) }
+    switch (a, b) {
+    case (.integer(let x), .integer(let y)): return order(x, y)
+    case (.decimal(let x), .decimal(let y)): return order(x, y)
+    case (.double(let x), .double(let y)): return order(x, y)
+    case (.float(let x), .float(let y)): return order(x, y)
+    case (.date(let x), .date(let y)): return order(x, y)
+    default: return nil
+    }
+  }
+
+  /// Whether `pattern` matches all of `text`, as Core Data's `MATCHES` does.
+  static func matches(_ text: String, pattern: String) -> Bool {
+    guard let expression = try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z") else {
+      return false
+    }
+    let range = NSRange(text.startIndex..., in: text)
+    return expression.firstMatch(in: text, range: range) != nil
+  }
+}
+
+extension ManagedObjectContext {
+  /// What validating `object` alone on `occasion` finds.
+  func wholeObjectFailures(of object: ManagedObject, on occasion: ValidationRules.Occasion)
+    -> [ValidationFailure]
+  {
+    switch occasion {
+    case .insert, .update:
+      return propertyFailures(of: object) + objectRuleFailures(of: object, on: occasion)
+    case .delete:
+      return denyFailures(of: object) + objectRuleFailures(of: object, on: .delete)
+    }
+  }
+}
