@@ -52,6 +52,10 @@ let package = Package(
       dependencies: ["FolioModel", "FolioTestSupport"],
       exclude: ["Fixtures"]
     ),
+    .executableTarget(
+      name: "FolioBenchmarks",
+      dependencies: ["FolioGraph"]
+    ),
     .testTarget(
       name: "FolioGraphTests",
       dependencies: ["FolioGraph", "FolioTestSupport"]
