@@ -35,7 +35,8 @@ lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 bench: deps
-	@echo "No benchmarks yet: the first ones arrive with the stores (issue 5)."
+	$(SWIFT) build -c release --product FolioBenchmarks
+	.build/release/FolioBenchmarks
 
 clean:
 	rm -rf .build company.dot company.svg

@@ -50,7 +50,7 @@ final class RowSet {
   private(set) var rows: [Int32]
   /// Whether order is meaningful; an unordered set removes by moving its last row into the gap.
   let isOrdered: Bool
-  private var positions: [Int32: Int]?
+  private var positions: [Int32: Int32]?
   private static let indexThreshold = 16
 
   init(_ rows: [Int32] = [], ordered: Bool) {
@@ -77,7 +77,7 @@ final class RowSet {
     } else {
       rows.append(row)
       if positions != nil {
-        positions?[row] = rows.count - 1
+        positions?[row] = Int32(rows.count - 1)
       } else if rows.count > Self.indexThreshold {
         rebuildIndex()
       }
@@ -91,7 +91,7 @@ final class RowSet {
     let position: Int
     if let positions {
       guard let found = positions[row] else { return false }
-      position = found
+      position = Int(found)
     } else {
       guard let found = rows.firstIndex(of: row) else { return false }
       position = found
@@ -99,7 +99,7 @@ final class RowSet {
     if !isOrdered, position != rows.count - 1 {
       let last = rows.removeLast()
       rows[position] = last
-      positions?[last] = position
+      positions?[last] = Int32(position)
       positions?[row] = nil
       return true
     }
@@ -117,9 +117,9 @@ final class RowSet {
   func copy() -> RowSet { RowSet(rows, ordered: isOrdered) }
 
   private func rebuildIndex() {
-    var index: [Int32: Int] = [:]
+    var index: [Int32: Int32] = [:]
     index.reserveCapacity(rows.count)
-    for (position, row) in rows.enumerated() { index[row] = position }
+    for (position, row) in rows.enumerated() { index[row] = Int32(position) }
     positions = index
   }
 }
