@@ -1,6 +1,6 @@
-import Foundation
 import FolioGraph
 import FolioModel
+import Foundation
 
 // The graph benchmark (issue 3): insert 1,000,000 objects of two attributes and one to-one
 // relationship (whose inverse is a to-many on 1,000 owners), and report ns per insert, ns per
@@ -61,7 +61,8 @@ for _ in 0..<objectCount {
   items.append(try context.insertNewObject(forEntityName: "Item"))
 }
 let insertNanoseconds = Double(now() - start) / Double(objectCount)
-results.append(Case(title: "insert (ns per object)", value: insertNanoseconds, unit: "ns", limit: nil))
+results.append(
+  Case(title: "insert (ns per object)", value: insertNanoseconds, unit: "ns", limit: nil))
 
 start = now()
 for (index, item) in items.enumerated() {
@@ -69,7 +70,8 @@ for (index, item) in items.enumerated() {
   try item.setValue(index, forKey: "quantity")
 }
 let setNanoseconds = Double(now() - start) / Double(2 * objectCount)
-results.append(Case(title: "attribute set (ns per set)", value: setNanoseconds, unit: "ns", limit: nil))
+results.append(
+  Case(title: "attribute set (ns per set)", value: setNanoseconds, unit: "ns", limit: nil))
 
 start = now()
 for (index, item) in items.enumerated() {
@@ -77,13 +79,17 @@ for (index, item) in items.enumerated() {
 }
 let relateNanoseconds = Double(now() - start) / Double(objectCount)
 results.append(
-  Case(title: "to-one set with inverse (ns per set)", value: relateNanoseconds, unit: "ns", limit: nil))
+  Case(
+    title: "to-one set with inverse (ns per set)", value: relateNanoseconds, unit: "ns", limit: nil)
+)
 
 let after = memory()
 items.removeAll()  // the context alone holds the graph from here
 let bytesPerObject = Double(after.peak - before.resident) / Double(objectCount + ownerCount)
 results.append(
-  Case(title: "memory (bytes per object, peak RSS delta)", value: bytesPerObject, unit: "B", limit: 250))
+  Case(
+    title: "memory (bytes per object, peak RSS delta)", value: bytesPerObject, unit: "B", limit: 250
+  ))
 
 // Check the work was done.
 let check = try context.objects(ofEntity: "Item", includingSubentities: false)
@@ -95,11 +101,14 @@ else {
   exit(1)
 }
 
-print("Folio graph benchmark: \(objectCount) objects (2 attributes, 1 to-one), \(ownerCount) owners")
+print(
+  "Folio graph benchmark: \(objectCount) objects (2 attributes, 1 to-one), \(ownerCount) owners")
 for result in results {
   let figure = String(format: "%10.1f %@", result.value, result.unit)
   if let limit = result.limit {
-    print("  \(result.title): \(figure)  (limit \(Int(limit)) \(result.unit): ratio \(String(format: "%.2f", result.value / limit)))")
+    print(
+      "  \(result.title): \(figure)  (limit \(Int(limit)) \(result.unit): ratio \(String(format: "%.2f", result.value / limit)))"
+    )
   } else {
     print("  \(result.title): \(figure)")
   }

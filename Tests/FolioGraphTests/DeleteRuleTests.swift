@@ -97,7 +97,9 @@ struct DeleteRuleTests {
     let error = try #require(graphError { try context.save() })
     #expect(error.code == .deny)
     #expect(error.failures.map(\.rule) == [.deny])
-    #expect(error.failures.first?.message == "cannot be deleted while \"employees\" holds 1 object (delete rule Deny)")
+    #expect(
+      error.failures.first?.message
+        == "cannot be deleted while \"employees\" holds 1 object (delete rule Deny)")
     #expect(acme.isDeleted)
     #expect(context.hasChanges)
     #expect(try ada.value(forKey: "company") as? ManagedObject === acme)
@@ -105,7 +107,8 @@ struct DeleteRuleTests {
     try context.delete(ada)
     try context.save()
     #expect(!context.hasChanges)
-    #expect(graphError { _ = try context.existingObject(with: acme.objectID) }?.code == .objectNotFound)
+    #expect(
+      graphError { _ = try context.existingObject(with: acme.objectID) }?.code == .objectNotFound)
   }
 
   @Test("No Action leaves the other side pointing at the deleted object")

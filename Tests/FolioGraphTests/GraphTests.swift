@@ -9,7 +9,8 @@ import Testing
 /// Employee ⟷ Badge (one-to-one, Cascade), Employee ⟷ Project (many-to-many), Playlist ⟷ Track
 /// (ordered), Node (self cascade: children), Note (No Action to Employee).
 func graphModel() throws -> ManagedObjectModel {
-  var salary = AttributeDescription("salary", .decimal, isOptional: false, defaultValue: .decimal(0))
+  var salary = AttributeDescription(
+    "salary", .decimal, isOptional: false, defaultValue: .decimal(0))
   salary.minimumValue = .decimal(0)
   var code = AttributeDescription("code", .string)
   code.regularExpression = "[A-Z]{3}-[0-9]+"
@@ -18,13 +19,15 @@ func graphModel() throws -> ManagedObjectModel {
   var age = AttributeDescription("age", .integer16)
   age.minimumValue = .integer(16)
   age.maximumValue = .integer(99)
-  var members = RelationshipDescription("members", to: "Employee", inverse: "projects", toMany: true)
+  var members = RelationshipDescription(
+    "members", to: "Employee", inverse: "projects", toMany: true)
   members.maxCount = 3
-  members.minCount = 1
+  members.minCount = 2
   return try ManagedObjectModel {
     EntityDescription("Company") {
       AttributeDescription("name", .string, isOptional: false)
-      RelationshipDescription("employees", to: "Employee", inverse: "company", toMany: true, deleteRule: .deny)
+      RelationshipDescription(
+        "employees", to: "Employee", inverse: "company", toMany: true, deleteRule: .deny)
       Unique("name")
     }
     EntityDescription("Person", isAbstract: true) {
@@ -54,7 +57,9 @@ func graphModel() throws -> ManagedObjectModel {
     }
     EntityDescription("Playlist") {
       AttributeDescription("name", .string)
-      RelationshipDescription("tracks", to: "Track", inverse: "playlist", toMany: true, ordered: true, deleteRule: .cascade)
+      RelationshipDescription(
+        "tracks", to: "Track", inverse: "playlist", toMany: true, ordered: true,
+        deleteRule: .cascade)
     }
     EntityDescription("Track") {
       AttributeDescription("title", .string)
@@ -63,7 +68,8 @@ func graphModel() throws -> ManagedObjectModel {
     }
     EntityDescription("Node") {
       AttributeDescription("label", .string)
-      RelationshipDescription("children", to: "Node", inverse: "parents", toMany: true, deleteRule: .cascade)
+      RelationshipDescription(
+        "children", to: "Node", inverse: "parents", toMany: true, deleteRule: .cascade)
       RelationshipDescription("parents", to: "Node", inverse: "children", toMany: true)
     }
     EntityDescription("Note") {

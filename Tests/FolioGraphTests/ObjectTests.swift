@@ -64,10 +64,13 @@ struct ObjectTests {
       message: "Employee.active: 1 (Int) is not of type Boolean"),
     WrongWrite(
       id: "unknown key", key: "nicknam", value: { "x" }, code: .unknownKey,
-      message: "Employee.nicknam: \"Employee\" has no property \"nicknam\" (did you mean \"nickname\"?)"),
+      message:
+        "Employee.nicknam: \"Employee\" has no property \"nicknam\" (did you mean \"nickname\"?)"),
     WrongWrite(
       id: "a string into a to-one", key: "manager", value: { "Bob" }, code: .typeMismatch,
-      message: "Employee.manager: \"Bob\" (String) is not an object for the to-one relationship \"manager\""),
+      message:
+        "Employee.manager: \"Bob\" (String) is not an object for the to-one relationship \"manager\""
+    ),
   ]
 
   @Test("wrong types and unknown keys are typed errors", arguments: wrongWrites)
@@ -95,7 +98,8 @@ struct ObjectTests {
     let context = try makeContext()
     let employee = try context.insertNewObject(forEntityName: "Employee")
     #expect(graphError { _ = try employee.value(forKey: "salry") }?.code == .unknownKey)
-    let error = try #require(graphError { _ = try employee.value(forKey: "lastName", as: Int.self) })
+    let error = try #require(
+      graphError { _ = try employee.value(forKey: "lastName", as: Int.self) })
     #expect(error.code == .typeMismatch)
     #expect(error.message == "Employee.lastName holds \"Doe\" (String), not Int")
   }
@@ -117,7 +121,8 @@ struct ObjectTests {
     let second = ManagedObjectContext(model: model)
     let employee = try first.insertNewObject(forEntityName: "Employee")
     let company = try second.insertNewObject(forEntityName: "Company")
-    #expect(graphError { try employee.setValue(company, forKey: "company") }?.code == .notRegistered)
+    #expect(
+      graphError { try employee.setValue(company, forKey: "company") }?.code == .notRegistered)
     #expect(graphError { try second.delete(employee) }?.code == .notRegistered)
   }
 

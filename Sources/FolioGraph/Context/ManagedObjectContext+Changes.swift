@@ -1,5 +1,5 @@
-import Foundation
 import FolioModel
+import Foundation
 
 /// The primitives every change goes through: record the old value, then write.
 ///

@@ -1,5 +1,5 @@
-import Foundation
 import FolioModel
+import Foundation
 
 /// The in-memory object graph of a document: every object, every change since the last save,
 /// and the rules that keep relationships consistent.
@@ -118,9 +118,9 @@ public final class ManagedObjectContext {
   ///
   /// - Throws: `GraphError.unknownEntity`.
   /// - Complexity: O(*n*) in the objects the context holds.
-  public func objects(ofEntity entityName: String, includingSubentities: Bool = true) throws(
-    GraphError
-  ) -> [ManagedObject] {
+  public func objects(ofEntity entityName: String, includingSubentities: Bool = true)
+    throws(GraphError) -> [ManagedObject]
+  {
     guard let layout = layoutByName[entityName] else {
       throw GraphError.unknownEntity(entityName, known: layouts.map(\.name))
     }

@@ -34,6 +34,19 @@ extension ManagedObject {
   }
 }
 
+extension ManagedObject {
+  /// The value of `key` for a key-path step: like ``value(forKey:)``, but a to-many
+  /// relationship's objects come as an array in storage order, so results are deterministic.
+  func stepValue(forKey key: String) throws(GraphError) -> Any? {
+    let slot = try slot(of: key)
+    guard let context = managedObjectContext else { throw GraphError.notRegistered(entityName) }
+    if let relationship = layout.properties[slot].relationship, relationship.isToMany {
+      return context.primitiveTargets(of: self, slot: slot).compactMap { context.object(atRow: $0) }
+    }
+    return context.publicValue(slots[slot], slot: slot, of: self)
+  }
+}
+
 /// The value reached so far along a key path: one value, or many after a to-many step.
 enum Reached {
   case single(Any?)
@@ -62,9 +75,10 @@ struct KeyPathEvaluator {
       guard let object = value as? ManagedObject else {
         throw GraphError(
           .invalidKeyPath,
-          "\"\(step)\" in \"\(path)\" follows a value that is not an object (\(Slot.describe(value)))")
+          "\"\(step)\" in \"\(path)\" follows a value that is not an object (\(Slot.describe(value)))"
+        )
       }
-      let next = try object.value(forKey: step)
+      let next = try object.stepValue(forKey: step)
       if let collection = Self.elements(of: next) {
         return try evaluate(rest, on: .many(collection))
       }
@@ -75,9 +89,10 @@ struct KeyPathEvaluator {
         guard let object = value as? ManagedObject else {
           throw GraphError(
             .invalidKeyPath,
-            "\"\(step)\" in \"\(path)\" follows a value that is not an object (\(Slot.describe(value)))")
+            "\"\(step)\" in \"\(path)\" follows a value that is not an object (\(Slot.describe(value)))"
+          )
         }
-        let next = try object.value(forKey: step)
+        let next = try object.stepValue(forKey: step)
         if let collection = Self.elements(of: next) {
           results.append(contentsOf: collection)
         } else if let next {
@@ -98,9 +113,9 @@ struct KeyPathEvaluator {
     }
   }
 
-  private func apply(_ step: String, rest: ArraySlice<String>, to reached: Reached) throws(
-    GraphError
-  ) -> Any? {
+  private func apply(_ step: String, rest: ArraySlice<String>, to reached: Reached)
+    throws(GraphError) -> Any?
+  {
     let elements: [Any]
     switch reached {
     case .many(let values): elements = values
@@ -214,7 +229,8 @@ enum Aggregate {
       guard let order = compare(value, current) else {
         throw GraphError(
           .invalidKeyPath,
-          "\(keepLess ? "@min" : "@max") in \"\(path)\" cannot order \(Slot.describe(value)) against \(Slot.describe(current))")
+          "\(keepLess ? "@min" : "@max") in \"\(path)\" cannot order \(Slot.describe(value)) against \(Slot.describe(current))"
+        )
       }
       if keepLess ? order < 0 : order > 0 { best = value }
     }

@@ -1,5 +1,5 @@
-import Foundation
 import FolioModel
+import Foundation
 
 /// Reading and writing an object's properties by name.
 extension ManagedObject {
@@ -74,9 +74,9 @@ extension ManagedObject {
   ///
   /// - Throws: `GraphError.unknownKey`, `.typeMismatch` (not a to-many relationship, or an
   ///   object of the wrong entity), `.notRegistered`.
-  public func add(_ object: ManagedObject, toKey key: String, at index: Int? = nil) throws(
-    GraphError
-  ) {
+  public func add(_ object: ManagedObject, toKey key: String, at index: Int? = nil)
+    throws(GraphError)
+  {
     let context = try context()
     let (slot, relationship) = try toManySlot(key)
     let target = try checked(object, relationship: relationship, context: context)
@@ -203,10 +203,12 @@ extension ManagedObject {
     case .relationship(let relationship):
       if relationship.isToMany {
         let targets = try checkedTargets(value, relationship: relationship, context: context)
-        candidate = targets.isEmpty
+        candidate =
+          targets.isEmpty
           ? .null : .objects(RowSet(targets.map(\.row), ordered: relationship.isOrdered))
       } else {
-        candidate = try checkedTarget(value, relationship: relationship, context: context)
+        candidate =
+          try checkedTarget(value, relationship: relationship, context: context)
           .map { .object($0.row) } ?? .null
       }
     case .fetched:

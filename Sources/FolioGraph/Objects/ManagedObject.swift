@@ -1,5 +1,5 @@
-import Foundation
 import FolioModel
+import Foundation
 
 /// An object in the graph: an instance of one entity, whose properties are read and written by
 /// name.

@@ -1,5 +1,5 @@
-import Foundation
 import FolioModel
+import Foundation
 
 /// Converting between slots and the values the public API takes and returns.
 ///
@@ -84,9 +84,9 @@ extension Slot {
   }
 
   /// The slot for `value` written to `attribute`, or a `typeMismatch` naming what was wrong.
-  static func checked(_ value: Any?, for attribute: AttributeDescription, entity: String) throws(
-    GraphError
-  ) -> Slot {
+  static func checked(_ value: Any?, for attribute: AttributeDescription, entity: String)
+    throws(GraphError) -> Slot
+  {
     guard let value else { return .null }
     let type = attribute.attributeType
     func mismatch(_ detail: String? = nil) -> GraphError {
@@ -116,7 +116,9 @@ extension Slot {
       throw mismatch()
     case .decimal:
       if let number = value as? Decimal { return .boxed(ValueBox(.attribute(.decimal(number)))) }
-      if let integer = value as? any BinaryInteger, !(value is Bool), let exact = Int64(exactly: integer) {
+      if let integer = value as? any BinaryInteger, !(value is Bool),
+        let exact = Int64(exactly: integer)
+      {
         return .boxed(ValueBox(.attribute(.decimal(Decimal(exact)))))
       }
       if let number = value as? Double, number.isFinite {

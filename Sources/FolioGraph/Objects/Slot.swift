@@ -1,5 +1,5 @@
-import Foundation
 import FolioModel
+import Foundation
 
 /// One stored property value, as compact as the value allows.
 ///

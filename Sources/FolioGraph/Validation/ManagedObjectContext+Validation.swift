@@ -1,5 +1,5 @@
-import Foundation
 import FolioModel
+import Foundation
 
 /// Validation: the model's constraints and the app's rules, every failure collected.
 ///
@@ -107,11 +107,15 @@ extension ManagedObjectContext {
     var failures: [ValidationFailure] = []
     if let low = attribute.minimumValue, let order = Self.compare(model, low), order < 0 {
       failures.append(
-        failure(object, key, value, .minimumValue, "\(model.modelText) is less than the minimum \(low.modelText)"))
+        failure(
+          object, key, value, .minimumValue,
+          "\(model.modelText) is less than the minimum \(low.modelText)"))
     }
     if let high = attribute.maximumValue, let order = Self.compare(model, high), order > 0 {
       failures.append(
-        failure(object, key, value, .maximumValue, "\(model.modelText) is greater than the maximum \(high.modelText)"))
+        failure(
+          object, key, value, .maximumValue,
+          "\(model.modelText) is greater than the maximum \(high.modelText)"))
     }
     let length: Int?
     switch model {
@@ -122,11 +126,14 @@ extension ManagedObjectContext {
     if let length {
       if let low = attribute.minimumLength, length < low {
         failures.append(
-          failure(object, key, value, .minimumLength, "length \(length) is less than the minimum \(low)"))
+          failure(
+            object, key, value, .minimumLength, "length \(length) is less than the minimum \(low)"))
       }
       if let high = attribute.maximumLength, length > high {
         failures.append(
-          failure(object, key, value, .maximumLength, "length \(length) is greater than the maximum \(high)"))
+          failure(
+            object, key, value, .maximumLength,
+            "length \(length) is greater than the maximum \(high)"))
       }
     }
     if let pattern = attribute.regularExpression, case .string(let text) = model,
@@ -156,11 +163,16 @@ extension ManagedObjectContext {
     var failures: [ValidationFailure] = []
     if count < description.minCount {
       failures.append(
-        failure(object, key, value, .minimumCount, "\(count) related objects, fewer than the minimum \(description.minCount)"))
+        failure(
+          object, key, value, .minimumCount,
+          "\(count) related object\(count == 1 ? "" : "s"), fewer than the minimum \(description.minCount)"
+        ))
     }
     if let high = description.maxCount, count > high {
       failures.append(
-        failure(object, key, value, .maximumCount, "\(count) related objects, more than the maximum \(high)"))
+        failure(
+          object, key, value, .maximumCount,
+          "\(count) related object\(count == 1 ? "" : "s"), more than the maximum \(high)"))
     }
     return failures
   }
@@ -179,7 +191,8 @@ extension ManagedObjectContext {
         failures.append(
           failure(
             object, relationship.name, object.slots[slot], .deny,
-            "cannot be deleted while \"\(relationship.name)\" holds \(remaining.count) object\(remaining.count == 1 ? "" : "s") (delete rule Deny)"))
+            "cannot be deleted while \"\(relationship.name)\" holds \(remaining.count) object\(remaining.count == 1 ? "" : "s") (delete rule Deny)"
+          ))
       }
     }
     return failures
