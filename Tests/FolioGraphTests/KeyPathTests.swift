@@ -17,7 +17,7 @@ struct KeyPathTests {
       let employee = try context.insertNewObject(forEntityName: "Employee")
       try employee.setValue(name, forKey: "lastName")
       try employee.setValue(30 + 10 * index, forKey: "age")
-      try employee.setValue([Decimal(string: "1000.50")!, 2000, 3000][index], forKey: "salary")
+      try employee.setValue([Decimal(100_050) / 100, 2000, 3000][index], forKey: "salary")
       try employee.setValue(acme, forKey: "company")
       employees.append(employee)
     }

@@ -43,15 +43,22 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
   /// The ID as a URI, in Core Data's shape.
   public var uriRepresentation: URL {
     // Entity names are letters, digits and underscores (Xcode enforces it), so they need no
-    // escaping; a name built in code that needs it is percent-encoded.
+    // escaping; a name built in code that needs it is percent-encoded, as is the store.
     let entity =
       entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
+    let text: String
     switch key {
     case .temporary(let uuid):
-      return URL(string: "x-coredata:///\(entity)/t\(uuid.uuidString)")!
+      text = "x-coredata:///\(entity)/t\(uuid.uuidString)"
     case .permanent(let number):
-      return URL(string: "x-coredata://\(storeIdentifier ?? "")/\(entity)/p\(number)")!
+      let store =
+        (storeIdentifier ?? "").addingPercentEncoding(withAllowedCharacters: .urlHostAllowed) ?? ""
+      text = "x-coredata://\(store)/\(entity)/p\(number)"
     }
+    guard let url = URL(string: text) else {
+      preconditionFailure("object URI \(text) is not a URL although every part is encoded")
+    }
+    return url
   }
 
   /// The URI, as text.
