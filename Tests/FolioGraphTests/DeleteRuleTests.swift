@@ -178,3 +178,24 @@ struct NotificationTests {
     #expect(notifications.isEmpty)
   }
 }
+
+@Suite("Deny on new objects")
+struct DenyOnNewObjectsTests {
+  @Test("Deny holds for an object inserted and deleted before the save")
+  func denyOnInserted() throws {
+    let context = try makeContext()
+    let acme = try context.insertNewObject(forEntityName: "Company")
+    try acme.setValue("Acme", forKey: "name")
+    let ada = try context.insertNewObject(forEntityName: "Employee")
+    try ada.setValue(acme, forKey: "company")
+    try context.save()
+    let startup = try context.insertNewObject(forEntityName: "Company")
+    try startup.setValue("Startup", forKey: "name")
+    try ada.setValue(startup, forKey: "company")
+    try context.delete(startup)
+    let error = try #require(graphError { try context.save() })
+    #expect(error.code == .deny)
+    try context.delete(ada)
+    try context.save()
+  }
+}

@@ -193,6 +193,7 @@ extension ManagedObjectContext {
       object.flags.remove(.inserted)
       object.flags.insert(.removed)
       insertedRows.remove(object.row)
+      discardedRows.insert(object.row)
     } else {
       object.flags.insert(.deleted)
       deletedRows.insert(object.row)

@@ -36,6 +36,9 @@ public final class ManagedObjectContext {
   var insertedRows: Set<Int32> = []
   var deletedRows: Set<Int32> = []
   var updatedRows: Set<Int32> = []
+  /// Objects inserted and then deleted since the last save: gone from the graph, but their Deny
+  /// rules still hold at save.
+  var discardedRows: Set<Int32> = []
   /// The committed value of each slot changed since the last save, by row (objects not
   /// inserted since the save only).
   var committed: [Int32: [Int: Slot]] = [:]

@@ -39,6 +39,7 @@ extension ManagedObjectContext {
     insertedRows.removeAll()
     deletedRows.removeAll()
     updatedRows.removeAll()
+    discardedRows.removeAll()
     committed.removeAll()
   }
 
@@ -59,10 +60,10 @@ extension ManagedObjectContext {
       failures += objectRuleFailures(of: object, on: occasion)
     }
     failures += uniquenessFailures()
-    for row in deletedRows.sorted() {
+    for row in deletedRows.union(discardedRows).sorted() {
       guard let object = object(atRow: row) else { continue }
       failures += denyFailures(of: object)
-      failures += objectRuleFailures(of: object, on: .delete)
+      if deletedRows.contains(row) { failures += objectRuleFailures(of: object, on: .delete) }
     }
     return failures
   }
