@@ -19,8 +19,6 @@ public struct GraphError: Error, CustomStringConvertible {
     case notRegistered
     /// No object with that ID exists (any more).
     case objectNotFound
-    /// A URI that is not a Core Data object URI of this context.
-    case invalidURI
     /// A derived attribute is computed, never set.
     case readOnly
     /// The objects did not validate; ``GraphError/failures`` lists why.
