@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "Folio", targets: ["Folio"]),
     .library(name: "FolioModel", targets: ["FolioModel"]),
     .library(name: "FolioGraph", targets: ["FolioGraph"]),
+    .library(name: "FolioUndo", targets: ["FolioUndo"]),
     .executable(name: "folio", targets: ["folio"]),
   ],
   dependencies: [
@@ -27,6 +28,9 @@ let package = Package(
     .target(
       name: "FolioModel",
       dependencies: ["CLibXML2"]
+    ),
+    .target(
+      name: "FolioUndo"
     ),
     .target(
       name: "FolioGraph",
@@ -55,6 +59,10 @@ let package = Package(
     .executableTarget(
       name: "FolioBenchmarks",
       dependencies: ["FolioGraph"]
+    ),
+    .testTarget(
+      name: "FolioUndoTests",
+      dependencies: ["FolioUndo"]
     ),
     .testTarget(
       name: "FolioGraphTests",

@@ -1,0 +1,97 @@
+/// One registered action: a closure and the (weakly held) target to run it on.
+struct UndoAction {
+  /// What an action costs before what its closure captures: the action itself, the closure's
+  /// context and the wrapper around the typed handler.
+  static let baseCost = 96
+
+  weak var target: AnyObject?
+  let targetID: ObjectIdentifier
+  let cost: Int
+  let perform: (AnyObject) -> Void
+
+  init(target: AnyObject, cost: Int, perform: @escaping (AnyObject) -> Void) {
+    self.target = target
+    self.targetID = ObjectIdentifier(target)
+    self.cost = cost
+    self.perform = perform
+  }
+}
+
+/// A group of actions that undo as one step, with its action name, discardability and user info.
+final class UndoGroup {
+  var actions: [UndoAction] = []
+  var name = ""
+  var isDiscardable = false
+  var userInfo: [String: Any] = [:]
+  var bytes = 0
+
+  func append(_ action: UndoAction) {
+    actions.append(action)
+    bytes += action.cost
+  }
+
+  /// Takes a closed nested group's actions (and its name, if this group has none).
+  func absorb(_ child: UndoGroup) {
+    actions.append(contentsOf: child.actions)
+    bytes += child.bytes
+    if name.isEmpty { name = child.name }
+    if child.isDiscardable { isDiscardable = true }
+    userInfo.merge(child.userInfo) { mine, _ in mine }
+  }
+
+  func removeActions(of target: ObjectIdentifier) {
+    actions.removeAll { $0.targetID == target }
+    bytes = actions.reduce(0) { $0 + $1.cost }
+  }
+}
+
+/// A stack of groups that can also drop its oldest group cheaply.
+struct GroupStack {
+  private var storage: [UndoGroup] = []
+  private var head = 0
+  private(set) var bytes = 0
+
+  var count: Int { storage.count - head }
+  var isEmpty: Bool { count == 0 }
+  var last: UndoGroup? { isEmpty ? nil : storage[storage.count - 1] }
+
+  mutating func push(_ group: UndoGroup) {
+    storage.append(group)
+    bytes += group.bytes
+  }
+
+  mutating func pop() -> UndoGroup? {
+    guard !isEmpty else { return nil }
+    let group = storage.removeLast()
+    bytes -= group.bytes
+    if isEmpty { removeAll() }
+    return group
+  }
+
+  mutating func dropOldest() {
+    guard !isEmpty else { return }
+    bytes -= storage[head].bytes
+    head += 1
+    if head > 64, head * 2 > storage.count {
+      storage.removeFirst(head)
+      head = 0
+    }
+  }
+
+  mutating func removeAll() {
+    storage.removeAll()
+    head = 0
+    bytes = 0
+  }
+
+  mutating func removeActions(of target: ObjectIdentifier) {
+    var kept: [UndoGroup] = []
+    for group in storage[head...] {
+      group.removeActions(of: target)
+      if !group.actions.isEmpty { kept.append(group) }
+    }
+    storage = kept
+    head = 0
+    bytes = kept.reduce(0) { $0 + $1.bytes }
+  }
+}
