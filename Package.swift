@@ -34,11 +34,11 @@ let package = Package(
     ),
     .target(
       name: "FolioGraph",
-      dependencies: ["FolioModel"]
+      dependencies: ["FolioModel", "FolioUndo"]
     ),
     .target(
       name: "Folio",
-      dependencies: ["FolioModel", "FolioGraph"]
+      dependencies: ["FolioModel", "FolioUndo", "FolioGraph"]
     ),
     .executableTarget(
       name: "folio",

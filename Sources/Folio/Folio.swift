@@ -1,3 +1,4 @@
 // The umbrella module an embedding app imports: the model layer and the object graph.
 @_exported import FolioGraph
 @_exported import FolioModel
+@_exported import FolioUndo

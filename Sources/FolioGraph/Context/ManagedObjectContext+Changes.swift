@@ -13,12 +13,15 @@ extension ManagedObjectContext {
 
   /// Keeps the value `object` has in `slot` before it changes, for the save and the turn.
   func recordChange(of object: ManagedObject, slot: Int) {
+    noteTurnActivity()
     let row = object.row
-    if !object.flags.contains(.inserted) {
+    // Objects new since the save have no saved values to keep; objects out of the graph, or
+    // deleted, are not "updated" (though a deleted one keeps its saved values for revival).
+    if object.flags.isDisjoint(with: [.inserted, .removed]) {
       if committed[row]?[slot] == nil {
         committed[row, default: [:]][slot] = object.slots[slot].snapshot()
       }
-      updatedRows.insert(row)
+      if !object.flags.contains(.deleted) { updatedRows.insert(row) }
     }
     if !turnInserted.contains(row), turnOld[row]?[slot] == nil {
       turnOld[row, default: [:]][slot] = object.slots[slot].snapshot()
@@ -185,10 +188,13 @@ extension ManagedObjectContext {
     markDeleted(object)
   }
 
-  func markDeleted(_ object: ManagedObject) {
+  /// Marks `object` deleted; with `propagating`, its delete rules run when the turn is
+  /// processed (undo and rollback restore both sides explicitly and pass `false`).
+  func markDeleted(_ object: ManagedObject, propagating: Bool = true) {
     guard !object.flags.contains(.deleted), !object.flags.contains(.removed),
       !turnDeletedSet.contains(object.row)
     else { return }
+    noteTurnActivity()
     if object.flags.contains(.inserted) {
       object.flags.remove(.inserted)
       object.flags.insert(.removed)
@@ -201,7 +207,7 @@ extension ManagedObjectContext {
     }
     turnDeleted.append(object.row)
     turnDeletedSet.insert(object.row)
-    pendingDeletes.append(object.row)
+    if propagating { pendingDeletes.append(object.row) }
   }
 
   /// Applies the delete rules of every object deleted since the last call; cascades run until
@@ -236,39 +242,72 @@ extension ManagedObjectContext {
 
   // MARK: Processing a turn
 
-  /// Applies pending deletes' rules and posts one notification with the turn's inserted,
-  /// updated (with their values before the turn) and deleted objects.
+  /// Applies pending deletes' rules, registers the turn's net change with the undo manager as
+  /// one action, and posts one notification with the turn's inserted, updated (with their values
+  /// before the turn) and deleted objects.
   ///
-  /// Undo: this is where a turn's changes become one undo group (issue 4 wires the manager).
+  /// The undo manager's checkpoints, the end of each turn, saving, undoing and redoing all call
+  /// this first, so a turn's changes land in its undo group.
+  ///
+  /// Undo: the turn's changes become one action of the current undo group.
   public func processPendingChanges() {
+    guard !isProcessingChanges else { return }
+    isProcessingChanges = true
+    defer { isProcessingChanges = false }
+    isTurnScheduled = false
     propagateDeletes()
     guard !turnInserted.isEmpty || !turnDeleted.isEmpty || !turnOld.isEmpty else { return }
-    var inserted: Set<ManagedObject> = []
-    for row in turnInserted where !turnDeletedSet.contains(row) {
-      if let object = object(atRow: row) { inserted.insert(object) }
-    }
-    var deleted: Set<ManagedObject> = []
-    for row in turnDeleted where !turnInserted.contains(row) {
-      if let object = object(atRow: row) { deleted.insert(object) }
-    }
-    var updated: [ManagedObject: [String: Any?]] = [:]
-    for (row, old) in turnOld where !turnDeletedSet.contains(row) {
-      guard let object = object(atRow: row) else { continue }
-      var values: [String: Any?] = [:]
-      for (slot, value) in old where !same(value, object.slots[slot]) {
-        values[object.layout.properties[slot].name] = publicValue(value, slot: slot, of: object)
-      }
-      if !values.isEmpty { updated[object] = values }
-    }
+    let change = netTurnChange()
     turnInserted.removeAll()
     turnDeleted.removeAll()
     turnDeletedSet.removeAll()
     turnOld.removeAll()
-    if !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty {
-      post(
-        ObjectsDidChangeNotification(
-          insertedObjects: inserted, updatedObjects: updated, deletedObjects: deleted))
+    guard !change.isEmpty else { return }
+    registerUndo(of: change)
+    post(notification(for: change))
+  }
+
+  /// The turn's change with no-ops left out: objects inserted and deleted in the turn, and
+  /// values set back to what they were, leave nothing. An object whose values all match its
+  /// saved ones again stops being updated.
+  private func netTurnChange() -> TurnChange {
+    var change = TurnChange()
+    change.inserted = turnInserted.filter { !turnDeletedSet.contains($0) }.sorted()
+    change.deleted = turnDeleted.filter { !turnInserted.contains($0) }
+    for row in turnOld.keys.sorted() {
+      guard let object = object(atRow: row), let old = turnOld[row] else { continue }
+      settleUpdated(row)
+      for slot in old.keys.sorted() {
+        guard let value = old[slot], !same(value, object.slots[slot]) else { continue }
+        change.rows.append(row)
+        change.slots.append(Int32(slot))
+        change.olds.append(value)
+      }
     }
+    return change
+  }
+
+  private func notification(for change: TurnChange) -> ObjectsDidChangeNotification {
+    let deleted = Set(change.deleted)
+    var updated: [ManagedObject: [String: Any?]] = [:]
+    for index in change.rows.indices where !deleted.contains(change.rows[index]) {
+      guard let object = object(atRow: change.rows[index]) else { continue }
+      let slot = Int(change.slots[index])
+      updated[object, default: [:]][object.layout.properties[slot].name] = publicValue(
+        change.olds[index], slot: slot, of: object)
+    }
+    return ObjectsDidChangeNotification(
+      insertedObjects: Set(change.inserted.compactMap { object(atRow: $0) }),
+      updatedObjects: updated,
+      deletedObjects: Set(change.deleted.compactMap { object(atRow: $0) }))
+  }
+
+  /// Asks the undo manager's event loop to process pending changes when the turn ends, once
+  /// per turn.
+  func noteTurnActivity() {
+    guard !isTurnScheduled, let loop = undoManager?.eventLoop else { return }
+    isTurnScheduled = true
+    loop.scheduleEndOfTurn { [weak self] in self?.processPendingChanges() }
   }
 
   // MARK: Helpers

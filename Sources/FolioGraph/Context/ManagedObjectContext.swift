@@ -1,4 +1,5 @@
 import FolioModel
+import FolioUndo
 import Foundation
 
 /// The in-memory object graph of a document: every object, every change since the last save,
@@ -52,11 +53,35 @@ public final class ManagedObjectContext {
   /// the turn only).
   var turnOld: [Int32: [Int: Slot]] = [:]
 
+  var isProcessingChanges = false
+  var isTurnScheduled = false
+  var undoObserver: Int?
+
   private var observers: [Int: (ObjectsDidChangeNotification) -> Void] = [:]
   private var nextObserver = 0
 
-  /// Creates an empty context on `model`.
-  public init(model: ManagedObjectModel) {
+  /// The undo manager the context registers each turn's changes with; `nil` turns undo off.
+  ///
+  /// A context has one by default, on a ``FolioUndo/ManualEventLoop`` — Core Data's default
+  /// became none in 2016, but Folio exists for undo. Its event loop also tells the context when
+  /// a turn ends, so pending changes are processed then.
+  public var undoManager: UndoManager? {
+    didSet {
+      if let token = undoObserver { oldValue?.removeObserver(token) }
+      undoObserver = nil
+      observeUndoManager()
+    }
+  }
+
+  /// Creates an empty context on `model`, with an undo manager on a manual event loop.
+  public convenience init(model: ManagedObjectModel) {
+    self.init(model: model, undoManager: UndoManager())
+  }
+
+  /// Creates an empty context on `model` whose changes register with `undoManager` (none when
+  /// `nil`).
+  public init(model: ManagedObjectModel, undoManager: UndoManager?) {
+    self.undoManager = undoManager
     self.model = model
     var indexByName: [String: Int] = [:]
     for (index, entity) in model.entities.enumerated() { indexByName[entity.name] = index }
@@ -68,6 +93,16 @@ public final class ManagedObjectContext {
     let base = UUID()
     self.temporaryIDBase = base
     self.storeIdentifier = base.uuidString
+    observeUndoManager()
+  }
+
+  /// Processes pending changes at each of the undo manager's checkpoints, so a turn's changes
+  /// land in the group being closed, undone or redone.
+  private func observeUndoManager() {
+    guard let undoManager else { return }
+    undoObserver = undoManager.addObserver { [weak self] notification in
+      if notification == .checkpoint { self?.processPendingChanges() }
+    }
   }
 
   // MARK: Inserting
@@ -91,6 +126,7 @@ public final class ManagedObjectContext {
       }
     }
     object.flags.insert(.inserted)
+    noteTurnActivity()
     table.append(object)
     insertedRows.insert(object.row)
     turnInserted.insert(object.row)
