@@ -58,11 +58,11 @@ struct RandomEditTests {
     }
     let choice = Int.random(in: 0..<100, using: &random)
     if live.isEmpty || choice < 20 {
-      let entity = Self.concrete.randomElement(using: &random)!
+      let entity = Self.concrete[Int.random(in: 0..<Self.concrete.count, using: &random)]
       try context.insertNewObject(forEntityName: entity)
       return "insert \(entity)"
     }
-    let object = live.randomElement(using: &random)!
+    let object = live[Int.random(in: 0..<live.count, using: &random)]
     switch choice {
     case 20..<45:
       let attributes = object.layout.properties.compactMap(\.attribute).filter {
