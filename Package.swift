@@ -58,7 +58,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "FolioBenchmarks",
-      dependencies: ["FolioGraph"]
+      dependencies: ["FolioGraph", "FolioUndo"]
     ),
     .testTarget(
       name: "FolioUndoTests",

@@ -1,115 +1,54 @@
-import FolioGraph
-import FolioModel
+// `make bench`: every benchmark, in release, each reporting its figures as ratios against the
+// limits its issue names.
+//
+// Memory is measured as resident-set growth, which only means something in a fresh process
+// (freed memory stays resident and is reused), so with no arguments this runs each case in a
+// child process of its own; `FolioBenchmarks CASE [ARGUMENT]` runs one case here.
 import Foundation
 
-// The graph benchmark (issue 3): insert 1,000,000 objects of two attributes and one to-one
-// relationship (whose inverse is a to-many on 1,000 owners), and report ns per insert, ns per
-// attribute set and bytes per object, as ratios against the issue's limits, from one run.
-// Run in release: `make bench`.
+let cases: [(name: String, argument: String?)] = [
+  ("graph", nil),
+  ("undo-standalone", "10000"), ("undo-standalone", "100000"), ("undo-standalone", "1000000"),
+  ("undo-levels", nil),
+  ("undo-context", nil),
+]
 
-/// The process's resident and peak resident memory, in bytes, from /proc/self/status.
-func memory() -> (resident: Int, peak: Int) {
-  guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
-    return (0, 0)
-  }
-  func field(_ name: String) -> Int {
-    for line in status.split(separator: "\n") where line.hasPrefix(name) {
-      let digits = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-      return digits * 1024
-    }
-    return 0
-  }
-  return (field("VmRSS:"), field("VmHWM:"))
-}
-
-func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
-struct Case {
-  var title: String
-  var value: Double
-  var unit: String
-  var limit: Double?
-}
-
-let objectCount = 1_000_000
-let ownerCount = 1_000
-let model = try ManagedObjectModel {
-  EntityDescription("Owner") {
-    AttributeDescription("name", .string)
-    RelationshipDescription("items", to: "Item", inverse: "owner", toMany: true)
-  }
-  EntityDescription("Item") {
-    AttributeDescription("name", .string)
-    AttributeDescription("quantity", .integer64)
-    RelationshipDescription("owner", to: "Owner", inverse: "items")
+func runCase(_ name: String, _ argument: String?) throws {
+  switch name {
+  case "graph":
+    try graphBenchmark()
+  case "undo-standalone":
+    let count = Int(argument ?? "") ?? 10_000
+    report(
+      "Undo manager alone: \(count.formatted()) closure registrations in groups of 10",
+      try standaloneUndo(registrations: count))
+  case "undo-levels":
+    report("Undo manager with levelsOfUndo 100", try boundedUndo())
+  case "undo-context":
+    report("Context on its undo manager", try contextUndo())
+  default:
+    throw BenchmarkFailure(
+      "unknown benchmark \"\(name)\"; known: \(Set(cases.map(\.name)).sorted())")
   }
 }
 
-var results: [Case] = []
-let before = memory()
-let context = ManagedObjectContext(model: model)
-let owners = try (0..<ownerCount).map { index in
-  let owner = try context.insertNewObject(forEntityName: "Owner")
-  try owner.setValue("owner \(index)", forKey: "name")
-  return owner
-}
-
-var items: [ManagedObject] = []
-items.reserveCapacity(objectCount)
-var start = now()
-for _ in 0..<objectCount {
-  items.append(try context.insertNewObject(forEntityName: "Item"))
-}
-let insertNanoseconds = Double(now() - start) / Double(objectCount)
-results.append(
-  Case(title: "insert (ns per object)", value: insertNanoseconds, unit: "ns", limit: nil))
-
-start = now()
-for (index, item) in items.enumerated() {
-  try item.setValue("item \(index % 100_000)", forKey: "name")
-  try item.setValue(index, forKey: "quantity")
-}
-let setNanoseconds = Double(now() - start) / Double(2 * objectCount)
-results.append(
-  Case(title: "attribute set (ns per set)", value: setNanoseconds, unit: "ns", limit: nil))
-
-start = now()
-for (index, item) in items.enumerated() {
-  try item.setValue(owners[index % ownerCount], forKey: "owner")
-}
-let relateNanoseconds = Double(now() - start) / Double(objectCount)
-results.append(
-  Case(
-    title: "to-one set with inverse (ns per set)", value: relateNanoseconds, unit: "ns", limit: nil)
-)
-
-let after = memory()
-items.removeAll()  // the context alone holds the graph from here
-let bytesPerObject = Double(after.peak - before.resident) / Double(objectCount + ownerCount)
-results.append(
-  Case(
-    title: "memory (bytes per object, peak RSS delta)", value: bytesPerObject, unit: "B", limit: 250
-  ))
-
-// Check the work was done.
-let check = try context.objects(ofEntity: "Item", includingSubentities: false)
-guard check.count == objectCount,
-  try check[objectCount - 1].value(forKey: "quantity", as: Int.self) == objectCount - 1,
-  (try owners[0].value(forKey: "items") as? Set<ManagedObject>)?.count == objectCount / ownerCount
-else {
-  print("benchmark did not do its work")
-  exit(1)
-}
-
-print(
-  "Folio graph benchmark: \(objectCount) objects (2 attributes, 1 to-one), \(ownerCount) owners")
-for result in results {
-  let figure = String(format: "%10.1f %@", result.value, result.unit)
-  if let limit = result.limit {
-    print(
-      "  \(result.title): \(figure)  (limit \(Int(limit)) \(result.unit): ratio \(String(format: "%.2f", result.value / limit)))"
-    )
+do {
+  let arguments = Array(CommandLine.arguments.dropFirst())
+  if let name = arguments.first {
+    try runCase(name, arguments.dropFirst().first)
   } else {
-    print("  \(result.title): \(figure)")
+    for (name, argument) in cases {
+      let child = Process()
+      child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+      child.arguments = [name] + (argument.map { [$0] } ?? [])
+      try child.run()
+      child.waitUntilExit()
+      guard child.terminationStatus == 0 else {
+        throw BenchmarkFailure("\(name) \(argument ?? "") exited with \(child.terminationStatus)")
+      }
+    }
   }
+} catch {
+  print("benchmark failed: \(error)")
+  exit(1)
 }

@@ -80,7 +80,8 @@ public final class UndoManager {
     let action = UndoAction(
       target: target, cost: cost + UndoAction.baseCost,
       perform: { object in
-        if let target = object as? Target { handler(target) }
+        // The action only ever runs with the object it was registered with.
+        handler(unsafeDowncast(object, to: Target.self))
       })
     try record(action)
   }

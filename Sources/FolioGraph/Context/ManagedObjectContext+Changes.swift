@@ -18,13 +18,13 @@ extension ManagedObjectContext {
     // Objects new since the save have no saved values to keep; objects out of the graph, or
     // deleted, are not "updated" (though a deleted one keeps its saved values for revival).
     if object.flags.isDisjoint(with: [.inserted, .removed]) {
-      if committed[row]?[slot] == nil {
-        committed[row, default: [:]][slot] = object.slots[slot].snapshot()
+      if committed[row, slot] == nil {
+        committed[row, slot] = object.slots[slot].snapshot()
       }
       if !object.flags.contains(.deleted) { updatedRows.insert(row) }
     }
-    if !turnInserted.contains(row), turnOld[row]?[slot] == nil {
-      turnOld[row, default: [:]][slot] = object.slots[slot].snapshot()
+    if !turnInserted.contains(row), turnOld[row, slot] == nil {
+      turnOld[row, slot] = object.slots[slot].snapshot()
     }
   }
 
@@ -264,7 +264,7 @@ extension ManagedObjectContext {
     turnOld.removeAll()
     guard !change.isEmpty else { return }
     registerUndo(of: change)
-    post(notification(for: change))
+    if hasObservers { post(notification(for: change)) }
   }
 
   /// The turn's change with no-ops left out: objects inserted and deleted in the turn, and
@@ -274,15 +274,18 @@ extension ManagedObjectContext {
     var change = TurnChange()
     change.inserted = turnInserted.filter { !turnDeletedSet.contains($0) }.sorted()
     change.deleted = turnDeleted.filter { !turnInserted.contains($0) }
-    for row in turnOld.keys.sorted() {
-      guard let object = object(atRow: row), let old = turnOld[row] else { continue }
-      settleUpdated(row)
-      for slot in old.keys.sorted() {
-        guard let value = old[slot], !same(value, object.slots[slot]) else { continue }
-        change.rows.append(row)
-        change.slots.append(Int32(slot))
-        change.olds.append(value)
+    var previous: Int32 = -1
+    var object: ManagedObject?
+    for (row, slot, value) in turnOld.sortedEntries() {
+      if row != previous {
+        previous = row
+        object = self.object(atRow: row)
+        settleUpdated(row)
       }
+      guard let object, !same(value, object.slots[slot]) else { continue }
+      change.rows.append(row)
+      change.slots.append(Int32(slot))
+      change.olds.append(value)
     }
     return change
   }

@@ -71,7 +71,7 @@ extension ManagedObjectContext {
     if object.flags.contains(.deleted) {
       object.flags.remove(.deleted)
       deletedRows.remove(row)
-      if committed[row] != nil { updatedRows.insert(row) }
+      if committed.contains(row: row, count: object.slots.count) { updatedRows.insert(row) }
     } else if object.flags.contains(.removed) {
       object.flags.remove(.removed)
       object.flags.insert(.inserted)
@@ -92,14 +92,16 @@ extension ManagedObjectContext {
   /// Drops saved-value records that match the current values again; an object with none left
   /// is no longer updated.
   func settleUpdated(_ row: Int32) {
-    guard let object = object(atRow: row), var saved = committed[row] else { return }
-    for (slot, value) in saved where same(value, object.slots[slot]) { saved[slot] = nil }
-    if saved.isEmpty {
-      committed[row] = nil
-      updatedRows.remove(row)
-    } else {
-      committed[row] = saved
+    guard let object = object(atRow: row), !committed.isEmpty else { return }
+    var remaining = false
+    for (slot, value) in committed.entries(of: row, count: object.slots.count) {
+      if same(value, object.slots[slot]) {
+        committed[row, slot] = nil
+      } else {
+        remaining = true
+      }
     }
+    if !remaining { updatedRows.remove(row) }
   }
 
   // MARK: Rollback, reset, refresh
@@ -117,9 +119,9 @@ extension ManagedObjectContext {
     for row in deletedRows.sorted() {
       if let object = object(atRow: row) { revive(object) }
     }
-    for (row, saved) in committed {
+    for (row, slot, value) in committed.sortedEntries() {
       guard let object = object(atRow: row) else { continue }
-      for (slot, value) in saved { write(value.snapshot(), to: object, slot: slot) }
+      write(value.snapshot(), to: object, slot: slot)
     }
     committed.removeAll()
     updatedRows.removeAll()
@@ -169,11 +171,14 @@ extension ManagedObjectContext {
     try checkRegistered(object)
     // Merging keeps the object's own changes and its transients; the other keys would take the
     // store's values, which in memory are the ones it already has.
-    guard !mergeChanges, let saved = committed[object.row] else { return }
-    for (slot, value) in saved { object.slots[slot] = value.snapshot() }
-    committed[object.row] = nil
+    guard !mergeChanges else { return }
+    let count = object.slots.count
+    for (slot, value) in committed.entries(of: object.row, count: count) {
+      object.slots[slot] = value.snapshot()
+    }
+    committed.remove(row: object.row, count: count)
     updatedRows.remove(object.row)
-    turnOld[object.row] = nil
+    turnOld.remove(row: object.row, count: count)
   }
 }
 

@@ -42,7 +42,7 @@ public final class ManagedObjectContext {
   var discardedRows: Set<Int32> = []
   /// The committed value of each slot changed since the last save, by row (objects not
   /// inserted since the save only).
-  var committed: [Int32: [Int: Slot]] = [:]
+  var committed = SlotRecord()
 
   // Since the last processPendingChanges().
   var turnInserted: Set<Int32> = []
@@ -51,7 +51,7 @@ public final class ManagedObjectContext {
   var pendingDeletes: [Int32] = []
   /// The value before the turn of each slot changed in it, by row (objects not inserted in
   /// the turn only).
-  var turnOld: [Int32: [Int: Slot]] = [:]
+  var turnOld = SlotRecord()
 
   var isProcessingChanges = false
   var isTurnScheduled = false
@@ -191,6 +191,8 @@ public final class ManagedObjectContext {
 
   /// Stops calling the handler `token` names.
   public func removeObserver(_ token: Int) { observers[token] = nil }
+
+  var hasObservers: Bool { !observers.isEmpty }
 
   func post(_ notification: ObjectsDidChangeNotification) {
     for key in observers.keys.sorted() { observers[key]?(notification) }

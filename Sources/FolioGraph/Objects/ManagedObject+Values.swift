@@ -100,9 +100,10 @@ extension ManagedObject {
   /// The keys changed since the last save whose values differ from the saved ones, with their
   /// current values (`nil` for an empty value).
   public func changedValues() -> [String: Any?] {
-    guard let context = managedObjectContext, let old = context.committed[row] else { return [:] }
+    guard let context = managedObjectContext else { return [:] }
     var values: [String: Any?] = [:]
-    for (slot, saved) in old where !context.same(saved, slots[slot]) {
+    for (slot, saved) in context.committed.entries(of: row, count: slots.count)
+    where !context.same(saved, slots[slot]) {
       values[layout.properties[slot].name] = context.publicValue(slots[slot], slot: slot, of: self)
     }
     return values
@@ -117,7 +118,7 @@ extension ManagedObject {
     var values: [String: Any?] = [:]
     for key in keys ?? layout.properties.map(\.name) {
       let slot = try slot(of: key)
-      let saved = context.committed[row]?[slot] ?? slots[slot]
+      let saved = context.committed[row, slot] ?? slots[slot]
       values[key] = context.publicValue(saved, slot: slot, of: self)
     }
     return values

@@ -100,6 +100,12 @@ extension Slot {
     }
     switch type {
     case .integer16, .integer32, .integer64:
+      if let integer = value as? Int {
+        guard let range = type.integerRange, range.contains(Int64(integer)) else {
+          throw mismatch("\(integer) is outside the range of \(type.xcodeName)")
+        }
+        return .integer(Int64(integer))
+      }
       guard let integer = value as? any BinaryInteger, !(value is Bool) else { throw mismatch() }
       guard let number = Int64(exactly: integer), let range = type.integerRange,
         range.contains(number)
