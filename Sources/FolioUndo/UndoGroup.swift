@@ -19,11 +19,13 @@ struct UndoAction {
 
 /// A group of actions that undo as one step, with its action name, discardability and user info.
 final class UndoGroup {
-  var actions: [UndoAction] = []
+  // Appended to on every registration; an undo manager is confined to one isolation domain, so
+  // the runtime's exclusivity check on each append buys nothing.
+  @exclusivity(unchecked) var actions: [UndoAction] = []
   var name = ""
   var isDiscardable = false
   var userInfo: [String: Any] = [:]
-  var bytes = 0
+  @exclusivity(unchecked) var bytes = 0
 
   func append(_ action: UndoAction) {
     actions.append(action)

@@ -46,15 +46,15 @@ public final class UndoManager {
   /// Whether a redo is under way.
   public private(set) var isRedoing = false
 
-  var undoStack = GroupStack()
-  var redoStack = GroupStack()
+  @exclusivity(unchecked) var undoStack = GroupStack()
+  @exclusivity(unchecked) var redoStack = GroupStack()
   /// Open groups, outermost first.
-  var openGroups: [UndoGroup] = []
+  @exclusivity(unchecked) var openGroups: [UndoGroup] = []
   /// Whether the outermost open group was opened by a turn and closes at its end.
   var implicitGroupOpen = false
   /// While undoing or redoing: the group collecting what the actions register.
-  var collector: UndoGroup?
-  var disableCount = 0
+  @exclusivity(unchecked) var collector: UndoGroup?
+  @exclusivity(unchecked) var disableCount = 0
   var observers: [Int: (UndoNotification) -> Void] = [:]
   var nextObserver = 0
 

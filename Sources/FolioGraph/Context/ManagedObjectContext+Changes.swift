@@ -12,20 +12,44 @@ extension ManagedObjectContext {
   // MARK: Recording
 
   /// Keeps the value `object` has in `slot` before it changes, for the save and the turn.
+  ///
+  /// The records live in the object (`savedSlots`, `turnSlots`, allocated at its first change)
+  /// so recording is an array write, with no hashing.
   func recordChange(of object: ManagedObject, slot: Int) {
     noteTurnActivity()
-    let row = object.row
     // Objects new since the save have no saved values to keep; objects out of the graph, or
     // deleted, are not "updated" (though a deleted one keeps its saved values for revival).
     if object.flags.isDisjoint(with: [.inserted, .removed]) {
-      if committed[row, slot] == nil {
-        committed[row, slot] = object.slots[slot].snapshot()
+      if object.savedSlots == nil {
+        object.savedSlots = ContiguousArray(repeating: .unrecorded, count: object.slots.count)
+        savedRows.append(object.row)
       }
-      if !object.flags.contains(.deleted) { updatedRows.insert(row) }
+      if case .unrecorded? = object.savedSlots?[slot] {
+        object.savedSlots?[slot] = object.slots[slot].snapshot()
+      }
+      if !object.flags.contains(.deleted) { markUpdated(object) }
     }
-    if !turnInserted.contains(row), turnOld[row, slot] == nil {
-      turnOld[row, slot] = object.slots[slot].snapshot()
+    if !object.flags.contains(.turnInserted) {
+      if object.turnSlots == nil {
+        object.turnSlots = ContiguousArray(repeating: .unrecorded, count: object.slots.count)
+        turnRows.append(object.row)
+      }
+      if case .unrecorded? = object.turnSlots?[slot] {
+        object.turnSlots?[slot] = object.slots[slot].snapshot()
+      }
     }
+  }
+
+  func markUpdated(_ object: ManagedObject) {
+    guard !object.flags.contains(.updated) else { return }
+    object.flags.insert(.updated)
+    updatedCount += 1
+  }
+
+  func clearUpdated(_ object: ManagedObject) {
+    guard object.flags.contains(.updated) else { return }
+    object.flags.remove(.updated)
+    updatedCount -= 1
   }
 
   func write(_ value: Slot, to object: ManagedObject, slot: Int) {
@@ -191,9 +215,7 @@ extension ManagedObjectContext {
   /// Marks `object` deleted; with `propagating`, its delete rules run when the turn is
   /// processed (undo and rollback restore both sides explicitly and pass `false`).
   func markDeleted(_ object: ManagedObject, propagating: Bool = true) {
-    guard !object.flags.contains(.deleted), !object.flags.contains(.removed),
-      !turnDeletedSet.contains(object.row)
-    else { return }
+    guard object.flags.isDisjoint(with: [.deleted, .removed, .turnDeleted]) else { return }
     noteTurnActivity()
     if object.flags.contains(.inserted) {
       object.flags.remove(.inserted)
@@ -203,10 +225,10 @@ extension ManagedObjectContext {
     } else {
       object.flags.insert(.deleted)
       deletedRows.insert(object.row)
-      updatedRows.remove(object.row)
+      clearUpdated(object)
     }
+    object.flags.insert(.turnDeleted)
     turnDeleted.append(object.row)
-    turnDeletedSet.insert(object.row)
     if propagating { pendingDeletes.append(object.row) }
   }
 
@@ -224,7 +246,9 @@ extension ManagedObjectContext {
         switch relationship.deleteRule {
         case .nullify:
           for target in targets {
-            if let targetObject = self.object(atRow: target), !turnDeletedSet.contains(target) {
+            if let targetObject = self.object(atRow: target),
+              !targetObject.flags.contains(.turnDeleted)
+            {
               unlinkInverse(of: object, relationship: relationship, from: targetObject)
             }
           }
@@ -256,12 +280,9 @@ extension ManagedObjectContext {
     defer { isProcessingChanges = false }
     isTurnScheduled = false
     propagateDeletes()
-    guard !turnInserted.isEmpty || !turnDeleted.isEmpty || !turnOld.isEmpty else { return }
+    guard !turnInsertedRows.isEmpty || !turnDeleted.isEmpty || !turnRows.isEmpty else { return }
     let change = netTurnChange()
-    turnInserted.removeAll()
-    turnDeleted.removeAll()
-    turnDeletedSet.removeAll()
-    turnOld.removeAll()
+    clearTurn()
     guard !change.isEmpty else { return }
     registerUndo(of: change)
     if hasObservers { post(notification(for: change)) }
@@ -272,22 +293,43 @@ extension ManagedObjectContext {
   /// saved ones again stops being updated.
   private func netTurnChange() -> TurnChange {
     var change = TurnChange()
-    change.inserted = turnInserted.filter { !turnDeletedSet.contains($0) }.sorted()
-    change.deleted = turnDeleted.filter { !turnInserted.contains($0) }
-    var previous: Int32 = -1
-    var object: ManagedObject?
-    for (row, slot, value) in turnOld.sortedEntries() {
-      if row != previous {
-        previous = row
-        object = self.object(atRow: row)
-        settleUpdated(row)
+    var seen: Set<Int32> = []
+    for row in turnInsertedRows where seen.insert(row).inserted {
+      guard let object = object(atRow: row), object.flags.contains(.turnInserted),
+        !object.flags.contains(.turnDeleted)
+      else { continue }
+      change.inserted.append(row)
+    }
+    seen.removeAll()
+    for row in turnDeleted where seen.insert(row).inserted {
+      guard let object = object(atRow: row), object.flags.contains(.turnDeleted),
+        !object.flags.contains(.turnInserted)
+      else { continue }
+      change.deleted.append(row)
+    }
+    for row in turnRows {
+      guard let object = object(atRow: row), let olds = object.turnSlots else { continue }
+      for slot in olds.indices {
+        let old = olds[slot]
+        if case .unrecorded = old { continue }
+        guard !same(old, object.slots[slot]) else { continue }
+        change.rows.append(row)
+        change.slots.append(Int32(slot))
+        change.olds.append(old)
       }
-      guard let object, !same(value, object.slots[slot]) else { continue }
-      change.rows.append(row)
-      change.slots.append(Int32(slot))
-      change.olds.append(value)
+      if object.savedSlots != nil { settleUpdated(object) }
     }
     return change
+  }
+
+  /// Forgets the turn's records.
+  func clearTurn() {
+    for row in turnRows { table[Int(row)]?.turnSlots = nil }
+    for row in turnInsertedRows { table[Int(row)]?.flags.remove(.turnInserted) }
+    for row in turnDeleted { table[Int(row)]?.flags.remove(.turnDeleted) }
+    turnRows.removeAll()
+    turnInsertedRows.removeAll()
+    turnDeleted.removeAll()
   }
 
   private func notification(for change: TurnChange) -> ObjectsDidChangeNotification {

@@ -37,6 +37,15 @@ struct TurnChange {
 /// what they were before the change: an object whose values all match the saved ones again is
 /// no longer updated.
 extension ManagedObjectContext {
+  /// Forgets every saved-value record: after a save, or a rollback.
+  func forgetSavedValues() {
+    for row in savedRows {
+      table[Int(row)]?.savedSlots = nil
+      if let object = table[Int(row)] { clearUpdated(object) }
+    }
+    savedRows.removeAll()
+  }
+
   func registerUndo(of change: TurnChange) {
     guard let undoManager else { return }
     try? undoManager.registerUndo(withTarget: self, cost: change.cost) { context in
@@ -53,13 +62,15 @@ extension ManagedObjectContext {
     for row in change.deleted {
       if let object = object(atRow: row) { revive(object) }
     }
-    var touched: Set<Int32> = []
+    // A change lists each object's slots together, so each object settles once, after its last.
+    var pending: ManagedObject?
     for index in change.rows.indices {
       guard let object = object(atRow: change.rows[index]) else { continue }
+      if let previous = pending, previous !== object { settleUpdated(previous) }
+      pending = object
       write(change.olds[index].snapshot(), to: object, slot: Int(change.slots[index]))
-      touched.insert(object.row)
     }
-    for row in touched { settleUpdated(row) }
+    if let pending { settleUpdated(pending) }
     processPendingChanges()
   }
 
@@ -71,7 +82,7 @@ extension ManagedObjectContext {
     if object.flags.contains(.deleted) {
       object.flags.remove(.deleted)
       deletedRows.remove(row)
-      if committed.contains(row: row, count: object.slots.count) { updatedRows.insert(row) }
+      markUpdated(object)
     } else if object.flags.contains(.removed) {
       object.flags.remove(.removed)
       object.flags.insert(.inserted)
@@ -80,28 +91,32 @@ extension ManagedObjectContext {
     } else {
       return
     }
-    if turnDeletedSet.contains(row) {
-      turnDeletedSet.remove(row)
-      turnDeleted.removeAll { $0 == row }
-    } else {
-      turnInserted.insert(row)
+    if object.flags.contains(.turnDeleted) {
+      object.flags.remove(.turnDeleted)
+    } else if !object.flags.contains(.turnInserted) {
+      object.flags.insert(.turnInserted)
+      turnInsertedRows.append(row)
     }
-    settleUpdated(row)
+    settleUpdated(object)
   }
 
   /// Drops saved-value records that match the current values again; an object with none left
   /// is no longer updated.
-  func settleUpdated(_ row: Int32) {
-    guard let object = object(atRow: row), !committed.isEmpty else { return }
+  func settleUpdated(_ object: ManagedObject) {
+    guard let saved = object.savedSlots else {
+      clearUpdated(object)
+      return
+    }
     var remaining = false
-    for (slot, value) in committed.entries(of: row, count: object.slots.count) {
-      if same(value, object.slots[slot]) {
-        committed[row, slot] = nil
+    for slot in saved.indices {
+      if case .unrecorded = saved[slot] { continue }
+      if same(saved[slot], object.slots[slot]) {
+        object.savedSlots?[slot] = .unrecorded
       } else {
         remaining = true
       }
     }
-    if !remaining { updatedRows.remove(row) }
+    if !remaining || object.flags.contains(.deleted) { clearUpdated(object) }
   }
 
   // MARK: Rollback, reset, refresh
@@ -119,12 +134,14 @@ extension ManagedObjectContext {
     for row in deletedRows.sorted() {
       if let object = object(atRow: row) { revive(object) }
     }
-    for (row, slot, value) in committed.sortedEntries() {
-      guard let object = object(atRow: row) else { continue }
-      write(value.snapshot(), to: object, slot: slot)
+    for row in savedRows {
+      guard let object = object(atRow: row), let saved = object.savedSlots else { continue }
+      for slot in saved.indices {
+        if case .unrecorded = saved[slot] { continue }
+        write(saved[slot].snapshot(), to: object, slot: slot)
+      }
     }
-    committed.removeAll()
-    updatedRows.removeAll()
+    forgetSavedValues()
     discardedRows.removeAll()
     processPendingChanges()
     try? undoManager?.enableUndoRegistration()
@@ -142,14 +159,13 @@ extension ManagedObjectContext {
     table.removeAll()
     insertedRows.removeAll()
     deletedRows.removeAll()
-    updatedRows.removeAll()
     discardedRows.removeAll()
-    committed.removeAll()
-    turnInserted.removeAll()
+    savedRows.removeAll()
+    updatedCount = 0
+    turnRows.removeAll()
+    turnInsertedRows.removeAll()
     turnDeleted.removeAll()
-    turnDeletedSet.removeAll()
     pendingDeletes.removeAll()
-    turnOld.removeAll()
     undoManager?.removeAllActions()
   }
 
@@ -172,13 +188,15 @@ extension ManagedObjectContext {
     // Merging keeps the object's own changes and its transients; the other keys would take the
     // store's values, which in memory are the ones it already has.
     guard !mergeChanges else { return }
-    let count = object.slots.count
-    for (slot, value) in committed.entries(of: object.row, count: count) {
-      object.slots[slot] = value.snapshot()
+    if let saved = object.savedSlots {
+      for slot in saved.indices {
+        if case .unrecorded = saved[slot] { continue }
+        object.slots[slot] = saved[slot].snapshot()
+      }
     }
-    committed.remove(row: object.row, count: count)
-    updatedRows.remove(object.row)
-    turnOld.remove(row: object.row, count: count)
+    object.savedSlots = nil
+    object.turnSlots = nil
+    clearUpdated(object)
   }
 }
 
@@ -210,6 +228,10 @@ extension ManagedObjectContext {
           }
         }
       }
+    }
+    let flagged = table.reduce(0) { $0 + ($1?.flags.contains(.updated) == true ? 1 : 0) }
+    if flagged != updatedCount {
+      problems.append("\(flagged) objects are updated but the count says \(updatedCount)")
     }
     for row in insertedRows where table[Int(row)]?.flags.contains(.inserted) != true {
       problems.append("row \(row) is in insertedObjects without being inserted")

@@ -100,10 +100,11 @@ extension ManagedObject {
   /// The keys changed since the last save whose values differ from the saved ones, with their
   /// current values (`nil` for an empty value).
   public func changedValues() -> [String: Any?] {
-    guard let context = managedObjectContext else { return [:] }
+    guard let context = managedObjectContext, let saved = savedSlots else { return [:] }
     var values: [String: Any?] = [:]
-    for (slot, saved) in context.committed.entries(of: row, count: slots.count)
-    where !context.same(saved, slots[slot]) {
+    for slot in saved.indices {
+      if case .unrecorded = saved[slot] { continue }
+      guard !context.same(saved[slot], slots[slot]) else { continue }
       values[layout.properties[slot].name] = context.publicValue(slots[slot], slot: slot, of: self)
     }
     return values
@@ -118,7 +119,10 @@ extension ManagedObject {
     var values: [String: Any?] = [:]
     for key in keys ?? layout.properties.map(\.name) {
       let slot = try slot(of: key)
-      let saved = context.committed[row, slot] ?? slots[slot]
+      var saved = slots[slot]
+      if let recorded = savedSlots?[slot] {
+        if case .unrecorded = recorded {} else { saved = recorded }
+      }
       values[key] = context.publicValue(saved, slot: slot, of: self)
     }
     return values

@@ -22,8 +22,15 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   let layout: EntityLayout
   /// The object's place in its context's object table.
   let row: Int32
-  var flags: Flags = []
-  var slots: ContiguousArray<Slot>
+  // Hot paths write these many times per change; the context is single-threaded by design
+  // (not Sendable), so the runtime exclusivity check on each write buys nothing.
+  @exclusivity(unchecked) var flags: Flags = []
+  @exclusivity(unchecked) var slots: ContiguousArray<Slot>
+  /// The value at the last save of each slot changed since (`.unrecorded` for the others);
+  /// `nil` until the first such change.
+  @exclusivity(unchecked) var savedSlots: ContiguousArray<Slot>?
+  /// The value before the turn of each slot changed in the turn; `nil` until the first one.
+  @exclusivity(unchecked) var turnSlots: ContiguousArray<Slot>?
 
   struct Flags: OptionSet {
     let rawValue: UInt8
@@ -35,6 +42,12 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     static let removed = Flags(rawValue: 1 << 2)
     /// Saved at least once, so its ID is permanent.
     static let permanent = Flags(rawValue: 1 << 3)
+    /// A saved value differs from the current one.
+    static let updated = Flags(rawValue: 1 << 4)
+    /// Inserted (or brought back) in the current turn.
+    static let turnInserted = Flags(rawValue: 1 << 5)
+    /// Deleted in the current turn.
+    static let turnDeleted = Flags(rawValue: 1 << 6)
   }
 
   init(context: ManagedObjectContext, layout: EntityLayout, row: Int32) {
@@ -65,9 +78,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   public var isDeleted: Bool { flags.contains(.deleted) }
 
   /// Whether the object has unsaved changes to its values.
-  public var isUpdated: Bool {
-    managedObjectContext?.updatedRows.contains(row) ?? false
-  }
+  public var isUpdated: Bool { flags.contains(.updated) }
 
   /// Whether the object was inserted, updated or deleted since the last save.
   public var hasChanges: Bool { isInserted || isDeleted || isUpdated }

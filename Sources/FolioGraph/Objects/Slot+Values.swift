@@ -41,7 +41,7 @@ extension Slot {
     case (.boxed(let box), _):
       if case .attribute(let value) = box.value { return value }
       return nil
-    case (.object, _), (.objects, _): return nil
+    case (.object, _), (.objects, _), (.unrecorded, _): return nil
     }
   }
 
@@ -62,7 +62,7 @@ extension Slot {
       case .any(let value): return value
       case .attribute(let value): return Self.publicValue(of: value)
       }
-    case (.object, _), (.objects, _): return nil
+    case (.object, _), (.objects, _), (.unrecorded, _): return nil
     }
   }
 

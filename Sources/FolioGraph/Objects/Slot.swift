@@ -22,6 +22,8 @@ enum Slot {
   case object(Int32)
   /// A to-many relationship's targets.
   case objects(RowSet)
+  /// In a change record: no value recorded for this slot. Never an object's value.
+  case unrecorded
 
   var isNull: Bool {
     if case .null = self { return true }

@@ -38,9 +38,8 @@ extension ManagedObjectContext {
     }
     insertedRows.removeAll()
     deletedRows.removeAll()
-    updatedRows.removeAll()
     discardedRows.removeAll()
-    committed.removeAll()
+    forgetSavedValues()
   }
 
   static func validationError(_ failures: [ValidationFailure]) -> GraphError {
@@ -51,7 +50,7 @@ extension ManagedObjectContext {
 
   func validationFailures() -> [ValidationFailure] {
     var failures: [ValidationFailure] = []
-    let changed = (insertedRows.union(updatedRows)).sorted()
+    let changed = insertedRows.union(updatedRows).sorted()
     for row in changed {
       guard let object = object(atRow: row), object.flags.isDisjoint(with: [.deleted, .removed])
       else { continue }
@@ -243,6 +242,7 @@ extension ManagedObjectContext {
       return "x\(ObjectIdentifier(box))"
     case .object(let row): return "o\(row)"
     case .objects(let set): return "m\(set.rows.sorted())"
+    case .unrecorded: return "?"
     }
   }
 
