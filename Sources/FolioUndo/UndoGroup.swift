@@ -1,19 +1,37 @@
 /// One registered action: a closure and the (weakly held) target to run it on.
-struct UndoAction {
-  /// What an action costs before what its closure captures: the action itself, the closure's
-  /// context and the wrapper around the typed handler.
+///
+/// A class, so that groups hold one reference per action (moving actions between arrays copies
+/// no weak references), with the typed handler kept in ``TargetedAction`` so no wrapper closure
+/// is allocated per registration.
+class UndoAction {
+  /// What an action costs before what its closure captures: the action object and the
+  /// closure's context.
   static let baseCost = 96
 
-  weak var target: AnyObject?
   let targetID: ObjectIdentifier
   let cost: Int
-  let perform: (AnyObject) -> Void
 
-  init(target: AnyObject, cost: Int, perform: @escaping (AnyObject) -> Void) {
-    self.target = target
-    self.targetID = ObjectIdentifier(target)
+  init(targetID: ObjectIdentifier, cost: Int) {
+    self.targetID = targetID
     self.cost = cost
-    self.perform = perform
+  }
+
+  /// Runs the action on its target, if the target still exists.
+  func perform() {}
+}
+
+final class TargetedAction<Target: AnyObject>: UndoAction {
+  weak var target: Target?
+  let handler: (Target) -> Void
+
+  init(target: Target, cost: Int, handler: @escaping (Target) -> Void) {
+    self.target = target
+    self.handler = handler
+    super.init(targetID: ObjectIdentifier(target), cost: cost)
+  }
+
+  override func perform() {
+    if let target { handler(target) }
   }
 }
 

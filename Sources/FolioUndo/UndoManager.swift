@@ -77,12 +77,8 @@ public final class UndoManager {
     withTarget target: Target, cost: Int = 0, handler: @escaping (Target) -> Void
   ) throws(UndoError) {
     guard disableCount == 0 else { return }
-    let action = UndoAction(
-      target: target, cost: cost + UndoAction.baseCost,
-      perform: { object in
-        // The action only ever runs with the object it was registered with.
-        handler(unsafeDowncast(object, to: Target.self))
-      })
+    let action = TargetedAction(
+      target: target, cost: cost + UndoAction.baseCost, handler: handler)
     try record(action)
   }
 
@@ -258,8 +254,11 @@ public final class UndoManager {
     collected.userInfo = group.userInfo
     collector = collected
     if undoing { isUndoing = true } else { isRedoing = true }
-    for action in group.actions.reversed() {
-      if let target = action.target { action.perform(target) }
+    let actions = group.actions
+    var index = actions.count
+    while index > 0 {
+      index -= 1
+      actions[index].perform()
     }
     isUndoing = false
     isRedoing = false
