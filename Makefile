@@ -30,6 +30,7 @@ demo: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	.build/debug/folio replay Samples/*/*.undo
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift

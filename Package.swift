@@ -40,10 +40,15 @@ let package = Package(
       name: "Folio",
       dependencies: ["FolioModel", "FolioUndo", "FolioGraph"]
     ),
+    .target(
+      name: "FolioScript",
+      dependencies: ["Folio"]
+    ),
     .executableTarget(
       name: "folio",
       dependencies: [
         "FolioModel",
+        "FolioScript",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -72,6 +77,10 @@ let package = Package(
       name: "FolioCLITests",
       dependencies: ["folio", "FolioTestSupport"],
       exclude: ["Snapshots"]
+    ),
+    .testTarget(
+      name: "FolioScriptTests",
+      dependencies: ["FolioScript", "FolioTestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -12,6 +12,6 @@ struct FolioCommand: ParsableCommand {
         folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
       """,
     version: "0.1.0",
-    subcommands: [ModelCommand.self]
+    subcommands: [ModelCommand.self, ReplayCommand.self]
   )
 }

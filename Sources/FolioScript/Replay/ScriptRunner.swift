@@ -1,0 +1,303 @@
+import Folio
+import Foundation
+
+/// Runs undo scripts on a document: loads the model, drives a `ManagedObjectContext`, checks
+/// every `expect`.
+///
+/// A runner keeps the state one script builds: the model, the document (a context), and the
+/// variables bound to its objects. ``run(_:)`` starts from nothing each time and leaves that
+/// state behind for inspection.
+///
+/// A command that fails does not stop the script at once: its error is kept, and if the next
+/// command is `expect error CODE` and the code (or a validation rule of the error) matches,
+/// the script goes on. Otherwise the kept error stops the script. So does an `expect` that
+/// does not hold, unless `expect error expectation-failed` follows it.
+///
+/// ```swift
+/// let runner = ScriptRunner(output: { print($0) })
+/// try runner.run(Script(contentsOfFile: "Samples/Expenses/cascade.undo"))
+/// ```
+public final class ScriptRunner {
+  /// Whether each command is echoed, followed by the state it leaves.
+  public let isTracing: Bool
+  private let output: (String) -> Void
+
+  /// The model the last `model` command loaded.
+  public private(set) var model: ManagedObjectModel?
+  /// The document `new` started: the context the script changes.
+  public private(set) var context: ManagedObjectContext?
+
+  private var script: Script?
+  private var bindings: [String: ManagedObject] = [:]
+  /// Variable names in the order they were first bound, so an object's name is stable.
+  private var bindingOrder: [String] = []
+  /// The document's objects in the order the script met them, numbered from 1.
+  private(set) var knownObjects: [ManagedObject] = []
+  private var numbers: [ObjectIdentifier: Int] = [:]
+
+  /// Creates a runner that writes what `print`, `dump` and the trace produce to `output`, one
+  /// line per call.
+  ///
+  /// - Parameters:
+  ///   - trace: Whether to echo each command and the state it leaves. The default is `false`.
+  ///   - output: Where lines go. The default prints them.
+  public init(trace: Bool = false, output: @escaping (String) -> Void = { print($0) }) {
+    self.isTracing = trace
+    self.output = output
+  }
+
+  /// The object bound to `$variable`, if any.
+  public func object(named variable: String) -> ManagedObject? { bindings[variable] }
+
+  // MARK: Running
+
+  /// Runs every command of `script`, from an empty state.
+  ///
+  /// Undo: the script's changes go through the context's own API, so they register with its
+  /// undo manager as an app's would; `process` ends a turn.
+  ///
+  /// - Throws: The error that stopped the script, located at `file:line` (`file:line:column`
+  ///   for syntax): `ScriptError.Code.expectationFailed` for an `expect` that does not hold, or
+  ///   the code of a failing command that no `expect error` followed.
+  public func run(_ script: Script) throws(ScriptError) {
+    self.script = script
+    model = nil
+    closeDocument()
+    var pending: ScriptError?
+    for command in script.commands {
+      let expectsError: Bool
+      if case .expect(.error) = command.kind { expectsError = true } else { expectsError = false }
+      if let pending, !expectsError { throw pending }
+      if isTracing { output("\(script.file):\(command.location.line ?? 0): \(command.text)") }
+      do {
+        try execute(command, after: pending)
+        pending = nil
+        if isTracing { output("  -> \(stateSummary)") }
+      } catch {
+        pending = error
+        if isTracing { output("  -> error \(error.code.rawValue): \(error.message)") }
+      }
+    }
+    if let pending { throw pending }
+  }
+
+  private func execute(_ command: Command, after previous: ScriptError?) throws(ScriptError) {
+    let here = location(of: command)
+    switch command.kind {
+    case .model(let path):
+      let resolved = script?.resolve(path) ?? path
+      do {
+        model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: resolved))
+      } catch {
+        throw ScriptError.model(error, at: here)
+      }
+      closeDocument()
+    case .new:
+      guard let model else { throw ScriptError.noModel("new", at: here) }
+      closeDocument()
+      context = ManagedObjectContext(model: model)
+    case .insert(let entity, let variable, let assignments):
+      let context = try document(for: "insert", at: here)
+      let object = try graph(at: here) { () throws(GraphError) in
+        try context.insertNewObject(forEntityName: entity)
+      }
+      register(object)
+      bind(variable, to: object)
+      for assignment in assignments {
+        try set(assignment.key, of: object, to: assignment.value, at: here)
+      }
+    case .set(let variable, let key, let value):
+      _ = try document(for: "set", at: here)
+      try set(key, of: try lookup(variable, at: here), to: value, at: here)
+    case .add(let variable, let key, let value):
+      _ = try document(for: "add", at: here)
+      let object = try lookup(variable, at: here)
+      for target in try objects(in: value, for: "add", at: here) {
+        try graph(at: here) { () throws(GraphError) in try object.add(target, toKey: key) }
+      }
+    case .remove(let variable, let key, let value):
+      _ = try document(for: "remove", at: here)
+      let object = try lookup(variable, at: here)
+      for target in try objects(in: value, for: "remove", at: here) {
+        try graph(at: here) { () throws(GraphError) in try object.remove(target, fromKey: key) }
+      }
+    case .delete(let variable):
+      let context = try document(for: "delete", at: here)
+      let object = try lookup(variable, at: here)
+      try graph(at: here) { () throws(GraphError) in try context.delete(object) }
+    case .validate:
+      let context = try document(for: "validate", at: here)
+      try graph(at: here) { () throws(GraphError) in try context.validate() }
+    case .process:
+      try document(for: "process", at: here).processPendingChanges()
+    case .expect(let expression):
+      try expect(expression, after: previous, at: here)
+    case .print(let expression):
+      output(text(of: try evaluate(expression, at: here)))
+    case .dump:
+      _ = try document(for: "dump", at: here)
+      for line in dumpLines() { output(line) }
+    case .turn, .begin, .end, .name, .undo, .redo, .undoNested, .levels, .disable, .enable,
+      .groupsByEvent, .rollback, .reset, .refresh:
+      throw ScriptError.unsupported(command.name, arrival: Arrival.undo, at: here)
+    case .open, .save, .close:
+      throw ScriptError.unsupported(command.name, arrival: Arrival.stores, at: here)
+    case .fetch:
+      throw ScriptError.unsupported(command.name, arrival: Arrival.fetching, at: here)
+    case .invalid(let syntax):
+      throw syntax.error
+    }
+  }
+
+  /// Where the parts of Folio that are not built yet arrive, for `unsupported` messages.
+  enum Arrival {
+    static let undo = "the undo manager, issue 4"
+    static let stores = "the stores, issue 5"
+    static let fetching = "fetching, issue 6"
+  }
+
+  // MARK: State
+
+  private func closeDocument() {
+    context = nil
+    bindings = [:]
+    bindingOrder = []
+    knownObjects = []
+    numbers = [:]
+  }
+
+  private func register(_ object: ManagedObject) {
+    guard numbers[ObjectIdentifier(object)] == nil else { return }
+    knownObjects.append(object)
+    numbers[ObjectIdentifier(object)] = knownObjects.count
+  }
+
+  private func bind(_ variable: String, to object: ManagedObject) {
+    if bindings[variable] == nil { bindingOrder.append(variable) }
+    bindings[variable] = object
+  }
+
+  /// The object's number: its place in the order the script met the document's objects.
+  func number(of object: ManagedObject) -> Int {
+    register(object)
+    return numbers[ObjectIdentifier(object)] ?? 0
+  }
+
+  /// How scripts name an object: its first bound variable, or `Entity#N`.
+  func name(of object: ManagedObject) -> String {
+    for variable in bindingOrder where bindings[variable] === object { return "$\(variable)" }
+    return "\(object.entityName)#\(number(of: object))"
+  }
+
+  func document(for command: String, at here: InputLocation) throws(ScriptError)
+    -> ManagedObjectContext
+  {
+    guard let context else { throw ScriptError.noDocument(command, at: here) }
+    return context
+  }
+
+  func lookup(_ variable: String, at here: InputLocation) throws(ScriptError) -> ManagedObject {
+    guard let object = bindings[variable] else {
+      throw ScriptError.unknownVariable(variable, bound: bindingOrder, at: here)
+    }
+    return object
+  }
+
+  /// Whether `object` is deleted: marked deleted, or inserted and deleted before a save, and
+  /// so gone from the graph.
+  func isDeleted(_ object: ManagedObject) -> Bool {
+    guard let context else { return true }
+    return object.isDeleted || context.object(with: object.objectID) == nil
+  }
+
+  private func location(of command: Command) -> InputLocation {
+    InputLocation(file: command.location.file, line: command.location.line)
+  }
+
+  // MARK: Changing the graph
+
+  /// Runs a graph call, turning its error into a script error at `here`.
+  @discardableResult
+  func graph<T>(at here: InputLocation, _ body: () throws(GraphError) -> T) throws(ScriptError)
+    -> T
+  {
+    do {
+      return try body()
+    } catch {
+      throw ScriptError.graph(error, at: here, details: error.failures.map(describe))
+    }
+  }
+
+  /// `Entity.key ($name): message`, for a validation failure.
+  private func describe(_ failure: ValidationFailure) -> String {
+    let place = failure.key.map { "\(failure.entityName).\($0)" } ?? failure.entityName
+    let object = knownObjects.first { $0.objectID == failure.objectID }
+    return "\(place) (\(object.map(name) ?? failure.objectID.description)): \(failure.message)"
+  }
+
+  private func set(
+    _ key: String, of object: ManagedObject, to value: ScriptValue, at here: InputLocation
+  )
+    throws(ScriptError)
+  {
+    let argument = try argument(value, for: key, of: object, at: here)
+    try graph(at: here) { () throws(GraphError) in try object.setValue(argument, forKey: key) }
+  }
+
+  /// The Swift value `setValue(_:forKey:)` takes for `value`: a decimal literal becomes a
+  /// `Double` or `Float` for attributes of those types, a string a `URL` for a URI or object ID
+  /// attribute, and a list of objects an array of them.
+  private func argument(
+    _ value: ScriptValue, for key: String, of object: ManagedObject, at here: InputLocation
+  ) throws(ScriptError) -> Any? {
+    let type = object.entity.attribute(named: key)?.attributeType
+    switch value {
+    case .null: return nil
+    case .string(let text):
+      if type == .uri || type == .objectID, let url = URL(string: text) { return url }
+      return text
+    case .integer(let number): return number
+    case .decimal(let number):
+      switch type {
+      case .double?:
+        return Double(number.description) ?? NSDecimalNumber(decimal: number).doubleValue
+      case .float?: return Float(number.description) ?? NSDecimalNumber(decimal: number).floatValue
+      default: return number
+      }
+    case .boolean(let flag): return flag
+    case .date(let date): return date
+    case .uuid(let uuid): return uuid
+    case .data(let data): return data
+    case .variable(let name): return try lookup(name, at: here)
+    case .list(let values):
+      var objects: [ManagedObject] = []
+      var items: [Any] = []
+      for item in values {
+        let converted = try argument(item, for: key, of: object, at: here)
+        if let object = converted as? ManagedObject { objects.append(object) }
+        items.append(converted as Any)
+      }
+      return objects.count == items.count ? objects : items
+    }
+  }
+
+  /// The objects `add` or `remove` takes: one `$variable`, or a list of them.
+  private func objects(in value: ScriptValue, for command: String, at here: InputLocation)
+    throws(ScriptError) -> [ManagedObject]
+  {
+    switch value {
+    case .variable(let name): return [try lookup(name, at: here)]
+    case .list(let values):
+      var objects: [ManagedObject] = []
+      for item in values {
+        guard case .variable(let name) = item else {
+          throw ScriptError.notObjects(command, found: item.text, at: here)
+        }
+        objects.append(try lookup(name, at: here))
+      }
+      return objects
+    default:
+      throw ScriptError.notObjects(command, found: value.text, at: here)
+    }
+  }
+}

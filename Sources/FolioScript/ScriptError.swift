@@ -1,0 +1,320 @@
+import Folio
+
+/// An error in an undo script: a line that does not parse, a command that fails, or an
+/// `expect` that does not hold.
+///
+/// ``code`` has a stable kebab-case name (its raw value) that scripts match with
+/// `expect error CODE`; errors from the object graph and the model keep their meaning under
+/// the names listed in `Formats/undo-script.md`. Syntax errors are located at
+/// `file:line:column`, errors from running a command at `file:line`.
+public struct ScriptError: Error, CustomStringConvertible {
+  /// What went wrong, to switch on; the raw value is the name scripts use.
+  public enum Code: String, Sendable, Hashable, CaseIterable {
+    /// A line that does not parse.
+    case syntax
+    /// A script file that cannot be read.
+    case io
+    /// A model that does not load (any `ModelError`).
+    case model
+    /// A command that needs a model before `model PATH` loaded one.
+    case noModel = "no-model"
+    /// A command that needs a document before `new` started one.
+    case noDocument = "no-document"
+    /// A `$variable` that no command bound.
+    case unknownVariable = "unknown-variable"
+    /// A command of a part that is not built yet (undo, stores, fetching).
+    case unsupported
+    /// An `expect` that does not hold.
+    case expectationFailed = "expectation-failed"
+    /// No entity of that name (`GraphError.Code.unknownEntity`).
+    case unknownEntity = "unknown-entity"
+    /// No property of that name (`GraphError.Code.unknownKey`).
+    case unknownKey = "unknown-key"
+    /// A value of the wrong type, or values that cannot be compared.
+    case typeMismatch = "type-mismatch"
+    /// An object of an abstract entity (`GraphError.Code.abstractEntity`).
+    case abstractEntity = "abstract-entity"
+    /// An object that left the context (`GraphError.Code.notRegistered`).
+    case notRegistered = "not-registered"
+    /// An object ID that names no object (`GraphError.Code.objectNotFound`).
+    case objectNotFound = "object-not-found"
+    /// A derived attribute that was set (`GraphError.Code.readOnly`).
+    case readOnly = "read-only"
+    /// Objects that do not validate (`GraphError.Code.validation`).
+    case validation
+    /// A Deny delete rule that refuses a deletion (`GraphError.Code.deny`).
+    case deny
+    /// A key path the graph cannot evaluate (`GraphError.Code.invalidKeyPath`).
+    case invalidKeyPath = "invalid-key-path"
+
+    /// The script code for an object-graph error code.
+    public init(_ code: GraphError.Code) {
+      switch code {
+      case .unknownEntity: self = .unknownEntity
+      case .unknownKey: self = .unknownKey
+      case .typeMismatch: self = .typeMismatch
+      case .abstractEntity: self = .abstractEntity
+      case .notRegistered: self = .notRegistered
+      case .objectNotFound: self = .objectNotFound
+      case .readOnly: self = .readOnly
+      case .validation: self = .validation
+      case .deny: self = .deny
+      case .invalidKeyPath: self = .invalidKeyPath
+      }
+    }
+  }
+
+  /// What went wrong, to switch on.
+  public var code: Code
+  /// One sentence: what was expected and what was found.
+  public var message: String
+  /// Where: `file:line:column` for syntax errors, `file:line` (and `Entity.key` when the graph
+  /// names one) for the others.
+  public var location: InputLocation?
+  /// Further lines under the message: one per validation failure.
+  public var details: [String]
+  /// The error that caused this one: a `GraphError` or `ModelError`, if any.
+  public var underlying: (any Error)?
+
+  /// Creates an error; prefer the static factories, which word the message.
+  public init(
+    _ code: Code, _ message: String, at location: InputLocation? = nil, details: [String] = [],
+    underlying: (any Error)? = nil
+  ) {
+    self.code = code
+    self.message = message
+    self.location = location
+    self.details = details
+    self.underlying = underlying
+  }
+
+  /// `location: message`, then one indented line per detail.
+  public var description: String {
+    var text = message
+    if let location, !location.description.isEmpty { text = "\(location): \(message)" }
+    for detail in details { text += "\n  \(detail)" }
+    return text
+  }
+
+  /// Whether `expect error name` accepts this error: `name` is its code, or the rule of one
+  /// of the validation failures it carries.
+  public func matches(_ name: String) -> Bool {
+    if code.rawValue == name { return true }
+    guard let graph = underlying as? GraphError else { return false }
+    return graph.failures.contains { Self.name(of: $0.rule) == name }
+  }
+
+  /// The stable kebab-case name of a validation rule: `minimum-length`.
+  public static func name(of rule: ValidationFailure.Rule) -> String {
+    switch rule {
+    case .required: "required"
+    case .minimumValue: "minimum-value"
+    case .maximumValue: "maximum-value"
+    case .minimumLength: "minimum-length"
+    case .maximumLength: "maximum-length"
+    case .pattern: "pattern"
+    case .minimumCount: "minimum-count"
+    case .maximumCount: "maximum-count"
+    case .deny: "deny"
+    case .uniqueness: "uniqueness"
+    case .custom: "custom"
+    }
+  }
+
+  /// Every name `expect error` accepts: the codes, the validation rules, and the codes the
+  /// undo commands (part U) will add.
+  static let knownNames: [String] =
+    Code.allCases.map(\.rawValue)
+    + ValidationFailure.Rule.allCases.map { name(of: $0) }.filter { $0 != "deny" }
+    + ["open-group", "no-open-group", "enable-without-disable"]
+}
+
+// MARK: Syntax errors
+
+extension ScriptError {
+  static func expected(_ what: String, found: String, at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "expected \(what), found \(found)", at: location)
+  }
+
+  static func unknownCommand(_ name: String, known: [String], at location: InputLocation)
+    -> ScriptError
+  {
+    ScriptError(
+      .syntax,
+      "unknown command \"\(name)\"\(ModelError.suggestion(for: name, among: known))",
+      at: location)
+  }
+
+  static func unknownErrorCode(_ name: String, at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .syntax,
+      "unknown error code \"\(name)\"\(ModelError.suggestion(for: name, among: knownNames))",
+      at: location)
+  }
+
+  static func unterminatedString(at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .syntax, "unterminated string (a string ends with \" on its own line)", at: location)
+  }
+
+  static func invalidEscape(_ escape: String, at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "invalid escape \"\(escape)\" in a string", at: location)
+  }
+
+  static func controlCharacter(_ scalar: Unicode.Scalar, at location: InputLocation)
+    -> ScriptError
+  {
+    let hex = String(scalar.value, radix: 16, uppercase: true)
+    let code = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    return ScriptError(
+      .syntax, "control character U+\(code) in a string (write it as \\u\(code))", at: location)
+  }
+
+  static func invalidNumber(_ text: String, at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "invalid number \"\(text)\"", at: location)
+  }
+
+  static func numberOutOfRange(_ text: String, at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "number \(text) is out of range", at: location)
+  }
+
+  static func invalidDate(_ text: String, at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .syntax,
+      "invalid date \"\(text)\" (expected @YYYY-MM-DD or @YYYY-MM-DDTHH:MM:SSZ)", at: location)
+  }
+
+  static func invalidUUID(_ text: String, at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "invalid UUID \"\(text)\"", at: location)
+  }
+
+  static func invalidBase64(_ text: String, at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "invalid base64 data \"\(text)\"", at: location)
+  }
+
+  static func unexpectedCharacter(_ scalar: Unicode.Scalar, at location: InputLocation)
+    -> ScriptError
+  {
+    ScriptError(.syntax, "unexpected character \"\(Character(scalar))\"", at: location)
+  }
+
+  static func missingVariableName(at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "\"$\" must be followed by a variable name", at: location)
+  }
+
+  static func missingKey(after text: String, at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "expected a key after \".\" in \"\(text)\"", at: location)
+  }
+
+  static func errorOnlyAfterExpect(at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "\"error\" can only follow \"expect\"", at: location)
+  }
+}
+
+// MARK: Files
+
+extension ScriptError {
+  static func fileNotFound(_ path: String) -> ScriptError {
+    ScriptError(.io, "no such file", at: InputLocation(file: path))
+  }
+
+  static func unreadable(_ path: String, reason: String) -> ScriptError {
+    ScriptError(.io, "cannot read the script (\(reason))", at: InputLocation(file: path))
+  }
+
+  static func notUTF8(_ path: String) -> ScriptError {
+    ScriptError(.io, "the script is not UTF-8 text", at: InputLocation(file: path))
+  }
+}
+
+// MARK: Running
+
+extension ScriptError {
+  static func model(_ error: any Error, at location: InputLocation) -> ScriptError {
+    ScriptError(.model, "\(error)", at: location, underlying: error)
+  }
+
+  static func graph(_ error: GraphError, at location: InputLocation, details: [String])
+    -> ScriptError
+  {
+    var place = location
+    place.entity = error.location?.entity
+    place.property = error.location?.property
+    return ScriptError(
+      Code(error.code), error.message, at: place, details: details, underlying: error)
+  }
+
+  static func noModel(_ command: String, at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .noModel, "\"\(command)\" needs a model: load one with \"model PATH\" first", at: location)
+  }
+
+  static func noDocument(_ command: String, at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .noDocument, "\"\(command)\" needs a document: start one with \"new\" first", at: location)
+  }
+
+  static func unknownVariable(_ name: String, bound: [String], at location: InputLocation)
+    -> ScriptError
+  {
+    let suggestion = ModelError.suggestion(for: "$\(name)", among: bound.map { "$\($0)" })
+    return ScriptError(.unknownVariable, "unknown variable $\(name)\(suggestion)", at: location)
+  }
+
+  static func unsupported(_ feature: String, arrival: String, at location: InputLocation)
+    -> ScriptError
+  {
+    ScriptError(
+      .unsupported, "\(feature): not yet supported (arrives with \(arrival))", at: location)
+  }
+
+  static func cannotCompare(
+    _ left: String, with right: String, using operation: String, at location: InputLocation
+  ) -> ScriptError {
+    ScriptError(
+      .typeMismatch, "cannot compare \(left) with \(right) using \(operation)", at: location)
+  }
+
+  static func notObjects(_ command: String, found: String, at location: InputLocation)
+    -> ScriptError
+  {
+    ScriptError(
+      .typeMismatch, "\"\(command)\" takes an object or a list of objects, found \(found)",
+      at: location)
+  }
+
+  static func notHeld(_ expression: String, found: String, at location: InputLocation)
+    -> ScriptError
+  {
+    ScriptError(.expectationFailed, "expected \(expression), found \(found)", at: location)
+  }
+
+  static func notHeld(_ expression: String, because state: String, at location: InputLocation)
+    -> ScriptError
+  {
+    ScriptError(.expectationFailed, "expected \(expression), but \(state)", at: location)
+  }
+
+  static func noError(_ code: String, at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .expectationFailed, "expected error \(code), but the previous command succeeded",
+      at: location)
+  }
+
+  static func otherError(_ code: String, found error: ScriptError, at location: InputLocation)
+    -> ScriptError
+  {
+    ScriptError(
+      .expectationFailed,
+      "expected error \(code), but the previous command failed with \(error.code.rawValue): "
+        + error.message,
+      at: location)
+  }
+
+  static func notNegatable(_ expression: String, at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .typeMismatch,
+      "\"!\" applies to has-changes, can-undo, can-redo and deleted, not to \(expression)",
+      at: location)
+  }
+}

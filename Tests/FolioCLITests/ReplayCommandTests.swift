@@ -1,0 +1,170 @@
+import FolioTestSupport
+import Foundation
+import Testing
+
+/// Writes `scripts` (name → text) into a fresh folder, with a copy of the Expenses model next to
+/// them, and returns the folder.
+private func folder(with scripts: [String: String]) throws -> URL {
+  let folder = try makeTemporaryFolder()
+  try FileManager.default.copyItem(
+    at: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xcdatamodeld"),
+    to: folder.appendingPathComponent("Expenses.xcdatamodeld"))
+  for (name, text) in scripts {
+    try Data(text.utf8).write(to: folder.appendingPathComponent(name))
+  }
+  return folder
+}
+
+private let passing = """
+  model Expenses.xcdatamodeld
+  new
+  insert Person $p name="Ada"
+  insert Spending $s amount=42.5 person=$p
+  expect $p.spendings.@sum.amount == 42.5
+  print $p.spendings
+  """
+
+private let failing = """
+  model Expenses.xcdatamodeld
+  new
+  insert Person $p name="Ada"
+  print $p.name
+  expect $p.name == "Bob"
+  print $p.name
+  """
+
+@Suite("folio replay")
+struct ReplayCommandTests {
+  @Test("the sample scripts all pass")
+  func samples() throws {
+    let samples = packageRoot.appendingPathComponent("Samples")
+    var scripts: [String] = []
+    for model in ["Company", "Expenses", "Messaging"] {
+      let names = try FileManager.default.contentsOfDirectory(
+        atPath: samples.appendingPathComponent(model).path)
+      scripts += names.filter { $0.hasSuffix(".undo") }.sorted().map { "Samples/\(model)/\($0)" }
+    }
+    #expect(scripts.count >= 9)
+    let result = try run(folio, ["replay"] + scripts)
+    #expect(result.standardError == "")
+    #expect(result.status == 0)
+  }
+
+  @Test("a script whose expectations hold exits 0 and prints what it prints")
+  func passingScript() throws {
+    let directory = try folder(with: ["pass.undo": passing])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let result = try run(folio, ["replay", "pass.undo"], in: directory)
+    #expect(result.status == 0)
+    #expect(result.standardOutput == "[$s]\n")
+    #expect(result.standardError == "")
+  }
+
+  @Test("a failing expect exits 1 with FILE:LINE: message, after what ran before it")
+  func failingExpect() throws {
+    let directory = try folder(with: ["fail.undo": failing])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let result = try run(folio, ["replay", "fail.undo"], in: directory)
+    #expect(result.status == 1)
+    #expect(result.standardOutput == "\"Ada\"\n")
+    #expect(result.standardError == "fail.undo:5: expected $p.name == \"Bob\", found \"Ada\"\n")
+  }
+
+  @Test("every script runs, and one failure makes the exit status 1")
+  func severalScripts() throws {
+    let directory = try folder(with: ["a.undo": passing, "b.undo": failing, "c.undo": passing])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let result = try run(
+      folio, ["replay", "a.undo", "b.undo", "c.undo", "nope.undo"], in: directory)
+    #expect(result.status == 1)
+    #expect(result.standardOutput == "[$s]\n\"Ada\"\n[$s]\n")
+    #expect(
+      result.standardError
+        == "b.undo:5: expected $p.name == \"Bob\", found \"Ada\"\nnope.undo: no such file\n")
+  }
+
+  @Test("a failing command reports its error and validation failures")
+  func failingCommand() throws {
+    let script = """
+      model Expenses.xcdatamodeld
+      new
+      insert Person $p name=nil
+      validate
+      """
+    let directory = try folder(with: ["invalid.undo": script])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let result = try run(folio, ["replay", "invalid.undo"], in: directory)
+    #expect(result.status == 1)
+    #expect(
+      result.standardError == """
+        invalid.undo:4: the changes do not validate (1 failure)
+          Person.name ($p): a value is required
+
+        """)
+  }
+
+  @Test("a typo'd command is a syntax error with file, line and column, and nothing runs")
+  func typo() throws {
+    let script = "model Expenses.xcdatamodeld\nnew\nprint count Person\n  insret Person $p\n"
+    let directory = try folder(with: ["typo.undo": script])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let result = try run(folio, ["replay", "typo.undo"], in: directory)
+    #expect(result.status == 1)
+    #expect(result.standardOutput == "")
+    #expect(
+      result.standardError
+        == "typo.undo:4:3: unknown command \"insret\" (did you mean \"insert\"?)\n")
+  }
+
+  @Test("--trace echoes each command and the state it leaves")
+  func trace() throws {
+    let directory = try folder(with: ["pass.undo": passing])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let result = try run(folio, ["replay", "--trace", "pass.undo"], in: directory)
+    #expect(result.status == 0)
+    #expect(
+      result.standardOutput == """
+        pass.undo:1: model Expenses.xcdatamodeld
+          -> model loaded, no document
+        pass.undo:2: new
+          -> 0 objects (0 inserted, 0 updated, 0 deleted), no changes
+        pass.undo:3: insert Person $p name="Ada"
+          -> 1 object (1 inserted, 0 updated, 0 deleted), has changes
+        pass.undo:4: insert Spending $s amount=42.5 person=$p
+          -> 2 objects (2 inserted, 0 updated, 0 deleted), has changes
+        pass.undo:5: expect $p.spendings.@sum.amount == 42.5
+          -> 2 objects (2 inserted, 0 updated, 0 deleted), has changes
+        pass.undo:6: print $p.spendings
+        [$s]
+          -> 2 objects (2 inserted, 0 updated, 0 deleted), has changes
+
+        """)
+  }
+
+  @Test("paths in a script are relative to its folder, not the current one")
+  func relativePaths() throws {
+    let directory = try folder(with: [:])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try Data(passing.utf8).write(to: directory.appendingPathComponent("pass.undo"))
+    let result = try run(folio, ["replay", directory.appendingPathComponent("pass.undo").path])
+    #expect(result.status == 0)
+    #expect(result.standardOutput == "[$s]\n")
+  }
+
+  @Test(
+    "bad usage exits with status 64",
+    arguments: [["replay"], ["replay", "--bogus", "x.undo"], ["replay", "--trace"]])
+  func badUsage(arguments: [String]) throws {
+    let result = try run(folio, arguments)
+    #expect(result.status == 64)
+    #expect(result.standardError.hasPrefix("Error: "))
+  }
+
+  @Test("help shows an example")
+  func help() throws {
+    let result = try run(folio, ["replay", "--help"])
+    #expect(result.status == 0)
+    #expect(result.standardOutput.contains("Example"))
+    #expect(result.standardOutput.contains("folio replay Samples/Expenses/cascade.undo"))
+  }
+}
