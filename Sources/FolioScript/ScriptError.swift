@@ -46,6 +46,22 @@ public struct ScriptError: Error, CustomStringConvertible {
     case deny
     /// A key path the graph cannot evaluate (`GraphError.Code.invalidKeyPath`).
     case invalidKeyPath = "invalid-key-path"
+    /// Undo or redo with nested groups open, or while undoing (`UndoError.Code.openGroup`).
+    case openGroup = "open-group"
+    /// `end` with no group open, or a change with no group while not grouping by event
+    /// (`UndoError.Code.noOpenGroup`).
+    case noOpenGroup = "no-open-group"
+    /// `enable` more often than `disable` (`UndoError.Code.enableWithoutDisable`).
+    case enableWithoutDisable = "enable-without-disable"
+
+    /// The script code for an undo-manager error code.
+    public init(_ code: UndoError.Code) {
+      switch code {
+      case .openGroup: self = .openGroup
+      case .noOpenGroup: self = .noOpenGroup
+      case .enableWithoutDisable: self = .enableWithoutDisable
+      }
+    }
 
     /// The script code for an object-graph error code.
     public init(_ code: GraphError.Code) {
@@ -242,6 +258,10 @@ extension ScriptError {
     place.property = error.location?.property
     return ScriptError(
       Code(error.code), error.message, at: place, details: details, underlying: error)
+  }
+
+  static func undo(_ error: UndoError, at location: InputLocation) -> ScriptError {
+    ScriptError(Code(error.code), error.message, at: location, underlying: error)
   }
 
   static func noModel(_ command: String, at location: InputLocation) -> ScriptError {

@@ -34,7 +34,9 @@ struct SampleScriptTests {
       let script = try Script(contentsOfFile: packageRoot.appendingPathComponent(path).path)
       #expect(
         script.commands.prefix(2).map(\.kind) == [.model(path: "\(model).xcdatamodeld"), .new])
-      #expect(script.commands.allSatisfy { $0.part == .graph }, "only part G commands")
+      #expect(
+        script.commands.allSatisfy { $0.part == .graph || $0.part == .undo },
+        "only the parts built so far: graph and undo commands")
     }
   }
 }
@@ -112,5 +114,21 @@ struct LiteralTests {
       RuntimeValue.equal(
         .list([.integer(1), .string("a")], isOrdered: true),
         .list([.integer(1), .integer(2)], isOrdered: true)) == false)
+  }
+}
+
+@Suite("Undo sample scripts")
+struct UndoSampleTests {
+  @Test("samples show undo: turns, cascades, ordered positions, limits and misuse")
+  func undoSamplesExist() throws {
+    let undoScripts = sampleScripts.filter { $0.contains("/undo-") }
+    #expect(undoScripts.count >= 4)
+    let commands = try undoScripts.flatMap { path in
+      try Script(contentsOfFile: packageRoot.appendingPathComponent(path).path).commands.map(\.name)
+    }
+    for name in ["turn", "begin", "end", "undo", "redo", "levels", "disable", "enable", "rollback"]
+    {
+      #expect(commands.contains(name), "no sample uses \(name)")
+    }
   }
 }

@@ -437,38 +437,6 @@ struct ScriptRunnerTests {
   }
 
   static let unsupported: [ExpectCase] = [
-    ExpectCase("turn", "turn: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "begin \"Typing\"", "begin: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase("end", "end: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "name \"Typing\"", "name: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase("undo", "undo: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase("redo", "redo: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "undo-nested", "undo-nested: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase("levels 3", "levels: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase("disable", "disable: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase("enable", "enable: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "groups-by-event off",
-      "groups-by-event: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase("rollback", "rollback: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase("reset", "reset: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "refresh $b merge", "refresh: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "expect can-undo", "can-undo: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "expect !can-redo", "can-redo: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "expect undo-name == \"Typing\"",
-      "undo-name: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "print redo-name", "redo-name: not yet supported (arrives with the undo manager, issue 4)"),
-    ExpectCase(
-      "expect grouping-level == 0",
-      "grouping-level: not yet supported (arrives with the undo manager, issue 4)"),
     ExpectCase("open store.xml", "open: not yet supported (arrives with the stores, issue 5)"),
     ExpectCase("save", "save: not yet supported (arrives with the stores, issue 5)"),
     ExpectCase("save copy.xml", "save: not yet supported (arrives with the stores, issue 5)"),
@@ -478,7 +446,7 @@ struct ScriptRunnerTests {
     ),
   ]
 
-  @Test("undo, store and fetch commands are not yet supported, by name", arguments: unsupported)
+  @Test("store and fetch commands are not yet supported, by name", arguments: unsupported)
   func unsupportedCommands(_ expectCase: ExpectCase) {
     let result = replay(library + expectCase.line)
     #expect(result.failure == "t.undo:6: \(expectCase.message ?? "")")

@@ -48,10 +48,18 @@ extension ManagedObjectContext {
 
   func registerUndo(of change: TurnChange) {
     guard let undoManager else { return }
-    try? undoManager.registerUndo(withTarget: self, cost: change.cost) { context in
-      context.applyBackwards(change)
+    do {
+      try undoManager.registerUndo(withTarget: self, cost: change.cost) { context in
+        context.applyBackwards(change)
+      }
+      undoRegistrationError = nil
+    } catch {
+      undoRegistrationError = error
     }
   }
+
+  /// Forgets ``undoRegistrationError`` once it has been reported.
+  public func clearUndoRegistrationError() { undoRegistrationError = nil }
 
   /// Reverts `change`, then processes the result (which registers its inverse).
   func applyBackwards(_ change: TurnChange) {

@@ -57,6 +57,11 @@ public final class ManagedObjectContext {
   @exclusivity(unchecked) var turnRows: [Int32] = []
 
   @exclusivity(unchecked) var isProcessingChanges = false
+  /// Why the last processed turn could not be registered with the undo manager: with
+  /// `groupsByEvent` off and no group open, there is nowhere to register (Cocoa raises an
+  /// exception). The turn's changes stay in the graph but cannot be undone. `nil` once a turn
+  /// registers again.
+  public internal(set) var undoRegistrationError: UndoError?
   @exclusivity(unchecked) var isTurnScheduled = false
   var undoObserver: Int?
 

@@ -70,8 +70,16 @@ extension ScriptRunner {
       return .boolean(try document(for: "has-changes", at: here).hasChanges)
     case .deleted(let variable):
       return .boolean(isDeleted(try lookup(variable, at: here)))
-    case .canUndo, .canRedo, .undoName, .redoName, .groupingLevel:
-      throw ScriptError.unsupported(expression.text, arrival: Arrival.undo, at: here)
+    case .canUndo:
+      return .boolean(try undoManager(for: "can-undo", at: here).canUndo)
+    case .canRedo:
+      return .boolean(try undoManager(for: "can-redo", at: here).canRedo)
+    case .undoName:
+      return .string(try undoManager(for: "undo-name", at: here).undoActionName)
+    case .redoName:
+      return .string(try undoManager(for: "redo-name", at: here).redoActionName)
+    case .groupingLevel:
+      return .integer(Int64(try undoManager(for: "grouping-level", at: here).groupingLevel))
     case .not(let inner):
       guard case .boolean(let flag) = try evaluate(inner, at: here) else {
         throw ScriptError.notNegatable(inner.text, at: here)

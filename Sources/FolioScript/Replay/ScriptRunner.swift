@@ -26,6 +26,8 @@ public final class ScriptRunner {
   public private(set) var model: ManagedObjectModel?
   /// The document `new` started: the context the script changes.
   public private(set) var context: ManagedObjectContext?
+  /// The document's event loop: `turn` ends a turn.
+  public private(set) var eventLoop: ManualEventLoop?
 
   private var script: Script?
   private var bindings: [String: ManagedObject] = [:]
@@ -95,7 +97,9 @@ public final class ScriptRunner {
     case .new:
       guard let model else { throw ScriptError.noModel("new", at: here) }
       closeDocument()
-      context = ManagedObjectContext(model: model)
+      let loop = ManualEventLoop()
+      eventLoop = loop
+      context = ManagedObjectContext(model: model, undoManager: UndoManager(eventLoop: loop))
     case .insert(let entity, let variable, let assignments):
       let context = try document(for: "insert", at: here)
       let object = try graph(at: here) { () throws(GraphError) in
@@ -129,7 +133,9 @@ public final class ScriptRunner {
       let context = try document(for: "validate", at: here)
       try graph(at: here) { () throws(GraphError) in try context.validate() }
     case .process:
-      try document(for: "process", at: here).processPendingChanges()
+      let context = try document(for: "process", at: here)
+      context.processPendingChanges()
+      try checkRegistration(of: context, at: here)
     case .expect(let expression):
       try expect(expression, after: previous, at: here)
     case .print(let expression):
@@ -137,9 +143,43 @@ public final class ScriptRunner {
     case .dump:
       _ = try document(for: "dump", at: here)
       for line in dumpLines() { output(line) }
-    case .turn, .begin, .end, .name, .undo, .redo, .undoNested, .levels, .disable, .enable,
-      .groupsByEvent, .rollback, .reset, .refresh:
-      throw ScriptError.unsupported(command.name, arrival: Arrival.undo, at: here)
+    case .turn:
+      let context = try document(for: "turn", at: here)
+      eventLoop?.endTurn()
+      try checkRegistration(of: context, at: here)
+    case .begin(let name):
+      let undo = try undoManager(for: "begin", at: here)
+      undo.beginUndoGrouping()
+      if let name { undo.setActionName(name) }
+    case .end:
+      try undoing(at: here) { try undoManager(for: "end", at: here).endUndoGrouping() }
+    case .name(let name):
+      try undoManager(for: "name", at: here).setActionName(name)
+    case .undo:
+      try undoing(at: here) { try undoManager(for: "undo", at: here).undo() }
+    case .redo:
+      try undoing(at: here) { try undoManager(for: "redo", at: here).redo() }
+    case .undoNested:
+      try undoing(at: here) { try undoManager(for: "undo-nested", at: here).undoNestedGroup() }
+    case .levels(let count):
+      try undoManager(for: "levels", at: here).levelsOfUndo = count
+    case .disable:
+      try undoManager(for: "disable", at: here).disableUndoRegistration()
+    case .enable:
+      try undoing(at: here) { try undoManager(for: "enable", at: here).enableUndoRegistration() }
+    case .groupsByEvent(let isOn):
+      try undoManager(for: "groups-by-event", at: here).groupsByEvent = isOn
+    case .rollback:
+      try document(for: "rollback", at: here).rollback()
+    case .reset:
+      try document(for: "reset", at: here).reset()
+      forgetObjects()
+    case .refresh(let variable, let merge):
+      let context = try document(for: "refresh", at: here)
+      let object = try lookup(variable, at: here)
+      try graph(at: here) { () throws(GraphError) in
+        try context.refresh(object, mergeChanges: merge)
+      }
     case .open, .save, .close:
       throw ScriptError.unsupported(command.name, arrival: Arrival.stores, at: here)
     case .fetch:
@@ -151,14 +191,53 @@ public final class ScriptRunner {
 
   /// Where the parts of Folio that are not built yet arrive, for `unsupported` messages.
   enum Arrival {
-    static let undo = "the undo manager, issue 4"
     static let stores = "the stores, issue 5"
     static let fetching = "fetching, issue 6"
   }
 
   // MARK: State
 
+  /// The document's undo manager.
+  func undoManager(for command: String, at here: InputLocation) throws(ScriptError) -> UndoManager {
+    guard let undo = try document(for: command, at: here).undoManager else {
+      preconditionFailure("a script document always has an undo manager")
+    }
+    return undo
+  }
+
+  /// Runs an undo-manager call, turning its misuse into a script error.
+  private func undoing(at here: InputLocation, _ body: () throws -> Void) throws(ScriptError) {
+    do {
+      try body()
+    } catch let error as UndoError {
+      throw ScriptError.undo(error, at: here)
+    } catch let error as ScriptError {
+      throw error
+    } catch {
+      preconditionFailure("undo-manager calls throw UndoError or ScriptError, not \(error)")
+    }
+  }
+
+  /// Reports a turn the undo manager refused to register (grouping by event off, no group open).
+  private func checkRegistration(of context: ManagedObjectContext, at here: InputLocation)
+    throws(ScriptError)
+  {
+    if let error = context.undoRegistrationError {
+      context.clearUndoRegistrationError()
+      throw ScriptError.undo(error, at: here)
+    }
+  }
+
+  /// Forgets the variables after `reset`: their objects left the document.
+  private func forgetObjects() {
+    bindings = [:]
+    bindingOrder = []
+    knownObjects = []
+    numbers = [:]
+  }
+
   private func closeDocument() {
+    eventLoop = nil
     context = nil
     bindings = [:]
     bindingOrder = []
