@@ -90,6 +90,12 @@ extension GraphError {
       at: InputLocation(entity: entity))
   }
 
+  static func removed(_ entity: String) -> GraphError {
+    GraphError(
+      .notRegistered, "the \(entity) object is no longer in the graph: it was deleted",
+      at: InputLocation(entity: entity))
+  }
+
   static func readOnly(entity: String, key: String) -> GraphError {
     GraphError(
       .readOnly, "\"\(key)\" is a derived attribute and cannot be set",

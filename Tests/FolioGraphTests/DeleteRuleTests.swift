@@ -133,7 +133,11 @@ struct DeleteRuleTests {
     #expect(context.insertedObjects.isEmpty)
     #expect(context.deletedObjects.isEmpty)
     #expect(!context.hasChanges)
-    #expect(graphError { try ada.setValue("x", forKey: "nickname") }?.code == .notRegistered)
+    #expect(ada.managedObjectContext == nil)
+    let error = try #require(graphError { try ada.setValue("x", forKey: "nickname") })
+    #expect(error.code == .notRegistered)
+    #expect(error.message == "the Employee object is no longer in the graph: it was deleted")
+    #expect(try ada.value(forKey: "lastName", as: String.self) == "Doe")
   }
 }
 

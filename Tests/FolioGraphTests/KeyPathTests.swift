@@ -100,12 +100,12 @@ struct KeyPathTests {
       ("employees.@sum", .invalidKeyPath, "@sum in \"employees.@sum\" needs a key path after it"),
       (
         "employees.@sum.lastName", .invalidKeyPath,
-        "@sum in \"employees.@sum.lastName\" reached \"Lovelace\" (String), not a number"
+        "@sum in \"employees.@sum.lastName\" reached \"Lovelace\" (a string), not a number"
       ),
       ("employees..age", .invalidKeyPath, "key path \"employees..age\" has an empty step"),
       (
         "name.length", .invalidKeyPath,
-        "\"length\" in \"name.length\" follows a value that is not an object (\"Acme\" (String))"
+        "\"length\" in \"name.length\" follows a value that is not an object (\"Acme\" (a string))"
       ),
       (
         "employees.salry", .unknownKey,

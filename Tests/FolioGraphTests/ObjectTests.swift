@@ -49,19 +49,19 @@ struct ObjectTests {
   static let wrongWrites: [WrongWrite] = [
     WrongWrite(
       id: "string into an integer", key: "age", value: { "thirty" }, code: .typeMismatch,
-      message: "Employee.age: \"thirty\" (String) is not of type Integer 16"),
+      message: "Employee.age: \"thirty\" (a string) is not of type Integer 16"),
     WrongWrite(
       id: "integer out of range", key: "age", value: { 70_000 }, code: .typeMismatch,
       message: "Employee.age: 70000 is outside the range of Integer 16"),
     WrongWrite(
       id: "double into an integer", key: "age", value: { 3.5 }, code: .typeMismatch,
-      message: "Employee.age: 3.5 (Double) is not of type Integer 16"),
+      message: "Employee.age: 3.5 (a number) is not of type Integer 16"),
     WrongWrite(
       id: "bool into a string", key: "nickname", value: { true }, code: .typeMismatch,
-      message: "Employee.nickname: true (Bool) is not of type String"),
+      message: "Employee.nickname: true (a Boolean) is not of type String"),
     WrongWrite(
       id: "integer into a bool", key: "active", value: { 1 }, code: .typeMismatch,
-      message: "Employee.active: 1 (Int) is not of type Boolean"),
+      message: "Employee.active: 1 (an integer) is not of type Boolean"),
     WrongWrite(
       id: "unknown key", key: "nicknam", value: { "x" }, code: .unknownKey,
       message:
@@ -69,7 +69,7 @@ struct ObjectTests {
     WrongWrite(
       id: "a string into a to-one", key: "manager", value: { "Bob" }, code: .typeMismatch,
       message:
-        "Employee.manager: \"Bob\" (String) is not an object for the to-one relationship \"manager\""
+        "Employee.manager: \"Bob\" (a string) is not an object for the to-one relationship \"manager\""
     ),
   ]
 
@@ -101,7 +101,7 @@ struct ObjectTests {
     let error = try #require(
       graphError { _ = try employee.value(forKey: "lastName", as: Int.self) })
     #expect(error.code == .typeMismatch)
-    #expect(error.message == "Employee.lastName holds \"Doe\" (String), not Int")
+    #expect(error.message == "Employee.lastName holds \"Doe\" (a string), not Int")
   }
 
   @Test("unknown and abstract entities cannot be inserted")

@@ -367,7 +367,7 @@ struct ScriptRunnerTests {
         set $ada.name = "Ann"
         """)
     #expect(
-      result.failure == "t.undo:7: Person.name: 3 (Int64) is not of type String")
+      result.failure == "t.undo:7: Person.name: 3 (an integer) is not of type String")
     #expect(result.error?.code == .typeMismatch)
     let ada = try #require(result.runner.object(named: "ada"))
     #expect(try ada.value(forKey: "name") as? String == "Ada")
@@ -632,7 +632,7 @@ struct ScriptRunnerTests {
         "\"Ada\"",
         "  -> 1 object (1 inserted, 0 updated, 0 deleted), has changes",
         "t.undo:5: set $p.name = 3",
-        "  -> error type-mismatch: 3 (Int64) is not of type String",
+        "  -> error type-mismatch: 3 (an integer) is not of type String",
         "t.undo:6: expect error type-mismatch",
         "  -> 1 object (1 inserted, 0 updated, 0 deleted), has changes",
       ])

@@ -358,9 +358,8 @@ extension ManagedObjectContext {
   // MARK: Helpers
 
   func checkRegistered(_ object: ManagedObject) throws(GraphError) {
-    guard object.managedObjectContext === self, !object.flags.contains(.removed) else {
-      throw GraphError.notRegistered(object.entityName)
-    }
+    guard object.owner === self else { throw GraphError.notRegistered(object.entityName) }
+    guard !object.flags.contains(.removed) else { throw GraphError.removed(object.entityName) }
   }
 
   /// The public value of a slot of `object`: objects for relationships.

@@ -39,7 +39,7 @@ extension ManagedObject {
   /// relationship's objects come as an array in storage order, so results are deterministic.
   func stepValue(forKey key: String) throws(GraphError) -> Any? {
     let slot = try slot(of: key)
-    guard let context = managedObjectContext else { throw GraphError.notRegistered(entityName) }
+    guard let context = owner else { throw GraphError.notRegistered(entityName) }
     if let relationship = layout.properties[slot].relationship, relationship.isToMany {
       return context.primitiveTargets(of: self, slot: slot).compactMap { context.object(atRow: $0) }
     }

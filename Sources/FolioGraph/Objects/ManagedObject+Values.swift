@@ -9,7 +9,7 @@ extension ManagedObject {
   /// - Throws: `GraphError.unknownKey`.
   public func value(forKey key: String) throws(GraphError) -> Any? {
     let slot = try slot(of: key)
-    guard let context = managedObjectContext else {
+    guard let context = owner else {
       throw GraphError.notRegistered(entityName)
     }
     return context.publicValue(slots[slot], slot: slot, of: self)
@@ -100,7 +100,7 @@ extension ManagedObject {
   /// The keys changed since the last save whose values differ from the saved ones, with their
   /// current values (`nil` for an empty value).
   public func changedValues() -> [String: Any?] {
-    guard let context = managedObjectContext, let saved = savedSlots else { return [:] }
+    guard let context = owner, let saved = savedSlots else { return [:] }
     var values: [String: Any?] = [:]
     for slot in saved.indices {
       if case .unrecorded = saved[slot] { continue }
@@ -115,7 +115,7 @@ extension ManagedObject {
   ///
   /// - Throws: `GraphError.unknownKey`.
   public func committedValues(forKeys keys: [String]? = nil) throws(GraphError) -> [String: Any?] {
-    guard let context = managedObjectContext, !isInserted else { return [:] }
+    guard let context = owner, !isInserted else { return [:] }
     var values: [String: Any?] = [:]
     for key in keys ?? layout.properties.map(\.name) {
       let slot = try slot(of: key)

@@ -17,8 +17,15 @@ import Foundation
 ///
 /// Storage is a slot per property, by property number (see `Slot`).
 public final class ManagedObject: Hashable, CustomStringConvertible {
-  /// The context the object belongs to; `nil` once the context is gone.
-  public private(set) weak var managedObjectContext: ManagedObjectContext?
+  /// The context the object belongs to; `nil` once the object has left the graph (inserted and
+  /// deleted before a save, deleted by a save, or forgotten by `reset()`), or once the context
+  /// itself is gone.
+  public var managedObjectContext: ManagedObjectContext? {
+    flags.contains(.removed) ? nil : owner
+  }
+  /// The context that created the object, even after the object left its graph (an undo can
+  /// bring it back).
+  weak var owner: ManagedObjectContext?
   let layout: EntityLayout
   /// The object's place in its context's object table.
   let row: Int32
@@ -51,7 +58,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   }
 
   init(context: ManagedObjectContext, layout: EntityLayout, row: Int32) {
-    self.managedObjectContext = context
+    self.owner = context
     self.layout = layout
     self.row = row
     self.slots = ContiguousArray(repeating: .null, count: layout.properties.count)
@@ -65,7 +72,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
   /// The object's ID: temporary until the object is saved, permanent afterwards.
   public var objectID: ManagedObjectID {
-    guard let context = managedObjectContext else {
+    guard let context = owner else {
       return ManagedObjectID(entityName: entityName, temporary: UUID(uuid: UUID_NULL_BYTES))
     }
     return context.objectID(of: self)
@@ -103,9 +110,8 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
   /// The context, or `notRegistered` when the object has left it.
   func context() throws(GraphError) -> ManagedObjectContext {
-    guard let context = managedObjectContext, !flags.contains(.removed) else {
-      throw GraphError.notRegistered(entityName)
-    }
+    guard let context = owner else { throw GraphError.notRegistered(entityName) }
+    guard !flags.contains(.removed) else { throw GraphError.removed(entityName) }
     return context
   }
 }

@@ -176,9 +176,16 @@ extension Slot {
 
   /// A short description of a value for messages: `"abc" (String)`, `12 (Int)`.
   static func describe(_ value: Any) -> String {
-    if let text = value as? String { return "\"\(text)\" (String)" }
-    if let object = value as? ManagedObject { return "a \(object.entityName) object" }
-    return "\(value) (\(type(of: value)))"
+    switch value {
+    case let text as String: return "\"\(text)\" (a string)"
+    case let object as ManagedObject: return "a \(object.entityName) object"
+    case is Bool: return "\(value) (a Boolean)"
+    case is any BinaryInteger: return "\(value) (an integer)"
+    case is Double, is Float, is Decimal: return "\(value) (a number)"
+    case is Date: return "\(value) (a date)"
+    case is Data: return "\(value) (binary data)"
+    default: return "\(value) (\(type(of: value)))"
+    }
   }
 }
 
