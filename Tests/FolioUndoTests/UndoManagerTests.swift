@@ -444,3 +444,35 @@ struct EventLoopTests {
     #expect(!loop.hasPendingEndOfTurn)
   }
 }
+
+@Suite("Main-thread event loops")
+struct MainThreadLoopTests {
+  @Test("the main actor closes the turn's group once the current job is done")
+  @MainActor
+  func mainActor() async throws {
+    let undo = UndoManager(eventLoop: MainActorEventLoop())
+    let document = Document(undo: undo)
+    try document.setTitle("B")
+    try document.setTitle("C")
+    #expect(undo.groupingLevel == 1)
+    for _ in 0..<100 where undo.groupingLevel > 0 {
+      try await Task.sleep(nanoseconds: 1_000_000)
+    }
+    #expect(undo.groupingLevel == 0)
+    #expect(undo.undoCount == 1)
+  }
+
+  @Test("the main dispatch queue closes the turn's group when the work item returns")
+  @MainActor
+  func dispatchMain() async throws {
+    let undo = UndoManager(eventLoop: DispatchMainEventLoop())
+    let document = Document(undo: undo)
+    try document.setTitle("B")
+    #expect(undo.groupingLevel == 1)
+    for _ in 0..<100 where undo.groupingLevel > 0 {
+      try await Task.sleep(nanoseconds: 1_000_000)
+    }
+    #expect(undo.groupingLevel == 0)
+    #expect(undo.undoCount == 1)
+  }
+}
