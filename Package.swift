@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "FolioModel", targets: ["FolioModel"]),
     .library(name: "FolioGraph", targets: ["FolioGraph"]),
     .library(name: "FolioUndo", targets: ["FolioUndo"]),
+    .library(name: "FolioStores", targets: ["FolioStores"]),
     .executable(name: "folio", targets: ["folio"]),
   ],
   dependencies: [
@@ -33,12 +34,16 @@ let package = Package(
       name: "FolioUndo"
     ),
     .target(
+      name: "FolioStores",
+      dependencies: ["FolioModel", "CLibXML2", "CZlib"]
+    ),
+    .target(
       name: "FolioGraph",
-      dependencies: ["FolioModel", "FolioUndo"]
+      dependencies: ["FolioModel", "FolioUndo", "FolioStores"]
     ),
     .target(
       name: "Folio",
-      dependencies: ["FolioModel", "FolioUndo", "FolioGraph"]
+      dependencies: ["FolioModel", "FolioUndo", "FolioStores", "FolioGraph"]
     ),
     .target(
       name: "FolioScript",
