@@ -26,6 +26,7 @@ demo: deps
 	$(FOLIO) model graph Samples/Company/Company.xcdatamodeld > company.dot
 	dot -Tsvg company.dot -o company.svg
 	@echo "Wrote company.svg, the Company model as a diagram."
+	$(FOLIO) replay --trace Samples/Expenses/undo-cascade.undo
 
 test: deps
 	$(SWIFT) build --build-tests
