@@ -75,6 +75,10 @@ let package = Package(
       dependencies: ["FolioUndo"]
     ),
     .testTarget(
+      name: "FolioStoresTests",
+      dependencies: ["FolioStores", "FolioTestSupport"]
+    ),
+    .testTarget(
       name: "FolioGraphTests",
       dependencies: ["FolioGraph", "FolioTestSupport"]
     ),

@@ -1,0 +1,58 @@
+import Foundation
+
+/// A property-list value: what store metadata holds.
+public indirect enum PropertyListValue: Sendable, Hashable {
+  case string(String)
+  case integer(Int64)
+  case real(Double)
+  case boolean(Bool)
+  case date(Date)
+  case data(Data)
+  case array([PropertyListValue])
+  case dictionary([String: PropertyListValue])
+}
+
+/// What a store says about itself, readable without loading its objects.
+///
+/// The names follow Core Data's metadata keys: `NSStoreUUID`, `NSStoreType`,
+/// `NSStoreModelVersionHashes`, `NSStoreModelVersionIdentifiers`,
+/// `NSPersistenceFrameworkVersion`; anything else is the app's own metadata.
+public struct StoreMetadata: Sendable, Hashable {
+  /// The store's UUID, which permanent object IDs carry (`NSStoreUUID`).
+  public var identifier: String
+  /// The store's type: `"XML"`, `"Binary"` or `"InMemory"` (`NSStoreType`).
+  public var storeType: String
+  /// Each entity's version hash in the model the store was written with
+  /// (`NSStoreModelVersionHashes`). The default is empty.
+  public var modelVersionHashes: [String: Data] = [:]
+  /// The model's version identifiers (`NSStoreModelVersionIdentifiers`). The default is empty.
+  public var modelVersionIdentifiers: [String] = []
+  /// The version of the framework that wrote the store (`NSPersistenceFrameworkVersion`),
+  /// when it says. The default is `nil`.
+  public var frameworkVersion: Int64?
+  /// The app's own metadata, and any other keys the store holds. The default is empty.
+  public var userInfo: [String: PropertyListValue] = [:]
+
+  /// Creates metadata for a store of `storeType`; the identifier defaults to a new UUID.
+  public init(storeType: String, identifier: String = UUID().uuidString) {
+    self.storeType = storeType
+    self.identifier = identifier
+  }
+}
+
+/// A whole store: its metadata and every object, as records.
+public struct StoreContents: Sendable, Hashable {
+  /// What the store says about itself.
+  public var metadata: StoreMetadata
+  /// Every object.
+  public var records: [StoreRecord]
+  /// The next object ID the store will give out; at least one more than every record's ID.
+  public var nextObjectID: Int64
+
+  /// Creates contents; `nextObjectID` defaults to one more than the largest record ID.
+  public init(metadata: StoreMetadata, records: [StoreRecord], nextObjectID: Int64? = nil) {
+    self.metadata = metadata
+    self.records = records
+    self.nextObjectID = nextObjectID ?? ((records.map(\.id).max() ?? 0) + 1)
+  }
+}
