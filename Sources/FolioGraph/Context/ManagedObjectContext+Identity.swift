@@ -4,13 +4,44 @@ import Foundation
 /// Object IDs and the way back from them.
 ///
 /// A temporary ID's UUID is the context's `temporaryIDBase` with the object's row in its last
-/// eight bytes, and a permanent ID's primary key is the row plus one, so neither needs a table:
-/// an ID leads straight to its row, and the entity name in it is checked against the object.
+/// eight bytes. A permanent ID's primary key is the row plus one as long as the context made
+/// every key itself, so neither needs a table: an ID leads straight to its row. A context that
+/// loaded a store whose keys are otherwise (gaps left by deleted objects, another program's
+/// numbering) keeps the keys in a table by row, and their rows by key, from then on.
 extension ManagedObjectContext {
+  /// The primary key of an object that has one (saved, or loaded from a store).
+  func primaryKey(of object: ManagedObject) -> Int64 {
+    if let primaryKeys, Int(object.row) < primaryKeys.count, primaryKeys[Int(object.row)] > 0 {
+      return primaryKeys[Int(object.row)]
+    }
+    return Int64(object.row) + 1
+  }
+
+  /// The row of the object with primary key `key`, if any.
+  func row(forPrimaryKey key: Int64) -> Int32? {
+    if let rowByPrimaryKey { return rowByPrimaryKey[key] }
+    guard key >= 1, key <= Int64(table.count) else { return nil }
+    return Int32(key - 1)
+  }
+
+  /// Gives the objects inserted since the save their primary keys.
+  func assignPrimaryKeys(toRows rows: some Sequence<Int32>) {
+    guard primaryKeys != nil else {
+      for row in rows { nextPrimaryKey = max(nextPrimaryKey, Int64(row) + 2) }
+      return
+    }
+    for row in rows.sorted() {
+      let key = nextPrimaryKey
+      nextPrimaryKey += 1
+      primaryKeys?[Int(row)] = key
+      rowByPrimaryKey?[key] = row
+    }
+  }
+
   func objectID(of object: ManagedObject) -> ManagedObjectID {
     if object.flags.contains(.permanent) {
       return ManagedObjectID(
-        entityName: object.entityName, store: storeIdentifier, primaryKey: Int64(object.row) + 1)
+        entityName: object.entityName, store: storeIdentifier, primaryKey: primaryKey(of: object))
     }
     return ManagedObjectID(entityName: object.entityName, temporary: temporaryUUID(row: object.row))
   }
@@ -27,10 +58,8 @@ extension ManagedObjectContext {
   private func row(of id: ManagedObjectID) -> Int32? {
     switch id.key {
     case .permanent(let number):
-      guard id.storeIdentifier == storeIdentifier, number >= 1, number <= Int64(Int32.max) else {
-        return nil
-      }
-      return Int32(number - 1)
+      guard id.storeIdentifier == storeIdentifier else { return nil }
+      return row(forPrimaryKey: number)
     case .temporary(let uuid):
       var base = temporaryIDBase.uuid
       var given = uuid.uuid

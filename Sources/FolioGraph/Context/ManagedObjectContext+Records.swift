@@ -14,7 +14,7 @@ extension ManagedObjectContext {
   public func persistentRecords() -> [StoreRecord] {
     var records: [StoreRecord] = []
     for case let object? in table where object.flags.isDisjoint(with: [.removed, .deleted]) {
-      var record = StoreRecord(entityName: object.entityName, id: Int64(object.row) + 1)
+      var record = StoreRecord(entityName: object.entityName, id: primaryKey(of: object))
       for (slot, property) in object.layout.properties.enumerated() {
         switch property.kind {
         case .attribute(let attribute):
@@ -28,7 +28,9 @@ extension ManagedObjectContext {
             table[Int(row)]?.flags.isDisjoint(with: [.removed, .deleted]) ?? false
           }
           if !targets.isEmpty {
-            record.relationships[relationship.name] = targets.map { Int64($0) + 1 }
+            record.relationships[relationship.name] = targets.compactMap { row in
+              table[Int(row)].map { primaryKey(of: $0) }
+            }
           }
         case .fetched:
           continue
@@ -37,5 +39,123 @@ extension ManagedObjectContext {
       records.append(record)
     }
     return records
+  }
+}
+
+extension ManagedObjectContext {
+  /// Fills an empty context with a store's objects, as saved objects: nothing is inserted,
+  /// nothing is undoable, no notification is posted.
+  ///
+  /// Each record becomes an object with the record's ID as its primary key, so permanent IDs
+  /// (and the URIs apps keep) stay stable from one session to the next. A relationship whose
+  /// inverse the store left out is completed from the side it has.
+  ///
+  /// Undo: loading registers nothing.
+  ///
+  /// - Throws: `GraphError.unknownEntity`, `.unknownKey`, `.typeMismatch` for records that do
+  ///   not fit the model; `.objectNotFound` for a relationship naming an ID no record has;
+  ///   `.notRegistered` when the context already holds objects. On error the context stays
+  ///   empty.
+  /// - Complexity: O(*n*) in the records and their relationships.
+  public func load(_ contents: StoreContents) throws(GraphError) {
+    guard table.isEmpty else {
+      throw GraphError(.notRegistered, "a context loads a store only while it is empty")
+    }
+    do {
+      try loadRecords(contents)
+    } catch {
+      table.removeAll()
+      primaryKeys = nil
+      rowByPrimaryKey = nil
+      throw error
+    }
+  }
+
+  private func loadRecords(_ contents: StoreContents) throws(GraphError) {
+    let records = contents.records
+    var rows: [Int64: Int32] = [:]
+    rows.reserveCapacity(records.count)
+    var sequential = true
+    for (index, record) in records.enumerated() {
+      guard let layout = layoutByName[record.entityName] else {
+        throw GraphError.unknownEntity(record.entityName, known: layouts.map(\.name))
+      }
+      guard record.id >= 1, rows.updateValue(Int32(index), forKey: record.id) == nil else {
+        throw GraphError(
+          .typeMismatch, "object ID \(record.id) is not positive, or appears twice",
+          at: InputLocation(entity: record.entityName))
+      }
+      if record.id != Int64(index) + 1 { sequential = false }
+      let object = ManagedObject(context: self, layout: layout, row: Int32(index))
+      object.flags = [.permanent]
+      for (key, value) in record.attributes {
+        guard let slot = layout.slotByName[key], let attribute = layout.properties[slot].attribute
+        else {
+          throw GraphError.unknownKey(
+            key, entity: layout.name, known: layout.properties.map(\.name))
+        }
+        guard ModelValueCheck.fits(value, attribute.attributeType) else {
+          throw GraphError.typeMismatch(
+            "\(value.modelText) is not of type \(attribute.attributeType.xcodeName)",
+            entity: layout.name, key: key)
+        }
+        object.slots[slot] = Slot(value)
+      }
+      table.append(object)
+    }
+    if !sequential {
+      primaryKeys = records.map(\.id)
+      rowByPrimaryKey = rows
+    }
+    nextPrimaryKey = max(contents.nextObjectID, (records.map(\.id).max() ?? 0) + 1)
+    storeIdentifier = contents.metadata.identifier
+    for (index, record) in records.enumerated() {
+      guard let object = table[index] else { continue }
+      for (key, targets) in record.relationships {
+        guard let slot = object.layout.slotByName[key],
+          let relationship = object.layout.properties[slot].relationship
+        else {
+          throw GraphError.unknownKey(
+            key, entity: object.entityName, known: object.layout.properties.map(\.name))
+        }
+        var targetRows: [Int32] = []
+        for id in targets {
+          guard let row = rows[id], let target = table[Int(row)],
+            target.layout.isKind(of: relationship.destination)
+          else {
+            throw GraphError(
+              .objectNotFound,
+              "\(object.entityName).\(key) names object \(id), which is not a \(relationship.description.destinationEntityName) in the store",
+              at: InputLocation(entity: object.entityName, property: key))
+          }
+          targetRows.append(row)
+        }
+        if relationship.isToMany {
+          object.slots[slot] = .objects(RowSet(targetRows, ordered: relationship.isOrdered))
+        } else if let first = targetRows.first {
+          object.slots[slot] = .object(first)
+        }
+      }
+    }
+    completeInverses()
+  }
+
+  /// Adds the side of each relationship pair a store left out.
+  private func completeInverses() {
+    for case let object? in table {
+      for (slot, property) in object.layout.properties.enumerated() {
+        guard let relationship = property.relationship, let inverseSlot = relationship.inverseSlot
+        else { continue }
+        for row in primitiveTargets(of: object, slot: slot) {
+          guard let target = table[Int(row)] else { continue }
+          if relationship.inverseIsToMany {
+            let set = rowSet(of: target, slot: inverseSlot)
+            if !set.contains(object.row) { set.insert(object.row) }
+          } else if case .null = target.slots[inverseSlot] {
+            target.slots[inverseSlot] = .object(object.row)
+          }
+        }
+      }
+    }
   }
 }

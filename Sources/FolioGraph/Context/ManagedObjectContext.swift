@@ -32,6 +32,13 @@ public final class ManagedObjectContext {
   @exclusivity(unchecked) var table: [ManagedObject?] = []
   /// Temporary IDs are this UUID with the object's row in its last eight bytes.
   let temporaryIDBase: UUID
+  /// Primary keys by row, once some key is not its row plus one (after loading a store); 0 for
+  /// an object with no key yet.
+  var primaryKeys: [Int64]?
+  /// Rows by primary key, kept with `primaryKeys`.
+  var rowByPrimaryKey: [Int64: Int32]?
+  /// The next primary key a save gives out.
+  var nextPrimaryKey: Int64 = 1
 
   // The change-tracking state below is written on every change. A context is confined to one
   // isolation domain (it is not Sendable), so the runtime's dynamic exclusivity checks on these
@@ -136,6 +143,7 @@ public final class ManagedObjectContext {
     object.flags.insert([.inserted, .turnInserted])
     noteTurnActivity()
     table.append(object)
+    primaryKeys?.append(0)
     insertedRows.insert(object.row)
     turnInsertedRows.append(object.row)
     return object

@@ -28,6 +28,8 @@ extension ManagedObjectContext {
   public func save() throws(GraphError) {
     processPendingChanges()
     try validate()
+    let newRows = insertedRows.filter { table[Int($0)]?.flags.contains(.permanent) == false }
+    assignPrimaryKeys(toRows: newRows)
     for row in insertedRows {
       table[Int(row)]?.flags.remove(.inserted)
       table[Int(row)]?.flags.insert(.permanent)
