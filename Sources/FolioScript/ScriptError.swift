@@ -46,6 +46,8 @@ public struct ScriptError: Error, CustomStringConvertible {
     case deny
     /// A key path the graph cannot evaluate (`GraphError.Code.invalidKeyPath`).
     case invalidKeyPath = "invalid-key-path"
+    /// A store that cannot be read or written (`GraphError.Code.store`, any `StoreError`).
+    case store
     /// Undo or redo with nested groups open, or while undoing (`UndoError.Code.openGroup`).
     case openGroup = "open-group"
     /// `end` with no group open, or a change with no group while not grouping by event
@@ -76,6 +78,7 @@ public struct ScriptError: Error, CustomStringConvertible {
       case .validation: self = .validation
       case .deny: self = .deny
       case .invalidKeyPath: self = .invalidKeyPath
+      case .store: self = .store
       }
     }
   }

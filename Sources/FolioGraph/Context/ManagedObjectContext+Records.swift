@@ -103,6 +103,8 @@ extension ManagedObjectContext {
       }
       table.append(object)
     }
+    // Keys the store gave out before (to objects since deleted) are never given again.
+    if contents.nextObjectID > Int64(records.count) + 1 { sequential = false }
     if !sequential {
       primaryKeys = records.map(\.id)
       rowByPrimaryKey = rows

@@ -75,6 +75,10 @@ public final class ManagedObjectContext {
   private var observers: [Int: (ObjectsDidChangeNotification) -> Void] = [:]
   private var nextObserver = 0
 
+  /// The coordinator whose store the context loads from and saves to; `nil` for a context
+  /// whose saves commit in memory only.
+  public private(set) var persistentStoreCoordinator: PersistentStoreCoordinator?
+
   /// The undo manager the context registers each turn's changes with; `nil` turns undo off.
   ///
   /// A context has one by default, on a ``FolioUndo/ManualEventLoop`` — Core Data's default
@@ -109,6 +113,22 @@ public final class ManagedObjectContext {
     self.temporaryIDBase = base
     self.storeIdentifier = base.uuidString
     observeUndoManager()
+  }
+
+  /// Creates a context on `coordinator`'s model holding the whole graph of its store.
+  ///
+  /// - Throws: `GraphError` when the store's records do not fit the model.
+  public convenience init(
+    coordinator: PersistentStoreCoordinator, undoManager: UndoManager? = UndoManager()
+  ) throws(GraphError) {
+    self.init(model: coordinator.managedObjectModel, undoManager: undoManager)
+    persistentStoreCoordinator = coordinator
+    if let store = coordinator.persistentStores.first { storeIdentifier = store.identifier }
+    if let contents = coordinator.loadedContents(), !contents.records.isEmpty {
+      try load(contents)
+    } else if let contents = coordinator.loadedContents() {
+      nextPrimaryKey = contents.nextObjectID
+    }
   }
 
   /// Processes pending changes at each of the undo manager's checkpoints, so a turn's changes

@@ -22,14 +22,26 @@ extension ManagedObjectContext {
   /// Validates and commits the changes since the last save: new objects get permanent IDs,
   /// deleted ones leave the graph, and the change sets empty.
   ///
-  /// Stores arrive with issue 5; until then a save commits the graph in memory.
+  /// With a ``persistentStoreCoordinator`` that has a store, the whole graph is written to it
+  /// (atomically, for a file) before anything is committed; without one, the save commits in
+  /// memory.
   ///
-  /// - Throws: `GraphError.validation`; a failed save changes nothing.
+  /// - Throws: `GraphError.validation`, `.deny`; `.store` when the store cannot be written.
+  ///   A failed save changes nothing, in the context or on disk.
   public func save() throws(GraphError) {
     processPendingChanges()
     try validate()
     let newRows = insertedRows.filter { table[Int($0)]?.flags.contains(.permanent) == false }
+    let keys = (primaryKeys, rowByPrimaryKey, nextPrimaryKey)
     assignPrimaryKeys(toRows: newRows)
+    if let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty {
+      do {
+        try coordinator.save(records: persistentRecords(), nextObjectID: nextPrimaryKey)
+      } catch {
+        (primaryKeys, rowByPrimaryKey, nextPrimaryKey) = keys
+        throw GraphError(.store, error.description, at: error.location, underlying: error)
+      }
+    }
     for row in insertedRows {
       table[Int(row)]?.flags.remove(.inserted)
       table[Int(row)]?.flags.insert(.permanent)

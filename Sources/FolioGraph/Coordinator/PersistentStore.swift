@@ -1,0 +1,44 @@
+import FolioModel
+import FolioStores
+import Foundation
+
+/// A store a coordinator holds: a file of some ``FolioStores/StoreFormat``, or memory.
+public final class PersistentStore {
+  /// The store's file; `nil` for an in-memory store.
+  public let url: URL?
+  /// The store's file format; `nil` for an in-memory store.
+  public let format: (any StoreFormat)?
+  /// What the store says about itself; a save writes it back with the model's hashes.
+  public internal(set) var metadata: StoreMetadata
+  /// An in-memory store's contents, as of its last save.
+  var memory: StoreContents?
+  /// What the file looked like when it was last read or written, to notice changes made by
+  /// someone else.
+  var stamp: FileStamp?
+
+  init(url: URL?, format: (any StoreFormat)?, metadata: StoreMetadata) {
+    self.url = url
+    self.format = format
+    self.metadata = metadata
+  }
+
+  /// The store's UUID: the identifier in its objects' permanent IDs.
+  public var identifier: String { metadata.identifier }
+}
+
+/// A file's identity and last change, to tell whether someone else rewrote it.
+struct FileStamp: Equatable {
+  var modification: Date?
+  var size: Int?
+  var inode: Int?
+
+  /// The stamp of the file at `url`, or `nil` when there is no file.
+  init?(of url: URL) {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else {
+      return nil
+    }
+    modification = attributes[.modificationDate] as? Date
+    size = (attributes[.size] as? NSNumber)?.intValue
+    inode = (attributes[.systemFileNumber] as? NSNumber)?.intValue
+  }
+}

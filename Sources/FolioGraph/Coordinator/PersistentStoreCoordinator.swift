@@ -1,0 +1,141 @@
+import FolioModel
+import FolioStores
+import Foundation
+
+/// Connects a model to the store its documents are saved in.
+///
+/// The counterpart of Core Data's `NSPersistentStoreCoordinator`, for atomic stores: a store's
+/// whole content is read when it is added and written whole at each save. A coordinator holds
+/// one store (configurations across several stores are not supported yet).
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(at: url, format: XMLStore())
+/// let context = try ManagedObjectContext(coordinator: coordinator)   // the whole graph, loaded
+/// ```
+public final class PersistentStoreCoordinator {
+  /// The model every store is read and written with.
+  public let managedObjectModel: ManagedObjectModel
+  /// The stores added, in order.
+  public private(set) var persistentStores: [PersistentStore] = []
+
+  /// Creates a coordinator with no store.
+  public init(managedObjectModel: ManagedObjectModel) {
+    self.managedObjectModel = managedObjectModel
+  }
+
+  /// Adds the store in the file at `url`, read with `format`; a missing file is a new, empty
+  /// store that the first save creates.
+  ///
+  /// - Throws: `StoreError` from reading the file (`.modelMismatch` when it does not fit the
+  ///   model), or `.malformedStore` when the coordinator already has a store.
+  @discardableResult
+  public func addPersistentStore(at url: URL, format: any StoreFormat) throws(StoreError)
+    -> PersistentStore
+  {
+    try checkNoStore()
+    let store: PersistentStore
+    if FileManager.default.fileExists(atPath: url.path) {
+      let contents = try format.read(from: url, model: managedObjectModel)
+      store = PersistentStore(url: url, format: format, metadata: contents.metadata)
+      store.memory = contents
+    } else {
+      store = PersistentStore(
+        url: url, format: format, metadata: StoreMetadata(storeType: format.typeName))
+      store.memory = StoreContents(metadata: store.metadata, records: [])
+    }
+    store.stamp = FileStamp(of: url)
+    persistentStores.append(store)
+    return store
+  }
+
+  /// Adds a store that lives in memory only, for tests and scratch documents.
+  ///
+  /// - Throws: `StoreError.malformedStore` when the coordinator already has a store.
+  @discardableResult
+  public func addInMemoryStore(metadata: StoreMetadata = StoreMetadata(storeType: "InMemory"))
+    throws(StoreError) -> PersistentStore
+  {
+    try checkNoStore()
+    let store = PersistentStore(url: nil, format: nil, metadata: metadata)
+    store.memory = StoreContents(metadata: metadata, records: [])
+    persistentStores.append(store)
+    return store
+  }
+
+  /// Removes `store`; contexts keep the objects they loaded from it.
+  public func removePersistentStore(_ store: PersistentStore) {
+    persistentStores.removeAll { $0 === store }
+  }
+
+  private func checkNoStore() throws(StoreError) {
+    guard persistentStores.isEmpty else {
+      throw StoreError(
+        .malformedStore, "a coordinator holds one store; remove the current one first")
+    }
+  }
+
+  /// What the store last read or saved holds (nothing when there is no store).
+  func loadedContents() -> StoreContents? {
+    persistentStores.first?.memory
+  }
+
+  /// Writes `records` to the store, with metadata carrying the model's version hashes.
+  ///
+  /// - Throws: `StoreError.modifiedOnDisk` when someone else changed the file since it was
+  ///   read or written; `.writeFailed` and format errors from writing. The file is then as it
+  ///   was.
+  func save(records: [StoreRecord], nextObjectID: Int64) throws(StoreError) {
+    guard let store = persistentStores.first else { return }
+    var metadata = store.metadata
+    metadata.modelVersionHashes = managedObjectModel.entityVersionHashesByName
+    metadata.modelVersionIdentifiers = managedObjectModel.versionIdentifier.map { [$0] } ?? []
+    let contents = StoreContents(metadata: metadata, records: records, nextObjectID: nextObjectID)
+    if let url = store.url, let format = store.format {
+      if let stamp = store.stamp, FileStamp(of: url) != stamp {
+        throw StoreError(
+          .modifiedOnDisk,
+          "the file changed on disk since it was opened; saving would overwrite those changes",
+          at: InputLocation(file: url.path))
+      }
+      try format.write(contents, model: managedObjectModel, to: url)
+      store.stamp = FileStamp(of: url)
+    }
+    store.metadata = metadata
+    store.memory = contents
+  }
+
+  /// The metadata of the store in the file at `url`, read with the first of `formats` that
+  /// recognises the file, without loading its objects.
+  ///
+  /// - Throws: `StoreError.notFound`, `.unknownFormat`, and format errors.
+  public static func metadataForPersistentStore(at url: URL, formats: [any StoreFormat])
+    throws(StoreError) -> StoreMetadata
+  {
+    try format(of: url, among: formats).readMetadata(from: url)
+  }
+
+  /// The first of `formats` that recognises the file at `url` by its content (never by its
+  /// name).
+  ///
+  /// - Throws: `StoreError.notFound`, `.unreadable`, `.unknownFormat`.
+  public static func format(of url: URL, among formats: [any StoreFormat]) throws(StoreError)
+    -> any StoreFormat
+  {
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw StoreError(.notFound, "no such file", at: InputLocation(file: url.path))
+    }
+    guard let handle = FileHandle(forReadingAtPath: url.path) else {
+      throw StoreError(.unreadable, "cannot open the file", at: InputLocation(file: url.path))
+    }
+    defer { try? handle.close() }
+    let prefix = (try? handle.read(upToCount: 64)) ?? Data()
+    guard let format = formats.first(where: { $0.recognizes(prefix ?? Data()) }) else {
+      let names = formats.map(\.typeName).joined(separator: ", ")
+      throw StoreError(
+        .unknownFormat, "not a store of any known format (\(names))",
+        at: InputLocation(file: url.path, byteOffset: 0))
+    }
+    return format
+  }
+}
