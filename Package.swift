@@ -59,6 +59,7 @@ let package = Package(
     ),
     .target(
       name: "FolioTestSupport",
+      dependencies: ["FolioModel", "FolioStores"],
       path: "Tests/FolioTestSupport"
     ),
     .testTarget(
@@ -73,6 +74,10 @@ let package = Package(
     .testTarget(
       name: "FolioUndoTests",
       dependencies: ["FolioUndo"]
+    ),
+    .testTarget(
+      name: "FolioTests",
+      dependencies: ["Folio", "FolioTestSupport"]
     ),
     .testTarget(
       name: "FolioStoresTests",

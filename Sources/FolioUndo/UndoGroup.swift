@@ -37,6 +37,11 @@ final class TargetedAction<Target: AnyObject>: UndoAction {
 
 /// A group of actions that undo as one step, with its action name, discardability and user info.
 final class UndoGroup {
+  /// Identifies the change the group records: kept when the group moves between the stacks.
+  let id: Int
+
+  init(id: Int) { self.id = id }
+
   // Appended to on every registration; an undo manager is confined to one isolation domain, so
   // the runtime's exclusivity check on each append buys nothing.
   @exclusivity(unchecked) var actions: [UndoAction] = []

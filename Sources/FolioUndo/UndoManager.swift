@@ -55,6 +55,7 @@ public final class UndoManager {
   /// While undoing or redoing: the group collecting what the actions register.
   @exclusivity(unchecked) var collector: UndoGroup?
   @exclusivity(unchecked) var disableCount = 0
+  var nextGroupID = 1
   var observers: [Int: (UndoNotification) -> Void] = [:]
   var nextObserver = 0
 
@@ -107,7 +108,7 @@ public final class UndoManager {
   public func beginUndoGrouping() {
     if openGroups.isEmpty, groupsByEvent, collector == nil { openImplicitGroup() }
     post(.checkpoint)
-    openGroups.append(UndoGroup())
+    openGroups.append(makeGroup())
     post(.didOpenGroup)
   }
 
@@ -134,7 +135,7 @@ public final class UndoManager {
 
   private func openImplicitGroup() {
     post(.checkpoint)
-    openGroups.append(UndoGroup())
+    openGroups.append(makeGroup())
     implicitGroupOpen = true
     post(.didOpenGroup)
     eventLoop.scheduleEndOfTurn { [weak self] in self?.endOfTurn() }
@@ -248,7 +249,7 @@ public final class UndoManager {
   /// Runs `group`'s actions in reverse, collecting what they register into a new group that
   /// carries the name, discardability and user info over.
   private func replay(_ group: UndoGroup, undoing: Bool) -> UndoGroup {
-    let collected = UndoGroup()
+    let collected = UndoGroup(id: group.id)
     collected.name = group.name
     collected.isDiscardable = group.isDiscardable
     collected.userInfo = group.userInfo
@@ -304,6 +305,22 @@ public final class UndoManager {
     redoStack.removeActions(of: identifier)
     for group in openGroups { group.removeActions(of: identifier) }
     collector?.removeActions(of: identifier)
+  }
+
+  private func makeGroup() -> UndoGroup {
+    defer { nextGroupID += 1 }
+    return UndoGroup(id: nextGroupID)
+  }
+
+  /// An opaque identifier of the state the recorded changes have reached: the identifier of
+  /// the last change that ``undo()`` would undo (counting actions recorded in the open group),
+  /// or `nil` when there is none. A change keeps its identifier when it is undone and redone,
+  /// so comparing this with the value at a save tells exactly whether a document is back at
+  /// its saved state — even after undoing past it and redoing, and never again once a new
+  /// change has discarded the redo branch that led there.
+  public var stateIdentifier: Int? {
+    if let open = openGroups.first, !open.actions.isEmpty { return open.id }
+    return undoStack.last?.id
   }
 
   // MARK: Trimming

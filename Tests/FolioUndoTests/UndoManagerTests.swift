@@ -476,3 +476,28 @@ struct MainThreadLoopTests {
     #expect(undo.undoCount == 1)
   }
 }
+
+@Suite("State identifiers")
+struct StateIdentifierTests {
+  @Test("a change keeps its identifier through undo and redo; a new change discards the branch")
+  func savePoint() throws {
+    let (document, undo, loop) = makeDocument()
+    #expect(undo.stateIdentifier == nil)
+    try document.setTitle("B")
+    let open = undo.stateIdentifier
+    loop.endTurn()
+    let saved = undo.stateIdentifier
+    #expect(saved != nil && saved == open)
+    try undo.undo()
+    #expect(undo.stateIdentifier == nil)
+    try undo.redo()
+    #expect(undo.stateIdentifier == saved)
+    try undo.undo()
+    try document.setTitle("C")
+    loop.endTurn()
+    #expect(undo.stateIdentifier != saved)
+    try undo.undo()
+    #expect(undo.stateIdentifier == nil)
+    #expect(!undo.canRedo || undo.stateIdentifier != saved)
+  }
+}

@@ -1,5 +1,6 @@
 import FolioModel
 import FolioStores
+import Foundation
 
 /// The graph as records: what a save hands its store.
 extension ManagedObjectContext {
@@ -7,11 +8,18 @@ extension ManagedObjectContext {
   /// their persistent attributes and relationships. Transient properties are left out — they
   /// live only in memory — and so are empty values.
   ///
-  /// A record's ID is its object's primary key, the number in its permanent ID (`pN`), which
-  /// a save gives new objects.
+  /// A record's ID is its object's primary key, the number in its permanent ID (`pN`); an
+  /// object not saved yet gets the key a save would give it.
   ///
   /// - Complexity: O(*n*) in the objects and their relationships.
   public func persistentRecords() -> [StoreRecord] {
+    // Objects not saved yet get the keys a save would give them.
+    let keys = (primaryKeys, rowByPrimaryKey, nextPrimaryKey)
+    if primaryKeys != nil {
+      assignPrimaryKeys(
+        toRows: insertedRows.filter { table[Int($0)]?.flags.contains(.permanent) == false })
+    }
+    defer { (primaryKeys, rowByPrimaryKey, nextPrimaryKey) = keys }
     var records: [StoreRecord] = []
     for case let object? in table where object.flags.isDisjoint(with: [.removed, .deleted]) {
       var record = StoreRecord(entityName: object.entityName, id: primaryKey(of: object))
@@ -158,6 +166,42 @@ extension ManagedObjectContext {
           }
         }
       }
+    }
+  }
+}
+
+extension ManagedObjectContext {
+  /// Writes the whole graph, unsaved changes included, to `url` in `format`, without saving:
+  /// the context, its store and its change sets stay as they are. For autosave and export.
+  ///
+  /// - Throws: `GraphError.store` when the file cannot be written (it is then as it was), or
+  ///   when the context has no coordinator.
+  public func writeCopy(to url: URL, format: any StoreFormat) throws(GraphError) {
+    processPendingChanges()
+    guard let coordinator = persistentStoreCoordinator else {
+      throw GraphError(.store, "the context has no coordinator to write with")
+    }
+    let records = persistentRecords()
+    var metadata =
+      coordinator.persistentStores.first?.metadata
+      ?? StoreMetadata(storeType: format.typeName, identifier: storeIdentifier)
+    metadata.identifier = storeIdentifier
+    let next = max(nextPrimaryKey, (records.map(\.id).max() ?? 0) + 1)
+    do {
+      try coordinator.write(
+        StoreContents(metadata: metadata, records: records, nextObjectID: next), to: url,
+        format: format)
+    } catch {
+      throw GraphError(.store, error.description, at: error.location, underlying: error)
+    }
+  }
+
+  /// Attaches the context to `coordinator` (a context made for a new, untitled document that is
+  /// now saved somewhere): its objects stay, and the next save writes them all to the store.
+  public func attach(to coordinator: PersistentStoreCoordinator) {
+    persistentStoreCoordinator = coordinator
+    if let store = coordinator.persistentStores.first {
+      store.metadata.identifier = storeIdentifier
     }
   }
 }

@@ -77,7 +77,7 @@ public final class ManagedObjectContext {
 
   /// The coordinator whose store the context loads from and saves to; `nil` for a context
   /// whose saves commit in memory only.
-  public private(set) var persistentStoreCoordinator: PersistentStoreCoordinator?
+  public internal(set) var persistentStoreCoordinator: PersistentStoreCoordinator?
 
   /// The undo manager the context registers each turn's changes with; `nil` turns undo off.
   ///

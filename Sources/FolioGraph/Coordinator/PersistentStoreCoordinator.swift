@@ -63,6 +63,30 @@ public final class PersistentStoreCoordinator {
     return store
   }
 
+  /// Points the store at the file `url`, in `format`, replacing whatever is there at the next
+  /// save ("save as"); an in-memory store becomes a file store.
+  ///
+  /// - Throws: `StoreError.malformedStore` when the coordinator has no store.
+  public func relocateStore(to url: URL, format: any StoreFormat) throws(StoreError) {
+    guard let old = persistentStores.first else {
+      throw StoreError(.malformedStore, "the coordinator has no store to move")
+    }
+    var metadata = old.metadata
+    metadata.storeType = format.typeName
+    let store = PersistentStore(url: url, format: format, metadata: metadata)
+    store.memory = old.memory
+    store.stamp = FileStamp(of: url)
+    persistentStores = [store]
+  }
+
+  /// Writes `contents` to `url` in `format` without touching the store: an autosave or export.
+  func write(_ contents: StoreContents, to url: URL, format: any StoreFormat) throws(StoreError) {
+    var contents = contents
+    contents.metadata.modelVersionHashes = managedObjectModel.entityVersionHashesByName
+    contents.metadata.storeType = format.typeName
+    try format.write(contents, model: managedObjectModel, to: url)
+  }
+
   /// Removes `store`; contexts keep the objects they loaded from it.
   public func removePersistentStore(_ store: PersistentStore) {
     persistentStores.removeAll { $0 === store }

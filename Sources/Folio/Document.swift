@@ -1,0 +1,166 @@
+import FolioGraph
+import FolioModel
+import FolioStores
+import FolioUndo
+import Foundation
+
+/// A document for an editor: one store file, its whole graph in a context, its undo stack, and
+/// whether it has been edited since it was saved.
+///
+/// ```swift
+/// let document = try Document.open(url, model: model, formats: [XMLStore(), BinaryStore()])
+/// let ada = try document.context.insertNewObject(forEntityName: "Person")
+/// document.isEdited                     // true
+/// try document.save()
+/// try document.save(to: copyURL, format: BinaryStore())   // save as, in another format
+/// ```
+///
+/// ``isEdited`` follows the undo stack's *save point*: the document is clean exactly at the
+/// state it was last saved in. Undoing back to it makes the document clean again and redoing
+/// away makes it edited; once a new change discards the redo branch that held the save point,
+/// the document stays edited until it is saved.
+public final class Document {
+  /// The document's file; `nil` until an untitled document is saved.
+  public private(set) var fileURL: URL?
+  /// The file's format; `nil` for an untitled document.
+  public private(set) var format: (any StoreFormat)?
+  /// The model.
+  public let model: ManagedObjectModel
+  /// The coordinator holding the document's store.
+  public let coordinator: PersistentStoreCoordinator
+  /// The document's graph.
+  public private(set) var context: ManagedObjectContext
+  /// The undo manager's state when the document was last saved (or opened).
+  private var savePoint: Int?
+  private let eventLoop: UndoEventLoop
+
+  /// A new, untitled document on `model`, its undo grouped by `eventLoop`'s turns.
+  public init(model: ManagedObjectModel, eventLoop: UndoEventLoop = ManualEventLoop()) throws {
+    self.model = model
+    self.eventLoop = eventLoop
+    coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addInMemoryStore()
+    context = try ManagedObjectContext(
+      coordinator: coordinator, undoManager: UndoManager(eventLoop: eventLoop))
+  }
+
+  private init(
+    url: URL, format: any StoreFormat, model: ManagedObjectModel, eventLoop: UndoEventLoop
+  ) throws {
+    self.model = model
+    self.eventLoop = eventLoop
+    fileURL = url
+    self.format = format
+    coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(at: url, format: format)
+    context = try ManagedObjectContext(
+      coordinator: coordinator, undoManager: UndoManager(eventLoop: eventLoop))
+  }
+
+  /// Opens the document in the file at `url`, whose format is recognised by its content among
+  /// `formats`.
+  ///
+  /// - Throws: `StoreError` (`.notFound`, `.unknownFormat`, `.modelMismatch`, …) or
+  ///   `GraphError` when the store's objects do not fit the model.
+  public static func open(
+    _ url: URL, model: ManagedObjectModel, formats: [any StoreFormat],
+    eventLoop: UndoEventLoop = ManualEventLoop()
+  ) throws -> Document {
+    let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+    return try Document(url: url, format: format, model: model, eventLoop: eventLoop)
+  }
+
+  /// The undo manager.
+  public var undoManager: UndoManager? { context.undoManager }
+
+  /// Whether the document differs from what was last saved (pending changes are processed
+  /// first, so they count).
+  public var isEdited: Bool {
+    context.processPendingChanges()
+    guard let undoManager else { return context.hasChanges }
+    return undoManager.stateIdentifier != savePoint
+  }
+
+  /// Saves to the document's file.
+  ///
+  /// - Throws: `GraphError.validation` and the like; `.store` when the file cannot be written
+  ///   or changed on disk since it was opened. An untitled document has no file: use
+  ///   ``save(to:format:)``.
+  public func save() throws {
+    guard fileURL != nil else {
+      throw StoreError(.writeFailed, "the document is untitled: save it to a file first")
+    }
+    try context.save()
+    savePoint = undoManager?.stateIdentifier
+  }
+
+  /// Saves to a new file ("save as"), in `format` — by default the format whose extension
+  /// the file has, among `formats` — and makes it the document's file.
+  ///
+  /// - Throws: `StoreError.unknownFormat` when no format has the file's extension; save
+  ///   errors. On error the document keeps its old file.
+  public func save(to url: URL, format: (any StoreFormat)? = nil, formats: [any StoreFormat] = [])
+    throws
+  {
+    guard
+      let chosen = format
+        ?? formats.first(where: { $0.fileExtension == url.pathExtension.lowercased() })
+    else {
+      throw StoreError(
+        .unknownFormat, "no store format has the extension \".\(url.pathExtension)\"",
+        at: InputLocation(file: url.path))
+    }
+    let previous = coordinator.persistentStores.first
+    try coordinator.relocateStore(to: url, format: chosen)
+    context.attach(to: coordinator)
+    do {
+      try context.save()
+    } catch {
+      if let previous {
+        coordinator.removePersistentStore(coordinator.persistentStores[0])
+        if let oldURL = previous.url, let oldFormat = previous.format {
+          try? coordinator.relocateStore(to: oldURL, format: oldFormat)
+        }
+      }
+      throw error
+    }
+    fileURL = url
+    self.format = chosen
+    savePoint = undoManager?.stateIdentifier
+  }
+
+  /// Discards every unsaved change and reads the file again; the undo stack is cleared.
+  ///
+  /// - Throws: store errors reading the file; an untitled document is reverted to empty.
+  public func revert() throws {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    if let fileURL, let format {
+      try coordinator.addPersistentStore(at: fileURL, format: format)
+    } else {
+      try coordinator.addInMemoryStore()
+    }
+    let fresh = try ManagedObjectContext(
+      coordinator: coordinator, undoManager: UndoManager(eventLoop: eventLoop))
+    context.reset()
+    context = fresh
+    savePoint = nil
+  }
+
+  /// Writes the document, unsaved changes included, to a sibling file — `Name (Autosaved).ext`
+  /// beside the document — without saving it: the document stays edited.
+  ///
+  /// - Returns: the autosave file.
+  /// - Throws: `GraphError.store` when it cannot be written; an untitled document has no
+  ///   sibling to write.
+  @discardableResult
+  public func autosave() throws -> URL {
+    guard let fileURL, let format else {
+      throw StoreError(.writeFailed, "the document is untitled: there is no folder to autosave in")
+    }
+    let name = fileURL.deletingPathExtension().lastPathComponent
+    let sibling = fileURL.deletingLastPathComponent()
+      .appendingPathComponent("\(name) (Autosaved)").appendingPathExtension(format.fileExtension)
+    try context.writeCopy(to: sibling, format: format)
+    return sibling
+  }
+}
