@@ -263,6 +263,15 @@ extension ScriptError {
       Code(error.code), error.message, at: place, details: details, underlying: error)
   }
 
+  /// A failure opening or saving a document: its graph error's code, or `store`.
+  static func store(_ error: any Error, at location: InputLocation) -> ScriptError {
+    if let graph = error as? GraphError {
+      return ScriptError.graph(graph, at: location, details: graph.failures.map(\.description))
+    }
+    let message = (error as? StoreError)?.description ?? "\(error)"
+    return ScriptError(.store, message, at: location, underlying: error)
+  }
+
   static func undo(_ error: UndoError, at location: InputLocation) -> ScriptError {
     ScriptError(Code(error.code), error.message, at: location, underlying: error)
   }

@@ -437,16 +437,12 @@ struct ScriptRunnerTests {
   }
 
   static let unsupported: [ExpectCase] = [
-    ExpectCase("open store.xml", "open: not yet supported (arrives with the stores, issue 5)"),
-    ExpectCase("save", "save: not yet supported (arrives with the stores, issue 5)"),
-    ExpectCase("save copy.xml", "save: not yet supported (arrives with the stores, issue 5)"),
-    ExpectCase("close", "close: not yet supported (arrives with the stores, issue 5)"),
     ExpectCase(
       "fetch Book sort title asc as $f", "fetch: not yet supported (arrives with fetching, issue 6)"
-    ),
+    )
   ]
 
-  @Test("store and fetch commands are not yet supported, by name", arguments: unsupported)
+  @Test("fetch commands are not yet supported, by name", arguments: unsupported)
   func unsupportedCommands(_ expectCase: ExpectCase) {
     let result = replay(library + expectCase.line)
     #expect(result.failure == "t.undo:6: \(expectCase.message ?? "")")

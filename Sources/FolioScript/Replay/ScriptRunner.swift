@@ -26,6 +26,10 @@ public final class ScriptRunner {
   public private(set) var model: ManagedObjectModel?
   /// The document `new` started: the context the script changes.
   public private(set) var context: ManagedObjectContext?
+  /// The document the context belongs to, for `open`, `save` and `close`.
+  public private(set) var document: Document?
+  /// The store formats `open` recognises files among and `save PATH` picks from by extension.
+  public let formats: [any StoreFormat]
   /// The document's event loop: `turn` ends a turn.
   public private(set) var eventLoop: ManualEventLoop?
 
@@ -43,8 +47,13 @@ public final class ScriptRunner {
   /// - Parameters:
   ///   - trace: Whether to echo each command and the state it leaves. The default is `false`.
   ///   - output: Where lines go. The default prints them.
-  public init(trace: Bool = false, output: @escaping (String) -> Void = { print($0) }) {
+  ///   - formats: The store formats `open` and `save` use. The default is none.
+  public init(
+    trace: Bool = false, formats: [any StoreFormat] = [],
+    output: @escaping (String) -> Void = { print($0) }
+  ) {
     self.isTracing = trace
+    self.formats = formats
     self.output = output
   }
 
@@ -98,8 +107,12 @@ public final class ScriptRunner {
       guard let model else { throw ScriptError.noModel("new", at: here) }
       closeDocument()
       let loop = ManualEventLoop()
-      eventLoop = loop
-      context = ManagedObjectContext(model: model, undoManager: UndoManager(eventLoop: loop))
+      do {
+        let document = try Document(model: model, eventLoop: loop)
+        adopt(document, loop: loop)
+      } catch {
+        throw ScriptError.store(error, at: here)
+      }
     case .insert(let entity, let variable, let assignments):
       let context = try document(for: "insert", at: here)
       let object = try graph(at: here) { () throws(GraphError) in
@@ -180,8 +193,32 @@ public final class ScriptRunner {
       try graph(at: here) { () throws(GraphError) in
         try context.refresh(object, mergeChanges: merge)
       }
-    case .open, .save, .close:
-      throw ScriptError.unsupported(command.name, arrival: Arrival.stores, at: here)
+    case .open(let path):
+      guard let model else { throw ScriptError.noModel("open", at: here) }
+      closeDocument()
+      let loop = ManualEventLoop()
+      let url = URL(fileURLWithPath: script?.resolve(path) ?? path)
+      do {
+        adopt(try Document.open(url, model: model, formats: formats, eventLoop: loop), loop: loop)
+      } catch {
+        throw ScriptError.store(error, at: here)
+      }
+    case .save(let path):
+      _ = try self.document(for: "save", at: here)
+      guard let document else { throw ScriptError.noDocument("save", at: here) }
+      do {
+        if let path {
+          let url = URL(fileURLWithPath: script?.resolve(path) ?? path)
+          try document.save(to: url, formats: formats)
+        } else {
+          try document.save()
+        }
+      } catch {
+        throw ScriptError.store(error, at: here)
+      }
+    case .close:
+      _ = try self.document(for: "close", at: here)
+      closeDocument()
     case .fetch:
       throw ScriptError.unsupported(command.name, arrival: Arrival.fetching, at: here)
     case .invalid(let syntax):
@@ -191,7 +228,6 @@ public final class ScriptRunner {
 
   /// Where the parts of Folio that are not built yet arrive, for `unsupported` messages.
   enum Arrival {
-    static let stores = "the stores, issue 5"
     static let fetching = "fetching, issue 6"
   }
 
@@ -236,8 +272,15 @@ public final class ScriptRunner {
     numbers = [:]
   }
 
+  private func adopt(_ document: Document, loop: ManualEventLoop) {
+    self.document = document
+    eventLoop = loop
+    context = document.context
+  }
+
   private func closeDocument() {
     eventLoop = nil
+    document = nil
     context = nil
     bindings = [:]
     bindingOrder = []
