@@ -69,7 +69,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "FolioBenchmarks",
-      dependencies: ["FolioGraph", "FolioUndo"]
+      dependencies: ["FolioGraph", "FolioUndo", "FolioStores", "CZlib"]
     ),
     .testTarget(
       name: "FolioUndoTests",

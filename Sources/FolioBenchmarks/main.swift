@@ -11,6 +11,7 @@ let cases: [(name: String, argument: String?)] = [
   ("undo-standalone", "10000"), ("undo-standalone", "100000"), ("undo-standalone", "1000000"),
   ("undo-levels", nil),
   ("undo-context", nil),
+  ("binary-store", "10000"), ("binary-store", "100000"),
 ]
 
 func runCase(_ name: String, _ argument: String?) throws {
@@ -26,6 +27,11 @@ func runCase(_ name: String, _ argument: String?) throws {
     report("Undo manager with levelsOfUndo 100", try boundedUndo())
   case "undo-context":
     report("Context on its undo manager", try contextUndo())
+  case "binary-store":
+    let count = Int(argument ?? "") ?? 10_000
+    report(
+      "Binary store: Expenses graph of \(count.formatted()) objects as records",
+      try binaryStoreBenchmark(objects: count))
   default:
     throw BenchmarkFailure(
       "unknown benchmark \"\(name)\"; known: \(Set(cases.map(\.name)).sorted())")

@@ -212,7 +212,7 @@ extension ManagedObjectContext {
     return failures
   }
 
-  private func uniquenessFailures() -> [ValidationFailure] {
+  func uniquenessFailures(includingUnchanged: Bool = false) -> [ValidationFailure] {
     var failures: [ValidationFailure] = []
     for layout in layouts where !layout.entity.uniquenessConstraints.isEmpty {
       let candidates = table.compactMap { object -> ManagedObject? in
@@ -230,7 +230,8 @@ extension ManagedObjectContext {
           groups[key, default: []].append(object)
         }
         for group in groups.values where group.count > 1 {
-          for object in group.sorted(by: { $0.row < $1.row }) where object.hasChanges {
+          for object in group.sorted(by: { $0.row < $1.row })
+          where includingUnchanged || object.hasChanges {
             failures.append(
               failure(
                 object, constraint.joined(separator: ","), object.slots[slots[0]], .uniqueness,
@@ -332,5 +333,23 @@ extension ManagedObjectContext {
     case .delete:
       return denyFailures(of: object) + objectRuleFailures(of: object, on: .delete)
     }
+  }
+}
+
+extension ManagedObjectContext {
+  /// Checks every object in the graph, changed or not, as a save checks new ones: for a store
+  /// opened from a file (`folio validate`).
+  ///
+  /// - Throws: `GraphError.validation` with every failure.
+  /// - Complexity: O(*n*) in the objects and their properties.
+  public func validateAllObjects() throws(GraphError) {
+    processPendingChanges()
+    var failures: [ValidationFailure] = []
+    for case let object? in table where object.flags.isDisjoint(with: [.deleted, .removed]) {
+      failures += propertyFailures(of: object)
+      failures += objectRuleFailures(of: object, on: object.isInserted ? .insert : .update)
+    }
+    failures += uniquenessFailures(includingUnchanged: true)
+    guard failures.isEmpty else { throw Self.validationError(failures) }
   }
 }

@@ -1,0 +1,155 @@
+import CZlib
+
+// zlib, reached through CZlib, for the binary store: one-shot deflate and a bounded inflate.
+//
+// Each z_stream lives at a fixed heap address (zlib keeps a pointer back to it and checks it)
+// and is owned by one noncopyable value whose deinit calls `deflateEnd`/`inflateEnd`, so no
+// path leaks it. Buffers larger than zlib's 32-bit `avail_in`/`avail_out` are fed in chunks.
+// No C type appears outside this file.
+
+/// Why zlib refused to inflate a stream.
+enum InflateFailure: Error, Sendable {
+  /// The stream would produce more bytes than were declared: a decompression bomb, or a lie.
+  case tooLong
+  /// The stream ended before producing the declared number of bytes.
+  case tooShort(produced: Int)
+  /// The compressed bytes go on after the end of the stream.
+  case trailingBytes(consumed: Int)
+  /// zlib found the stream malformed; its message, and how far in it got.
+  case corrupt(String, consumed: Int)
+}
+
+/// zlib's one-shot operations and checksum.
+enum Zlib {
+  /// The most bytes handed to zlib in one call: its counters are 32-bit.
+  private static let chunk = Int(UInt32.max / 2)
+
+  /// The CRC-32 (ISO-HDLC, as zlib and PNG compute it) of `bytes`, continuing from `initial`.
+  static func crc32(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
+    var crc = UInt(initial)
+    var rest = bytes
+    while !rest.isEmpty {
+      let count = min(rest.count, chunk)
+      crc = CZlib.crc32(
+        crc, rest.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(count))
+      rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+    }
+    return UInt32(truncatingIfNeeded: crc)
+  }
+
+  /// `bytes` compressed as one zlib stream at `level` (1 fastest … 9 smallest).
+  static func deflate(_ bytes: UnsafeRawBufferPointer, level: Int32) -> [UInt8] {
+    var stream = Stream(deflateLevel: level)
+    let bound = Int(deflateBound(stream.pointer, uLong(bytes.count)))
+    var output = [UInt8](repeating: 0, count: bound)
+    let produced = output.withUnsafeMutableBytes { out in
+      stream.run(input: bytes, output: out, finish: true).produced
+    }
+    output.removeSubrange(produced...)
+    return output
+  }
+
+  /// The zlib stream `bytes` inflated into exactly `length` bytes, never allocating more.
+  ///
+  /// - Throws: `InflateFailure` when the stream is corrupt or its inflated length differs.
+  static func inflate(_ bytes: UnsafeRawBufferPointer, length: Int) throws(InflateFailure)
+    -> [UInt8]
+  {
+    var stream = Stream(inflating: ())
+    var output = [UInt8](repeating: 0, count: length)
+    let result = output.withUnsafeMutableBytes { out in
+      stream.run(input: bytes, output: out, finish: true)
+    }
+    if let message = result.error {
+      throw .corrupt(message, consumed: result.consumed)
+    }
+    guard result.ended else {
+      // The output is full and the stream goes on: it holds more than was declared.
+      if result.produced == length { throw .tooLong }
+      throw .corrupt("the compressed stream is cut short", consumed: result.consumed)
+    }
+    guard result.produced == length else { throw .tooShort(produced: result.produced) }
+    guard result.consumed == bytes.count else { throw .trailingBytes(consumed: result.consumed) }
+    return output
+  }
+}
+
+/// One z_stream, deflating or inflating, freed when the value goes away.
+private struct Stream: ~Copyable {
+  let pointer: UnsafeMutablePointer<z_stream>
+  let isDeflating: Bool
+
+  init(deflateLevel level: Int32) {
+    pointer = .allocate(capacity: 1)
+    pointer.initialize(to: z_stream())
+    isDeflating = true
+    guard folio_deflate_init(pointer, level) == Z_OK else {
+      preconditionFailure("zlib deflateInit failed: out of memory or a bad level \(level)")
+    }
+  }
+
+  init(inflating: Void) {
+    pointer = .allocate(capacity: 1)
+    pointer.initialize(to: z_stream())
+    isDeflating = false
+    guard folio_inflate_init(pointer) == Z_OK else {
+      preconditionFailure("zlib inflateInit failed: out of memory")
+    }
+  }
+
+  deinit {
+    if isDeflating { deflateEnd(pointer) } else { inflateEnd(pointer) }
+    pointer.deinitialize(count: 1)
+    pointer.deallocate()
+  }
+
+  /// What one run did: bytes consumed and produced, whether the stream ended, zlib's error.
+  struct Outcome {
+    var consumed = 0
+    var produced = 0
+    var ended = false
+    var error: String?
+  }
+
+  /// Feeds all of `input` and fills `output` as far as the stream goes, in 32-bit chunks.
+  mutating func run(
+    input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer, finish: Bool
+  ) -> Outcome {
+    var outcome = Outcome()
+    let chunk = Int(UInt32.max / 2)
+    while true {
+      let inCount = min(input.count - outcome.consumed, chunk)
+      let outCount = min(output.count - outcome.produced, chunk)
+      let inStart = input.baseAddress.map { $0 + outcome.consumed }
+      let outStart = output.baseAddress.map { $0 + outcome.produced }
+      pointer.pointee.next_in = UnsafeMutablePointer(
+        mutating: inStart?.assumingMemoryBound(to: Bytef.self))
+      pointer.pointee.avail_in = uInt(inCount)
+      pointer.pointee.next_out = outStart?.assumingMemoryBound(to: Bytef.self)
+      pointer.pointee.avail_out = uInt(outCount)
+      let isLastInput = outcome.consumed + inCount == input.count
+      let flush = finish && isLastInput ? Z_FINISH : Z_NO_FLUSH
+      let status = isDeflating ? deflate(pointer, flush) : inflate(pointer, flush)
+      outcome.consumed += inCount - Int(pointer.pointee.avail_in)
+      outcome.produced += outCount - Int(pointer.pointee.avail_out)
+      switch status {
+      case Z_STREAM_END:
+        outcome.ended = true
+        return outcome
+      case Z_OK, Z_BUF_ERROR:
+        let progressed =
+          Int(pointer.pointee.avail_in) < inCount
+          || Int(pointer.pointee.avail_out) < outCount
+        let outputFull = outcome.produced == output.count
+        let inputDone = outcome.consumed == input.count
+        if outputFull || (inputDone && !progressed) || (!progressed && status == Z_BUF_ERROR) {
+          return outcome
+        }
+      default:
+        let message = pointer.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+        outcome.error = message
+        return outcome
+      }
+    }
+  }
+}
