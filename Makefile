@@ -27,6 +27,10 @@ demo: deps
 	dot -Tsvg company.dot -o company.svg
 	@echo "Wrote company.svg, the Company model as a diagram."
 	$(FOLIO) replay --trace Samples/Expenses/undo-cascade.undo
+	$(FOLIO) info Samples/Expenses/Expenses.xml
+	$(FOLIO) replay --trace Samples/Expenses/session.undo
+	$(FOLIO) info Samples/Expenses/Expenses-session.xml
+	$(FOLIO) info Samples/Expenses/Expenses-session.folio --model Samples/Expenses/Expenses.xcdatamodeld
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -41,4 +45,4 @@ bench: deps
 	.build/release/FolioBenchmarks
 
 clean:
-	rm -rf .build company.dot company.svg
+	rm -rf .build company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio

@@ -69,7 +69,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "FolioBenchmarks",
-      dependencies: ["FolioGraph", "FolioUndo", "FolioStores", "CZlib"]
+      dependencies: ["FolioGraph", "FolioUndo", "FolioStores", "CZlib", "CLibXML2"]
     ),
     .testTarget(
       name: "FolioUndoTests",
@@ -89,7 +89,7 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioCLITests",
-      dependencies: ["folio", "FolioTestSupport"],
+      dependencies: ["folio", "FolioTestSupport", "FolioModel", "FolioStores"],
       exclude: ["Snapshots"]
     ),
     .testTarget(

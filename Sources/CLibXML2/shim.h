@@ -9,8 +9,11 @@
 
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
+#include <libxml/relaxng.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
+#include <libxml/xmlreader.h>
+#include <libxml/xmlwriter.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -63,6 +66,35 @@ static inline void folio_xml_capture_errors(xmlParserCtxtPtr context, folio_xml_
   context->_private = first;
   context->sax->serror = folio_xml_record_error;
   context->sax->startElementNs = folio_xml_start_element;
+}
+
+/// Records the first error of a reader, a RELAX NG parser or a validator into `data`, a
+/// `folio_xml_first_error`; libxml2 then prints nothing.
+static inline void folio_xml_record_first_error(void *data, xmlErrorPtr error) {
+  folio_xml_first_error *first = (folio_xml_first_error *)data;
+  if (first == NULL || error == NULL || first->isSet || error->level < XML_ERR_ERROR) return;
+  first->isSet = 1;
+  first->line = error->line;
+  first->column = error->int2;
+  snprintf(first->message, sizeof first->message, "%s", error->message ? error->message : "");
+}
+
+/// Sends a streaming reader's errors to `first` instead of standard error.
+static inline void folio_xml_reader_capture_errors(xmlTextReaderPtr reader,
+                                                   folio_xml_first_error *first) {
+  xmlTextReaderSetStructuredErrorHandler(reader, folio_xml_record_first_error, first);
+}
+
+/// Sends a RELAX NG schema parser's errors to `first`.
+static inline void folio_xml_relaxng_parser_capture_errors(xmlRelaxNGParserCtxtPtr context,
+                                                           folio_xml_first_error *first) {
+  xmlRelaxNGSetParserStructuredErrors(context, folio_xml_record_first_error, first);
+}
+
+/// Sends a RELAX NG validator's errors to `first`.
+static inline void folio_xml_relaxng_validator_capture_errors(xmlRelaxNGValidCtxtPtr context,
+                                                              folio_xml_first_error *first) {
+  xmlRelaxNGSetValidStructuredErrors(context, folio_xml_record_first_error, first);
 }
 
 #endif

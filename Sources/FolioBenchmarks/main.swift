@@ -12,6 +12,7 @@ let cases: [(name: String, argument: String?)] = [
   ("undo-levels", nil),
   ("undo-context", nil),
   ("binary-store", "10000"), ("binary-store", "100000"),
+  ("xml-store", "10000"), ("xml-store", "100000"),
 ]
 
 func runCase(_ name: String, _ argument: String?) throws {
@@ -32,6 +33,11 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(
       "Binary store: Expenses graph of \(count.formatted()) objects as records",
       try binaryStoreBenchmark(objects: count))
+  case "xml-store":
+    let count = Int(argument ?? "") ?? 10_000
+    report(
+      "XML store: Expenses graph of \(count.formatted()) objects as records",
+      try xmlStoreBenchmark(objects: count))
   default:
     throw BenchmarkFailure(
       "unknown benchmark \"\(name)\"; known: \(Set(cases.map(\.name)).sorted())")

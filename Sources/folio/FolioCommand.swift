@@ -10,8 +10,14 @@ struct FolioCommand: ParsableCommand {
       Examples:
         folio model info Samples/Expenses/Expenses.xcdatamodeld
         folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
+        folio replay Samples/Expenses/undo-cascade.undo
+        folio info Samples/Expenses/Expenses.xml
+        folio convert Samples/Expenses/Expenses.xml /tmp/Expenses.folio
       """,
     version: "0.1.0",
-    subcommands: [ModelCommand.self, ReplayCommand.self]
+    subcommands: [
+      ModelCommand.self, ReplayCommand.self, InfoCommand.self, DumpCommand.self,
+      ConvertCommand.self, ValidateCommand.self,
+    ]
   )
 }

@@ -30,7 +30,7 @@ struct ReplayCommand: ParsableCommand {
   func run() throws {
     var failed = false
     for path in scripts {
-      let runner = ScriptRunner(trace: trace) { print($0) }
+      let runner = ScriptRunner(trace: trace, formats: storeFormats) { print($0) }
       do {
         try runner.run(Script(contentsOfFile: path))
       } catch {

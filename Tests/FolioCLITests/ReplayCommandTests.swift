@@ -45,7 +45,11 @@ struct ReplayCommandTests {
       scripts += names.filter { $0.hasSuffix(".undo") }.sorted().map { "Samples/\(model)/\($0)" }
     }
     #expect(scripts.count >= 9)
-    let result = try run(folio, ["replay"] + scripts)
+    // Run a copy: scripts that save write files beside themselves.
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.copyItem(at: samples, to: folder.appendingPathComponent("Samples"))
+    let result = try run(folio, ["replay"] + scripts, in: folder)
     #expect(result.standardError == "")
     #expect(result.status == 0)
   }

@@ -147,10 +147,11 @@ public final class PersistentStoreCoordinator {
     -> any StoreFormat
   {
     guard FileManager.default.fileExists(atPath: url.path) else {
-      throw StoreError(.notFound, "no such file", at: InputLocation(file: url.path))
+      throw StoreError(.notFound, "no such file", at: InputLocation(file: url.relativePath))
     }
     guard let handle = FileHandle(forReadingAtPath: url.path) else {
-      throw StoreError(.unreadable, "cannot open the file", at: InputLocation(file: url.path))
+      throw StoreError(
+        .unreadable, "cannot open the file", at: InputLocation(file: url.relativePath))
     }
     defer { try? handle.close() }
     let prefix = (try? handle.read(upToCount: 64)) ?? Data()
@@ -158,7 +159,7 @@ public final class PersistentStoreCoordinator {
       let names = formats.map(\.typeName).joined(separator: ", ")
       throw StoreError(
         .unknownFormat, "not a store of any known format (\(names))",
-        at: InputLocation(file: url.path, byteOffset: 0))
+        at: InputLocation(file: url.relativePath, byteOffset: 0))
     }
     return format
   }

@@ -1,0 +1,161 @@
+import FolioModel
+import Foundation
+
+/// How a model's names appear in an XML store, and what a store's names mean in the model.
+///
+/// Core Data writes entity names upper-cased (`type="SPENDING"`) and property names
+/// lower-cased (`name="amount"`), so a store is read case-insensitively and each name mapped
+/// back to the model's spelling. Two entities, or two properties of one entity, whose names
+/// differ only by case would be written alike, so such a model cannot use this format.
+struct XMLNameMap {
+  /// One attribute as the store writes it.
+  struct Attribute {
+    let name: String
+    let diskName: String
+    let type: AttributeType
+    let typeWord: String
+    /// For a composite: its members.
+    let members: [Attribute]
+    let membersByDiskName: [String: Int]
+  }
+
+  /// One relationship as the store writes it.
+  struct Relationship {
+    let name: String
+    let diskName: String
+    let isToMany: Bool
+    let destination: String
+    let destinationDiskName: String
+    /// The index of the destination's root entity: where idrefs are looked up.
+    var destinationRoot: Int32 = 0
+  }
+
+  /// A property found by its name in the store.
+  enum Property {
+    case attribute(Int)
+    case relationship(Int)
+  }
+
+  /// One entity as the store writes it: its persistent properties in model order.
+  struct Entity {
+    let name: String
+    let diskName: String
+    let isAbstract: Bool
+    let attributes: [Attribute]
+    var relationships: [Relationship]
+    let propertiesByDiskName: [String: Property]
+    /// The entity and its descendants' names, for checking relationship targets.
+    var kinds: Set<String> = []
+    /// The index of the entity's root ancestor: objects are numbered per hierarchy.
+    var root: Int32 = 0
+  }
+
+  let entities: [Entity]
+  let indexByDiskName: [String: Int]
+  let indexByName: [String: Int]
+
+  /// Maps `model`'s names.
+  ///
+  /// - Throws: `.modelMismatch` when two entities or two properties differ only by case.
+  init(model: ManagedObjectModel) throws(StoreError) {
+    var entities: [Entity] = []
+    var byDiskName: [String: Int] = [:]
+    var byName: [String: Int] = [:]
+    for entity in model.entities {
+      let diskName = entity.name.uppercased()
+      if let other = byDiskName[diskName] {
+        throw StoreError.caseCollision(
+          "entities", entities[other].name, entity.name, at: InputLocation(entity: entity.name))
+      }
+      var properties: [String: Property] = [:]
+      var names: [String: String] = [:]
+      func claim(_ name: String) throws(StoreError) -> String {
+        let lowered = name.lowercased()
+        if let other = names[lowered] {
+          throw StoreError.caseCollision(
+            "properties", other, name, at: InputLocation(entity: entity.name, property: name))
+        }
+        names[lowered] = name
+        return lowered
+      }
+      var attributes: [Attribute] = []
+      for attribute in entity.allAttributes where !attribute.isTransient {
+        let lowered = try claim(attribute.name)
+        properties[lowered] = .attribute(attributes.count)
+        attributes.append(
+          try Self.attribute(attribute, entity: entity.name, model: model, depth: 0))
+      }
+      var relationships: [Relationship] = []
+      for relationship in entity.allRelationships where !relationship.isTransient {
+        let lowered = try claim(relationship.name)
+        properties[lowered] = .relationship(relationships.count)
+        relationships.append(
+          Relationship(
+            name: relationship.name, diskName: lowered, isToMany: relationship.isToMany,
+            destination: relationship.destinationEntityName,
+            destinationDiskName: relationship.destinationEntityName.uppercased()))
+      }
+      byDiskName[diskName] = entities.count
+      byName[entity.name] = entities.count
+      entities.append(
+        Entity(
+          name: entity.name, diskName: diskName, isAbstract: entity.isAbstract,
+          attributes: attributes, relationships: relationships, propertiesByDiskName: properties))
+    }
+    for index in entities.indices {
+      var kinds: Set<String> = []
+      for entity in model.entities
+      where model.entity(entity, isKindOf: model.entities[index]) {
+        kinds.insert(entity.name)
+      }
+      entities[index].kinds = kinds
+      let ancestors = model.ancestorNames(of: model.entities[index])
+      entities[index].root = Int32(ancestors.last.flatMap { byName[$0] } ?? index)
+    }
+    for index in entities.indices {
+      for position in entities[index].relationships.indices {
+        let destination = entities[index].relationships[position].destination
+        entities[index].relationships[position].destinationRoot =
+          byName[destination].map { entities[$0].root } ?? -1
+      }
+    }
+    self.entities = entities
+    self.indexByDiskName = byDiskName
+    self.indexByName = byName
+  }
+
+  private static func attribute(
+    _ attribute: AttributeDescription, entity: String, model: ManagedObjectModel, depth: Int
+  ) throws(StoreError) -> Attribute {
+    var members: [Attribute] = []
+    var byDiskName: [String: Int] = [:]
+    if attribute.attributeType == .composite, depth < 16,
+      let composite = attribute.compositeName.flatMap({ model.composite(named: $0) })
+    {
+      for member in composite.attributes {
+        let lowered = member.name.lowercased()
+        if let other = byDiskName[lowered] {
+          throw StoreError.caseCollision(
+            "properties", members[other].name, member.name,
+            at: InputLocation(entity: composite.name, property: member.name))
+        }
+        byDiskName[lowered] = members.count
+        members.append(try Self.attribute(member, entity: entity, model: model, depth: depth + 1))
+      }
+    }
+    return Attribute(
+      name: attribute.name, diskName: attribute.name.lowercased(), type: attribute.attributeType,
+      typeWord: XMLValueCoding.typeWord(for: attribute.attributeType), members: members,
+      membersByDiskName: byDiskName)
+  }
+
+  /// The entity a store's `type="…"` names, in any case.
+  func entityIndex(forDiskName name: String) -> Int? {
+    indexByDiskName[name] ?? indexByDiskName[name.uppercased()]
+  }
+
+  /// The property a store's `name="…"` names on `entity`, in any case.
+  func property(_ name: String, of entity: Entity) -> Property? {
+    entity.propertiesByDiskName[name] ?? entity.propertiesByDiskName[name.lowercased()]
+  }
+}

@@ -1,0 +1,224 @@
+import FolioModel
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The check of an XML store's prolog, made on the raw bytes before libxml2 reads anything, and
+/// the finding of exact columns for error messages.
+///
+/// A store's prolog may hold the XML declaration, comments, processing instructions and one
+/// DOCTYPE, which must be Core Data's: `<!DOCTYPE database SYSTEM
+/// "file:///System/Library/DTDs/CoreData.dtd">`. Any other DOCTYPE, and any internal subset,
+/// is refused here, naming its line and column, so that no entity is ever declared (which
+/// rules out entity expansion and external entities) and no DTD is ever fetched.
+enum XMLProlog {
+  /// How much of the file the prolog may take.
+  static let limit = 65_536
+
+  /// Checks the prolog of the file open at `descriptor` without moving its offset.
+  static func check(descriptor: Int32, path: String) throws(StoreError) {
+    var bytes = [UInt8](repeating: 0, count: limit)
+    let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, limit, 0) }
+    guard count >= 0 else { throw StoreError.unreadable(path, String(cString: strerror(errno))) }
+    bytes.removeSubrange(count...)
+    try check(bytes, path: path)
+  }
+
+  static func check(_ bytes: [UInt8], path: String) throws(StoreError) {
+    func location(_ offset: Int) -> InputLocation {
+      var line = 1
+      var column = 1
+      for byte in bytes[..<min(offset, bytes.count)] {
+        if byte == 0x0A {
+          line += 1
+          column = 1
+        } else {
+          column += 1
+        }
+      }
+      return InputLocation(file: path, line: line, column: column)
+    }
+    func starts(_ text: String, at offset: Int) -> Bool {
+      let pattern = Array(text.utf8)
+      return offset + pattern.count <= bytes.count
+        && Array(bytes[offset..<offset + pattern.count]) == pattern
+    }
+    func find(_ text: String, from offset: Int) -> Int? {
+      var index = offset
+      while index < bytes.count {
+        if starts(text, at: index) { return index }
+        index += 1
+      }
+      return nil
+    }
+    guard !bytes.isEmpty else {
+      throw StoreError.truncated("the file is empty", at: location(0))
+    }
+    var offset = 0
+    if starts("\u{FEFF}", at: 0) { offset = 3 }
+    if bytes.count >= 2,
+      bytes[0] == 0 || bytes[1] == 0 || (bytes[0] == 0xFE && bytes[1] == 0xFF)
+        || (bytes[0] == 0xFF && bytes[1] == 0xFE)
+    {
+      throw StoreError.notUTF8(at: location(0))
+    }
+    while offset < bytes.count {
+      if XMLValueCoding.isSpace(bytes[offset]) {
+        offset += 1
+      } else if starts("<?", at: offset) {
+        guard let end = find("?>", from: offset) else { return }
+        offset = end + 2
+      } else if starts("<!--", at: offset) {
+        guard let end = find("-->", from: offset) else { return }
+        offset = end + 3
+      } else if starts("<!DOCTYPE", at: offset) {
+        try checkDoctype(bytes, at: offset, location: location)
+        guard let end = find(">", from: offset) else { return }
+        offset = end + 1
+      } else if bytes[offset] != UInt8(ascii: "<") {
+        let end =
+          bytes[offset...].prefix(20).firstIndex { $0 == 0x0A || $0 == 0x0D }
+          ?? min(offset + 20, bytes.count)
+        let start = String(decoding: bytes[offset..<end], as: UTF8.self)
+        throw StoreError(
+          .malformedXML, "the file is not XML: it starts with \"\(start)\"", at: location(offset))
+      } else {
+        return
+      }
+    }
+  }
+
+  private static func checkDoctype(
+    _ bytes: [UInt8], at start: Int, location: (Int) -> InputLocation
+  ) throws(StoreError) {
+    var end = start
+    var quote: UInt8?
+    while end < bytes.count {
+      let byte = bytes[end]
+      if let open = quote {
+        if byte == open { quote = nil }
+      } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+        quote = byte
+      } else if byte == UInt8(ascii: "[") {
+        if let entity = firstEntity(bytes, from: end) {
+          throw StoreError.entityDeclaration(entity.name, at: location(entity.offset))
+        }
+        throw StoreError.internalSubset(at: location(end))
+      } else if byte == UInt8(ascii: ">") {
+        break
+      }
+      end += 1
+    }
+    let declaration = String(decoding: bytes[start..<min(end + 1, bytes.count)], as: UTF8.self)
+    let words = declaration.dropFirst("<!DOCTYPE".count).dropLast()
+      .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+    let allowed = ["database", "SYSTEM", "\"\(StoreError.coreDataSystemID)\""]
+    guard words.map(String.init) == allowed else {
+      let shown = declaration.count > 120 ? String(declaration.prefix(120)) + "…" : declaration
+      throw StoreError.foreignDTD(shown, at: location(start))
+    }
+  }
+
+  private static func firstEntity(_ bytes: [UInt8], from start: Int) -> (name: String, offset: Int)?
+  {
+    let marker = Array("<!ENTITY".utf8)
+    var index = start
+    while index + marker.count <= bytes.count {
+      if Array(bytes[index..<index + marker.count]) == marker {
+        var nameStart = index + marker.count
+        while nameStart < bytes.count,
+          XMLValueCoding.isSpace(bytes[nameStart]) || bytes[nameStart] == UInt8(ascii: "%")
+        {
+          nameStart += 1
+        }
+        var nameEnd = nameStart
+        while nameEnd < bytes.count, !XMLValueCoding.isSpace(bytes[nameEnd]) { nameEnd += 1 }
+        return (String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self), index)
+      }
+      index += 1
+    }
+    return nil
+  }
+
+  // MARK: Columns, for error messages
+
+  /// Whether only white space follows `line`:`column` in the file: an error there means the
+  /// file was cut short. Only error paths call this.
+  static func isAtEnd(line: Int, column: Int, path: String) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path) else { return false }
+    var currentLine = 1
+    var offset = 0
+    while currentLine < line, offset < data.count {
+      if data[data.startIndex + offset] == 0x0A { currentLine += 1 }
+      offset += 1
+    }
+    offset += max(0, column - 1)
+    guard offset <= data.count else { return true }
+    return data[(data.startIndex + offset)...].allSatisfy { XMLValueCoding.isSpace($0) }
+  }
+
+  /// The 1-based column where `<tag` starts on `line` of the file at `path` (the first
+  /// occurrence whose `name` attribute is `name`, when given), or `nil`.
+  ///
+  /// Only error paths call this: it reads the file up to `line`.
+  static func column(ofTag tag: String, named name: String? = nil, line: Int, path: String)
+    -> Int?
+  {
+    locate(tag: tag, named: name, fromLine: line, path: path, searchLines: 1)?.column
+  }
+
+  /// The line and column of the first `<tag` at or after `line` (with `name="…"` when given),
+  /// looking at most `searchLines` lines ahead.
+  static func locate(
+    tag: String, named name: String?, fromLine line: Int, path: String, searchLines: Int = 10_000
+  ) -> (line: Int, column: Int)? {
+    guard !tag.isEmpty, let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    var currentLine = 1
+    var pending = [UInt8]()
+    let needle = Array("<\(tag)".utf8)
+    let nameNeedle = name.map { Array("name=\"\($0)\"".utf8) }
+    while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+      pending.append(contentsOf: chunk)
+      while let newline = pending.firstIndex(of: 0x0A) {
+        let text = Array(pending[..<newline])
+        pending.removeSubrange(...newline)
+        if currentLine >= line, let column = match(text, needle, nameNeedle) {
+          return (currentLine, column)
+        }
+        currentLine += 1
+        if currentLine >= line + searchLines { return nil }
+      }
+    }
+    if currentLine >= line, let column = match(pending, needle, nameNeedle) {
+      return (currentLine, column)
+    }
+    return nil
+  }
+
+  private static func match(_ text: [UInt8], _ needle: [UInt8], _ name: [UInt8]?) -> Int? {
+    guard text.count >= needle.count else { return nil }
+    for start in 0...(text.count - needle.count)
+    where Array(text[start..<start + needle.count]) == needle {
+      let next = start + needle.count
+      if next < text.count, text[next] != 0x20, text[next] != UInt8(ascii: ">"),
+        text[next] != UInt8(ascii: "/"), text[next] != 0x09
+      {
+        continue
+      }
+      if let name {
+        let rest = Array(text[start...])
+        guard let close = rest.firstIndex(of: UInt8(ascii: ">")),
+          rest.count >= name.count,
+          (0...(close - min(close, name.count))).contains(where: {
+            $0 + name.count <= rest.count && Array(rest[$0..<$0 + name.count]) == name
+          })
+        else { continue }
+      }
+      return start + 1
+    }
+    return nil
+  }
+}

@@ -1,0 +1,191 @@
+import FolioModel
+import Foundation
+
+/// The structure of an XML store, read element by element: `<database>`, an optional
+/// `<databaseInfo>`, then `<object>` elements with their `<attribute>` and `<relationship>`
+/// children.
+///
+/// The parser knows the layout but not the model: ``XMLRecordReader`` types the values by a
+/// model, ``XMLModelInference`` collects what the file shows. Names and values are handed over
+/// as they are written.
+final class XMLStoreParser {
+  /// A property element's header.
+  enum PropertyHeader {
+    /// `<attribute name type>`: the caller then reads its text or, for a composite, its members.
+    case attribute(name: String, type: String, line: Int)
+    /// `<relationship name type destination idrefs>`, read to its end tag.
+    case relationship(name: String, type: String, destination: String?, idrefs: String, line: Int)
+  }
+
+  let reader: XMLStreamReader
+  var path: String { reader.path }
+  /// What `<databaseInfo>` said; `nil` fields when the store has none.
+  private(set) var metadata: StoreMetadata
+  private(set) var nextObjectID: Int64?
+  private(set) var hasDatabaseInfo = false
+  /// Whether the reader stands on an `<object>` start tag not yet handed out.
+  private var isAtObject = false
+  private var isFinished = false
+  private var scratch: [UInt8] = []
+
+  /// Opens `url` and reads up to the first object.
+  init(url: URL) throws(StoreError) {
+    reader = try XMLStreamReader(url: url)
+    metadata = StoreMetadata(storeType: "XML", identifier: "")
+    try readHeader()
+  }
+
+  private func nextElementEvent() throws(StoreError) -> XMLStreamReader.Event {
+    while true {
+      let event = try reader.next()
+      if event != .text { return event }
+    }
+  }
+
+  private func readHeader() throws(StoreError) {
+    guard try nextElementEvent() == .start else {
+      throw StoreError.truncated("no root element", at: InputLocation(file: path, line: 1))
+    }
+    guard reader.isNamed("database") else {
+      throw StoreError.unexpectedElement(
+        reader.nameString, expected: "<database>", at: reader.location())
+    }
+    while true {
+      switch try nextElementEvent() {
+      case .start where reader.isNamed("databaseInfo") && !hasDatabaseInfo:
+        hasDatabaseInfo = true
+        var info = XMLMetadataReader(reader: reader)
+        try info.read()
+        metadata = info.metadata
+        nextObjectID = info.nextObjectID
+      case .start where reader.isNamed("object"):
+        isAtObject = true
+        return
+      case .start:
+        throw StoreError.unexpectedElement(
+          reader.nameString, expected: "<databaseInfo> or <object>", at: reader.location())
+      case .end:
+        try finish()
+        return
+      case .endOfFile, .text:
+        throw StoreError.truncated(
+          "in <database>", at: InputLocation(file: path, line: reader.line))
+      }
+    }
+  }
+
+  private func finish() throws(StoreError) {
+    isFinished = true
+    switch try nextElementEvent() {
+    case .endOfFile: return
+    default:
+      throw StoreError.malformedXML(
+        "content after </database>", at: InputLocation(file: path, line: reader.line))
+    }
+  }
+
+  /// The next object's `type` and `id` and its line, or `nil` after the last.
+  func nextObject() throws(StoreError) -> (type: String, id: String, line: Int)? {
+    if isFinished { return nil }
+    if !isAtObject {
+      switch try nextElementEvent() {
+      case .start where reader.isNamed("object"): break
+      case .start:
+        throw StoreError.unexpectedElement(
+          reader.nameString, expected: "<object>", at: reader.location())
+      case .end:
+        try finish()
+        return nil
+      case .endOfFile, .text:
+        throw StoreError.truncated(
+          "in <database>", at: InputLocation(file: path, line: reader.line))
+      }
+    }
+    isAtObject = false
+    guard let type = reader.attributeString("type") else {
+      throw StoreError.missingAttribute("type", on: "object", at: reader.location())
+    }
+    guard let id = reader.attributeString("id") else {
+      throw StoreError.missingAttribute("id", on: "object", at: reader.location())
+    }
+    return (type, id, reader.line)
+  }
+
+  /// The next property of the current object (or composite attribute), or `nil` at its end.
+  func nextProperty() throws(StoreError) -> PropertyHeader? {
+    switch try nextElementEvent() {
+    case .end: return nil
+    case .endOfFile, .text:
+      throw StoreError.truncated("in <object>", at: InputLocation(file: path, line: reader.line))
+    case .start: break
+    }
+    let line = reader.line
+    if reader.isNamed("attribute") {
+      guard let name = reader.attributeString("name") else {
+        throw StoreError.missingAttribute("name", on: "attribute", at: reader.location())
+      }
+      guard let type = reader.attributeString("type") else {
+        throw StoreError.missingAttribute("type", on: "attribute", at: reader.location())
+      }
+      return .attribute(name: name, type: type, line: line)
+    }
+    guard reader.isNamed("relationship") else {
+      throw StoreError.unexpectedElement(
+        reader.nameString, expected: "<attribute> or <relationship>", at: reader.location())
+    }
+    guard let name = reader.attributeString("name") else {
+      throw StoreError.missingAttribute("name", on: "relationship", at: reader.location())
+    }
+    guard let type = reader.attributeString("type") else {
+      throw StoreError.missingAttribute("type", on: "relationship", at: reader.location())
+    }
+    let header = PropertyHeader.relationship(
+      name: name, type: type, destination: reader.attributeString("destination"),
+      idrefs: reader.attributeString("idrefs") ?? "", line: line)
+    _ = try reader.elementText("relationship")
+    return header
+  }
+
+  /// Calls `body` with the text of the current `<attribute>` (NUL-terminated) and reads to its
+  /// end tag.
+  func withAttributeText<Result>(_ body: (UnsafePointer<UInt8>, Int) throws(StoreError) -> Result)
+    throws(StoreError) -> Result
+  {
+    scratch.removeAll(keepingCapacity: true)
+    loop: while true {
+      switch try reader.next() {
+      case .text:
+        reader.withValue { pointer, count in
+          scratch.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+        }
+      case .end: break loop
+      case .start:
+        throw StoreError.unexpectedElement(
+          reader.nameString, expected: "text in <attribute>", at: reader.location())
+      case .endOfFile:
+        throw StoreError.truncated(
+          "in <attribute>", at: InputLocation(file: path, line: reader.line))
+      }
+    }
+    let count = scratch.count
+    scratch.append(0)
+    return try scratch.withUnsafeBufferPointer { buffer throws(StoreError) -> Result in
+      // A non-empty array always has a base address.
+      guard let base = buffer.baseAddress else { preconditionFailure("scratch buffer is empty") }
+      return try body(base, count)
+    }
+  }
+
+  /// Skips the rest of the current attribute element.
+  func skipAttribute() throws(StoreError) { try reader.skipElement() }
+
+  /// The location of `line` in the file, with the column of `<tag name="name"` when found.
+  func location(
+    tag: String, named name: String?, line: Int, entity: String? = nil, property: String? = nil
+  ) -> InputLocation {
+    let found = XMLProlog.locate(tag: tag, named: name, fromLine: line, path: path)
+    return InputLocation(
+      file: path, line: found?.line ?? line, column: found?.column, entity: entity,
+      property: property)
+  }
+}

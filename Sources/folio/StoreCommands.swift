@@ -1,0 +1,245 @@
+import ArgumentParser
+import Folio
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The store formats the CLI reads and writes, recognised by content.
+let storeFormats: [any StoreFormat] = [XMLStore(), BinaryStore()]
+
+/// A store file and the model to read it with, for the store commands.
+struct StoreOptions: ParsableArguments {
+  @Argument(help: "A store file: a Core Data XML store or a .folio binary store.")
+  var file: String
+
+  @Option(
+    help: """
+      The model the store was written with (.xcdatamodeld, .xcdatamodel or contents). \
+      Without it, an XML store's model is inferred from the file.
+      """)
+  var model: String?
+
+  @Flag(
+    help: """
+      Open an XML store even if some relationships name objects the file does not contain \
+      (such targets are left out); without it, such a store is refused.
+      """)
+  var dropDanglingReferences = false
+
+  /// The formats to recognise the file among, XML leniency as asked.
+  var formats: [any StoreFormat] {
+    [
+      XMLStore(
+        dropsDanglingReferences: dropDanglingReferences, checksVersionHashes: model != nil),
+      BinaryStore(),
+    ]
+  }
+
+  /// The file's format, its model, and its contents.
+  func read() throws -> (
+    format: any StoreFormat, model: ManagedObjectModel, contents: StoreContents
+  ) {
+    let url = URL(fileURLWithPath: file)
+    let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+    let model = try loadModel(for: url, format: format)
+    let contents: StoreContents
+    do {
+      contents = try format.read(from: url, model: model)
+    } catch {
+      throw hinted(error)
+    }
+    return (format, model, contents)
+  }
+
+  func loadModel(for url: URL, format: any StoreFormat) throws -> ManagedObjectModel {
+    if let model { return try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)) }
+    guard format is XMLStore else {
+      throw ValidationError(
+        "a \(format.typeName) store carries no model to infer: pass --model PATH")
+    }
+    return try XMLStore.inferModel(from: url)
+  }
+
+  var modelSource: String { model ?? "inferred from the file" }
+
+  /// `error`, with a hint when a flag would have opened the store.
+  func hinted(_ error: StoreError) -> StoreError {
+    guard error.code == .danglingReference, !dropDanglingReferences else { return error }
+    var hinted = error
+    hinted.message += " (pass --drop-dangling-references to open the store without them)"
+    return hinted
+  }
+}
+
+/// `folio info FILE`: what a store is.
+struct InfoCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "info",
+    abstract: "Show a store's format, metadata and object counts per entity.",
+    discussion: """
+      Example:
+        folio info Samples/Expenses/Expenses.xml
+      """)
+
+  @OptionGroup var store: StoreOptions
+
+  func run() throws {
+    let (format, model, contents) = try store.read()
+    let metadata = contents.metadata
+    print("File: \(store.file)")
+    print("Format: \(format.typeName)")
+    print("Store UUID: \(metadata.identifier)")
+    if let version = metadata.frameworkVersion { print("Framework version: \(version)") }
+    if !metadata.modelVersionIdentifiers.isEmpty {
+      print(
+        "Model version identifiers: \(metadata.modelVersionIdentifiers.joined(separator: ", "))")
+    }
+    print("Model: \(store.modelSource), \(model.entities.count) entities")
+    print("Objects: \(contents.records.count)")
+    var counts: [String: Int] = [:]
+    for record in contents.records { counts[record.entityName, default: 0] += 1 }
+    for name in counts.keys.sorted() { print("  \(name): \(counts[name] ?? 0)") }
+  }
+}
+
+/// `folio dump FILE`: a store's graph as text or JSON.
+struct DumpCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "dump",
+    abstract: "Print every object of a store, with its attributes and relationships.",
+    discussion: """
+      Objects are named by entity and store ID (Person#3). Example:
+        folio dump Samples/Expenses/Expenses.xml
+        folio dump --json Samples/Expenses/Expenses.folio --model Samples/Expenses/Expenses.xcdatamodeld
+      """)
+
+  @OptionGroup var store: StoreOptions
+
+  @Flag(help: "Print JSON for machines instead of text.")
+  var json = false
+
+  func run() throws {
+    let (_, _, contents) = try store.read()
+    let records = contents.records.sorted { ($0.entityName, $0.id) < ($1.entityName, $1.id) }
+    let entityOf = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.entityName) })
+    if json {
+      print(try DumpJSON.text(of: records))
+      return
+    }
+    for record in records {
+      print("\(record.entityName)#\(record.id)")
+      for key in record.attributes.keys.sorted() {
+        if let value = record.attributes[key] { print("  \(key) = \(DumpJSON.text(of: value))") }
+      }
+      for key in record.relationships.keys.sorted() {
+        let names = (record.relationships[key] ?? []).map { "\(entityOf[$0] ?? "?")#\($0)" }
+        print("  \(key) = [\(names.joined(separator: ", "))]")
+      }
+    }
+  }
+}
+
+/// `folio convert IN OUT`: a store written again, in the format OUT's extension names.
+struct ConvertCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "convert",
+    abstract: "Write a store again in another format (.xml or .folio, by OUT's extension).",
+    discussion: """
+      The output is written atomically: an existing OUT is replaced only once the new file is \
+      complete. Example:
+        folio convert Samples/Expenses/Expenses.xml /tmp/Expenses.folio
+      """)
+
+  @OptionGroup var store: StoreOptions
+
+  @Argument(help: "The file to write; its extension chooses the format.")
+  var output: String
+
+  func run() throws {
+    let progress = Progress(enabled: isatty(STDERR_FILENO) == 1)
+    progress.show("reading", fraction: 0)
+    let (_, model, contents) = try store.read()
+    let url = URL(fileURLWithPath: output)
+    guard
+      let format = storeFormats.first(where: { $0.fileExtension == url.pathExtension.lowercased() })
+    else {
+      throw ValidationError(
+        "\"\(output)\": the extension names no store format (use .xml or .folio)")
+    }
+    progress.show("writing \(contents.records.count) objects", fraction: 0.5)
+    var converted = contents
+    converted.metadata.storeType = format.typeName
+    try format.write(converted, model: model, to: url)
+    progress.show("done", fraction: 1)
+    progress.finish()
+  }
+}
+
+/// `folio validate FILE`: every object checked against the model's rules.
+struct ValidateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "validate",
+    abstract: "Check every object of a store against the model's constraints.",
+    discussion: """
+      Exit status 0 when every object validates, 1 with every failure listed otherwise. Example:
+        folio validate Samples/Expenses/Expenses.xml --model Samples/Expenses/Expenses.xcdatamodeld
+      """)
+
+  @OptionGroup var store: StoreOptions
+
+  func run() throws {
+    let url = URL(fileURLWithPath: store.file)
+    let format = try PersistentStoreCoordinator.format(of: url, among: store.formats)
+    let model = try store.loadModel(for: url, format: format)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(at: url, format: format)
+    let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+    try context.validateAllObjects()
+    print("\(store.file): \(context.registeredObjects.count) objects, all valid")
+  }
+}
+
+/// A one-line progress bar on standard error, drawn only when it is a terminal.
+final class Progress {
+  let enabled: Bool
+  init(enabled: Bool) { self.enabled = enabled }
+
+  func show(_ phase: String, fraction: Double) {
+    guard enabled else { return }
+    let width = 30
+    let filled = Int((fraction * Double(width)).rounded())
+    let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+    FileHandle.standardError.write(Data("\r[\(bar)] \(phase)\u{1B}[K".utf8))
+  }
+
+  func finish() {
+    guard enabled else { return }
+    FileHandle.standardError.write(Data("\n".utf8))
+  }
+}
+
+/// JSON and text renderings of records for `dump`.
+enum DumpJSON {
+  static func text(of value: AttributeValue) -> String {
+    switch value {
+    case .string(let text): return "\"\(text)\""
+    case .date(let date): return ISO8601DateFormatter().string(from: date)
+    default: return value.modelText
+    }
+  }
+
+  static func text(of records: [StoreRecord]) throws -> String {
+    let objects: [[String: Any]] = records.map { record in
+      [
+        "entity": record.entityName, "id": record.id,
+        "attributes": record.attributes.mapValues { text(of: $0) },
+        "relationships": record.relationships,
+      ]
+    }
+    let data = try JSONSerialization.data(
+      withJSONObject: ["objects": objects], options: [.prettyPrinted, .sortedKeys])
+    return String(decoding: data, as: UTF8.self)
+  }
+}

@@ -1,0 +1,119 @@
+import FolioTestSupport
+import Foundation
+import Testing
+
+@Suite("folio info, dump, convert, validate")
+struct StoreCommandTests {
+  static let sample = "Samples/Expenses/Expenses.xml"
+  static let model = "Samples/Expenses/Expenses.xcdatamodeld"
+
+  @Test("info shows the format, metadata and counts per entity")
+  func info() throws {
+    let result = try run(folio, ["info", Self.sample])
+    #expect(result.status == 0)
+    let lines = result.standardOutput.split(separator: "\n").map(String.init)
+    #expect(lines.contains("Format: XML"))
+    #expect(lines.contains("Objects: 8"))
+    #expect(lines.contains("  Person: 3"))
+    #expect(lines.contains("  Spending: 5"))
+    #expect(lines.contains("Model: inferred from the file, 2 entities"))
+  }
+
+  @Test("dump prints every object; --json is machine-readable")
+  func dump() throws {
+    let text = try run(folio, ["dump", Self.sample, "--model", Self.model])
+    #expect(text.status == 0)
+    #expect(
+      text.standardOutput.contains(
+        "Person#1\n  name = \"Ada Lovelace\"\n  spendings = [Spending#4, Spending#5]"))
+    let json = try run(folio, ["dump", "--json", Self.sample])
+    let object =
+      try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+    #expect((object?["objects"] as? [Any])?.count == 8)
+  }
+
+  @Test("convert to binary and back gives the same graph")
+  func convertRoundTrip() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let binary = folder.appendingPathComponent("expenses.folio").path
+    let xml = folder.appendingPathComponent("expenses.xml").path
+    #expect(try run(folio, ["convert", Self.sample, binary, "--model", Self.model]).status == 0)
+    #expect(try run(folio, ["convert", binary, xml, "--model", Self.model]).status == 0)
+    let original = try run(folio, ["dump", Self.sample, "--model", Self.model]).standardOutput
+    let back = try run(folio, ["dump", xml, "--model", Self.model]).standardOutput
+    #expect(original == back)
+    #expect(
+      try run(folio, ["info", binary, "--model", Self.model]).standardOutput.contains(
+        "Format: Binary"))
+  }
+
+  @Test("validate checks every object; a failing store exits 1 with each failure")
+  func validate() throws {
+    let valid = try run(folio, ["validate", Self.sample, "--model", Self.model])
+    #expect(valid.status == 0)
+    #expect(valid.standardOutput == "\(Self.sample): 8 objects, all valid\n")
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let broken = folder.appendingPathComponent("broken.xml")
+    let text = try String(
+      contentsOf: packageRoot.appendingPathComponent(Self.sample), encoding: .utf8
+    )
+    .replacingOccurrences(
+      of: "<attribute name=\"name\" type=\"string\">Ada Lovelace</attribute>", with: "")
+    try Data(text.utf8).write(to: broken)
+    let invalid = try run(
+      folio,
+      ["validate", broken.path, "--model", packageRoot.appendingPathComponent(Self.model).path])
+    #expect(invalid.status == 1)
+    #expect(invalid.standardError.contains("Person.name"))
+    #expect(invalid.standardError.contains("a value is required"))
+  }
+
+  @Test("bad input: an unknown format, a binary store without a model, a missing file")
+  func badInput() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let text = folder.appendingPathComponent("notes.xml")
+    try Data("hello".utf8).write(to: text)
+    let unknown = try run(folio, ["info", text.path])
+    #expect(unknown.status == 1)
+    #expect(
+      unknown.standardError
+        == "Error: \(text.path)@0: not a store of any known format (XML, Binary)\n")
+    let binary = folder.appendingPathComponent("e.folio").path
+    _ = try run(folio, ["convert", Self.sample, binary, "--model", Self.model])
+    let noModel = try run(folio, ["info", binary])
+    #expect(noModel.status == 64)
+    #expect(noModel.standardError.contains("pass --model PATH"))
+    let missing = try run(folio, ["info", "nope.xml"])
+    #expect(missing.status == 1)
+    #expect(missing.standardError == "Error: nope.xml: no such file\n")
+    let badExtension = try run(
+      folio, ["convert", Self.sample, folder.appendingPathComponent("x.txt").path])
+    #expect(badExtension.status == 64)
+  }
+
+  @Test(
+    "every corpus store opens with an inferred model and converts to binary",
+    .enabled(
+      if: FileManager.default.fileExists(
+        atPath: packageRoot.deletingLastPathComponent().appendingPathComponent(
+          "shared/corpus/stores"
+        ).path)))
+  func corpus() throws {
+    let stores = packageRoot.deletingLastPathComponent().appendingPathComponent(
+      "shared/corpus/stores")
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let names = try FileManager.default.contentsOfDirectory(atPath: stores.path).sorted()
+    #expect(names.count == 24)
+    for name in names {
+      let path = stores.appendingPathComponent(name).path
+      let info = try run(folio, ["info", "--drop-dangling-references", path])
+      #expect(info.status == 0, "\(name): \(info.standardError)")
+      let dumped = try run(folio, ["dump", "--drop-dangling-references", path])
+      #expect(dumped.status == 0, "\(name)")
+    }
+  }
+}

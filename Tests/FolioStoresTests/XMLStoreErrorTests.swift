@@ -1,0 +1,250 @@
+import FolioModel
+import FolioTestSupport
+import Foundation
+import Testing
+
+@testable import FolioStores
+
+/// One bad input: a file's text and the exact error it gets (after `PATH:`).
+struct XMLBadInput: Sendable, CustomTestStringConvertible {
+  let id: String
+  let text: String
+  let code: StoreError.Code
+  let message: String
+  var testDescription: String { id }
+}
+
+private let prolog = """
+  <?xml version="1.0"?>
+  <!DOCTYPE database SYSTEM "file:///System/Library/DTDs/CoreData.dtd">
+
+  """
+
+private let person = """
+      <object type="PERSON" id="z1">
+          <attribute name="name" type="string">Ann</attribute>
+      </object>
+  """
+
+@Suite("XML store: bad input is refused with its place")
+struct XMLStoreErrorTests {
+  static let cases: [XMLBadInput] = [
+    XMLBadInput(
+      id: "truncated file", text: prolog + "<database>\n" + person, code: .truncated,
+      message:
+        "6:14: the file ends before the store does (Extra content at the end of the document)"),
+    XMLBadInput(
+      id: "truncated mid-tag", text: String((prolog + "<database>\n" + person).prefix(150)),
+      code: .truncated,
+      message: "5:13: the file ends before the store does (Couldn't find end of Start Tag att)"),
+    XMLBadInput(
+      id: "not XML", text: "name,amount\nAnn,12\n", code: .malformedXML,
+      message: "1:1: the file is not XML: it starts with \"name,amount\""),
+    XMLBadInput(
+      id: "empty file", text: "", code: .truncated,
+      message: "1:1: the file ends before the store does (the file is empty)"),
+    XMLBadInput(
+      id: "wrong root", text: prolog + "<plist version=\"1.0\"/>\n", code: .malformedStore,
+      message: "3:1: expected <database>, found <plist>"),
+    XMLBadInput(
+      id: "foreign DTD",
+      text:
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE database SYSTEM \"http://evil.example/x.dtd\">\n<database/>",
+      code: .malformedXML,
+      message:
+        "2:1: DOCTYPE \"<!DOCTYPE database SYSTEM \"http://evil.example/x.dtd\">\" is refused: the only one allowed is <!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">"
+    ),
+    XMLBadInput(
+      id: "billion laughs",
+      text: """
+        <?xml version="1.0"?>
+        <!DOCTYPE database [
+          <!ENTITY lol "lol">
+          <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+        ]>
+        <database>&lol2;</database>
+        """, code: .malformedXML,
+      message: "3:3: entity declaration \"lol\" is refused: a store declares no entities"),
+    XMLBadInput(
+      id: "external entity",
+      text: """
+        <?xml version="1.0"?>
+        <!DOCTYPE database SYSTEM "file:///System/Library/DTDs/CoreData.dtd" [
+          <!ENTITY secret SYSTEM "file:///etc/passwd">
+        ]>
+        <database>&secret;</database>
+        """, code: .malformedXML,
+      message: "3:3: entity declaration \"secret\" is refused: a store declares no entities"),
+    XMLBadInput(
+      id: "internal subset",
+      text:
+        "<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\" [ ]>\n<database/>",
+      code: .malformedXML,
+      message: "1:70: a DOCTYPE with an internal subset is refused: a store declares nothing"),
+    XMLBadInput(
+      id: "undeclared entity reference", text: prolog + "<database>&foo;</database>\n",
+      code: .malformedXML,
+      message: "3:1: entity reference \"&foo;\" is refused: a store uses no entities"),
+    XMLBadInput(
+      id: "deep nesting",
+      text: prolog
+        + "<database><databaseInfo><version>134481920</version><metadata><plist version=\"1.0\">"
+        + "<dict><key>k</key>" + String(repeating: "<array>", count: 100_000),
+      code: .malformedXML, message: "3:102: elements are nested more than 64 deep"),
+    XMLBadInput(
+      id: "deep nesting, one per line",
+      text: prolog + "<database><databaseInfo><version>134481920</version><metadata>"
+        + "<plist version=\"1.0\"><dict><key>k</key>\n" + String(repeating: "<array>\n", count: 100)
+        + String(repeating: "</array>", count: 100)
+        + "</dict></plist></metadata></databaseInfo></database>\n",
+      code: .malformedXML, message: "63:1: elements are nested more than 64 deep"),
+    XMLBadInput(
+      id: "unknown entity",
+      text: prolog + "<database>\n    <object type=\"PERSN\" id=\"z1\"></object>\n</database>\n",
+      code: .modelMismatch, message: "4:5: unknown entity \"PERSN\" (did you mean \"Person\"?)"),
+    XMLBadInput(
+      id: "unknown property",
+      text: prolog + "<database>\n    <object type=\"PERSON\" id=\"z1\">\n"
+        + "        <attribute name=\"nme\" type=\"string\">Ann</attribute>\n    </object>\n</database>\n",
+      code: .modelMismatch,
+      message: "5:9: Person.nme: entity \"Person\" has no property \"nme\" (did you mean \"name\"?)"
+    ),
+    XMLBadInput(
+      id: "int16 abc",
+      text: prolog + "<database>\n    <object type=\"PERSON\" id=\"z1\">\n"
+        + "        <attribute name=\"age\" type=\"int16\">abc</attribute>\n    </object>\n</database>\n",
+      code: .typeMismatch, message: "5:9: Person.age: \"abc\" is not a valid Integer 16 value"),
+    XMLBadInput(
+      id: "int16 out of range",
+      text: prolog + "<database>\n    <object type=\"PERSON\" id=\"z1\">\n"
+        + "        <attribute name=\"age\" type=\"int16\">40000</attribute>\n    </object>\n</database>\n",
+      code: .typeMismatch, message: "5:9: Person.age: \"40000\" is not a valid Integer 16 value"),
+    XMLBadInput(
+      id: "bad date",
+      text: prolog + "<database>\n    <object type=\"SPENDING\" id=\"z1\">\n"
+        + "        <attribute name=\"date\" type=\"date\">yesterday</attribute>\n    </object>\n</database>\n",
+      code: .typeMismatch, message: "5:9: Spending.date: \"yesterday\" is not a valid Date value"),
+    XMLBadInput(
+      id: "bad base64",
+      text: prolog + "<database>\n    <object type=\"PERSON\" id=\"z1\">\n"
+        + "        <attribute name=\"photo\" type=\"binary\">not*base64</attribute>\n    </object>\n</database>\n",
+      code: .typeMismatch, message: "5:9: Person.photo: \"not*base64\" is not a valid Binary value"),
+    XMLBadInput(
+      id: "incompatible type word",
+      text: prolog + "<database>\n    <object type=\"PERSON\" id=\"z1\">\n"
+        + "        <attribute name=\"age\" type=\"string\">12</attribute>\n    </object>\n</database>\n",
+      code: .typeMismatch,
+      message: "5:9: Person.age: a \"string\" value does not fit the model's type Integer 16"),
+    XMLBadInput(
+      id: "dangling idref",
+      text: prolog + "<database>\n    <object type=\"SPENDING\" id=\"z1\">\n"
+        + "        <relationship name=\"person\" type=\"1/1\" destination=\"PERSON\" idrefs=\"z9\"></relationship>\n"
+        + "    </object>\n</database>\n",
+      code: .danglingReference,
+      message: "5:9: Spending.person: \"z9\" is not the ID of an object in the store"),
+    XMLBadInput(
+      id: "duplicate id",
+      text: prolog + "<database>\n" + person + "\n" + person + "\n</database>\n",
+      code: .malformedStore, message: "7:5: object ID \"z1\" is used twice (first on line 4)"),
+    XMLBadInput(
+      id: "to-one with two targets",
+      text: prolog + "<database>\n" + person
+        + "\n    <object type=\"SPENDING\" id=\"z2\">\n"
+        + "        <relationship name=\"person\" type=\"1/1\" destination=\"PERSON\" idrefs=\"z1 z1\"></relationship>\n"
+        + "    </object>\n</database>\n",
+      code: .typeMismatch, message: "8:9: Spending.person: a to-one relationship has 2 targets"),
+    XMLBadInput(
+      id: "other store version",
+      text: prolog
+        + "<database>\n    <databaseInfo>\n        <version>1</version>\n    </databaseInfo>\n</database>\n",
+      code: .unsupportedVersion,
+      message: "5:9: store version \"1\" is not 134481920, the XML store version Core Data writes"),
+  ]
+
+  static func model() throws -> ManagedObjectModel {
+    try ManagedObjectModel {
+      EntityDescription("Person") {
+        AttributeDescription("name", .string)
+        AttributeDescription("age", .integer16)
+        AttributeDescription("photo", .binaryData)
+        RelationshipDescription("spendings", to: "Spending", inverse: "person", toMany: true)
+      }
+      EntityDescription("Spending") {
+        AttributeDescription("date", .date)
+        RelationshipDescription("person", to: "Person", inverse: "spendings")
+      }
+    }
+  }
+
+  @Test("bad input is refused with its exact error", arguments: cases)
+  func refused(_ input: XMLBadInput) throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = try XMLStoreSupport.file(input.text, in: folder)
+    let model = try Self.model()
+    let error = XMLStoreSupport.storeError { () throws(StoreError) in
+      _ = try XMLStore().read(from: url, model: model)
+    }
+    #expect(error?.code == input.code)
+    #expect(error?.description == "\(url.path):\(input.message)")
+  }
+
+  @Test("a missing file is notFound")
+  func missingFile() {
+    let error = XMLStoreSupport.storeError { () throws(StoreError) in
+      _ = try XMLStore().readMetadata(from: URL(fileURLWithPath: "/nonexistent/store.xml"))
+    }
+    #expect(error?.code == .notFound)
+  }
+
+  @Test("a model whose names differ only by case cannot use the XML store")
+  func caseCollision() throws {
+    let model = try ManagedObjectModel {
+      EntityDescription("Person") {
+        AttributeDescription("name", .string)
+        AttributeDescription("Name", .string)
+      }
+    }
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let error = XMLStoreSupport.storeError { () throws(StoreError) in
+      try XMLStore().write(
+        StoreContents(metadata: StoreMetadata(storeType: "XML"), records: []), model: model,
+        to: folder.appendingPathComponent("store.xml"))
+    }
+    #expect(error?.code == .modelMismatch)
+    #expect(
+      error?.description
+        == "Person.Name: properties \"name\" and \"Name\" differ only by case, which the XML store cannot tell apart"
+    )
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+  }
+
+  @Test("a record that does not fit the model is refused before anything is written")
+  func badRecord() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("store.xml")
+    try Data("old".utf8).write(to: url)
+    let records = [StoreRecord(entityName: "Person", id: 1, attributes: ["age": .string("x")])]
+    let error = XMLStoreSupport.storeError { () throws(StoreError) in
+      try XMLStore().write(
+        StoreContents(metadata: StoreMetadata(storeType: "XML"), records: records),
+        model: try! Self.model(), to: url)
+    }
+    #expect(error?.code == .typeMismatch)
+    #expect(
+      error?.description == "Person.age: value \"x\" does not fit the model's type Integer 16")
+    #expect(try String(contentsOf: url, encoding: .utf8) == "old")
+  }
+
+  @Test("the XML store recognises XML by its first bytes")
+  func recognizes() {
+    let store = XMLStore()
+    #expect(store.recognizes(Data("<?xml version=\"1.0\"?>".utf8)))
+    #expect(store.recognizes(Data("\u{FEFF}\n<database>".utf8)))
+    #expect(!store.recognizes(Data("FOLIO\r\n".utf8)))
+    #expect(store.typeName == "XML")
+    #expect(store.fileExtension == "xml")
+  }
+}
