@@ -1,9 +1,11 @@
+import FolioTestSupport
 import Foundation
 import Testing
 
 @testable import FolioGraph
 @testable import FolioModel
 @testable import FolioStores
+@testable import FolioUndo
 
 @Suite("Records for stores")
 struct RecordTests {
@@ -143,4 +145,37 @@ struct LoadTests {
     #expect(stored >= 40, "only \(stored) of 200 random graphs validated")
   }
 
+}
+
+@Suite("Random graphs through both store formats")
+struct FormatRoundTripTests {
+  @Test(
+    "a random graph saved as XML or .folio reopens as the same graph", arguments: ["xml", "folio"])
+  func randomGraphs(fileExtension: String) throws {
+    let format: any StoreFormat = fileExtension == "xml" ? XMLStore() : BinaryStore()
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var stored = 0
+    for seed in 1...60 {
+      var random = SeededGenerator(state: UInt64(seed) &* 7919)
+      let url = folder.appendingPathComponent("graph-\(seed).\(fileExtension)")
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: try graphModel())
+      try coordinator.addPersistentStore(at: url, format: format)
+      let loop = ManualEventLoop()
+      let undo = UndoManager(eventLoop: loop)
+      let context = try ManagedObjectContext(coordinator: coordinator, undoManager: undo)
+      let editor = RandomEditTests()
+      for _ in 0..<40 { _ = try editor.randomEdit(context, undo, loop, &random) }
+      loop.endTurn()
+      while undo.groupingLevel > 0 { try undo.endUndoGrouping() }
+      guard (try? context.save()) != nil else { continue }
+      stored += 1
+      let reopened = PersistentStoreCoordinator(managedObjectModel: try graphModel())
+      try reopened.addPersistentStore(at: url, format: format)
+      let again = try ManagedObjectContext(coordinator: reopened)
+      #expect(Set(again.persistentRecords()) == Set(context.persistentRecords()), "seed \(seed)")
+      #expect(again.brokenInvariants().isEmpty, "seed \(seed)")
+    }
+    #expect(stored >= 10, "only \(stored) random graphs validated")
+  }
 }
