@@ -1,4 +1,5 @@
 import FolioModel
+import FolioStores
 import FolioUndo
 import Foundation
 
@@ -124,9 +125,15 @@ public final class ManagedObjectContext {
     self.init(model: coordinator.managedObjectModel, undoManager: undoManager)
     persistentStoreCoordinator = coordinator
     if let store = coordinator.persistentStores.first { storeIdentifier = store.identifier }
-    if let contents = coordinator.loadedContents(), !contents.records.isEmpty {
+    let contents: StoreContents?
+    do {
+      contents = try coordinator.contentsForNewContext()
+    } catch {
+      throw GraphError(.store, error.description, at: error.location, underlying: error)
+    }
+    if let contents, !contents.records.isEmpty {
       try load(contents)
-    } else if let contents = coordinator.loadedContents() {
+    } else if let contents {
       nextPrimaryKey = contents.nextObjectID
     }
   }

@@ -10,7 +10,8 @@ public final class PersistentStore {
   public let format: (any StoreFormat)?
   /// What the store says about itself; a save writes it back with the model's hashes.
   public internal(set) var metadata: StoreMetadata
-  /// An in-memory store's contents, as of its last save.
+  /// An in-memory store's contents, as of its last save; for a file store, what was read when
+  /// it was added, until the first context takes it (the records are not kept beside the graph).
   var memory: StoreContents?
   /// What the file looked like when it was last read or written, to notice changes made by
   /// someone else.

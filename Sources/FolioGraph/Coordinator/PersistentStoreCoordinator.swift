@@ -74,7 +74,6 @@ public final class PersistentStoreCoordinator {
     var metadata = old.metadata
     metadata.storeType = format.typeName
     let store = PersistentStore(url: url, format: format, metadata: metadata)
-    store.memory = old.memory
     store.stamp = FileStamp(of: url)
     persistentStores = [store]
   }
@@ -99,9 +98,22 @@ public final class PersistentStoreCoordinator {
     }
   }
 
-  /// What the store last read or saved holds (nothing when there is no store).
-  func loadedContents() -> StoreContents? {
-    persistentStores.first?.memory
+  /// The store's contents for a new context: an in-memory store's last save; a file store's
+  /// records read when it was added (handed over once, so the coordinator does not keep a copy
+  /// of the graph beside the context's) or read again.
+  func contentsForNewContext() throws(StoreError) -> StoreContents? {
+    guard let store = persistentStores.first else { return nil }
+    guard let url = store.url, let format = store.format else { return store.memory }
+    if let pending = store.memory {
+      store.memory = nil
+      return pending
+    }
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      return StoreContents(metadata: store.metadata, records: [])
+    }
+    let contents = try format.read(from: url, model: managedObjectModel)
+    store.stamp = FileStamp(of: url)
+    return contents
   }
 
   /// Writes `records` to the store, with metadata carrying the model's version hashes.
@@ -126,7 +138,7 @@ public final class PersistentStoreCoordinator {
       store.stamp = FileStamp(of: url)
     }
     store.metadata = metadata
-    store.memory = contents
+    store.memory = store.url == nil ? contents : nil
   }
 
   /// The metadata of the store in the file at `url`, read with the first of `formats` that
