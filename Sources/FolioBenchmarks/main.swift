@@ -12,6 +12,8 @@ let cases: [(name: String, argument: String?)] = [
   ("undo-levels", nil),
   ("undo-context", nil),
   ("binary-store", "10000"), ("binary-store", "100000"),
+  ("document-load", "xml:100000"), ("document-load", "folio:100000"),
+  ("document-load", "folio:1000000"),
   ("xml-store", "10000"), ("xml-store", "100000"),
 ]
 
@@ -38,6 +40,11 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(
       "XML store: Expenses graph of \(count.formatted()) objects as records",
       try xmlStoreBenchmark(objects: count))
+  case "document-write":
+    try writeDocumentStore(argument ?? "")
+  case "document-load":
+    let (title, results) = try documentLoadBenchmark(argument ?? "")
+    report(title, results)
   default:
     throw BenchmarkFailure(
       "unknown benchmark \"\(name)\"; known: \(Set(cases.map(\.name)).sorted())")
