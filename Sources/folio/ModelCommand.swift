@@ -1,4 +1,5 @@
 import ArgumentParser
+import Folio
 import FolioModel
 import Foundation
 
@@ -11,8 +12,9 @@ struct ModelCommand: ParsableCommand {
       Examples:
         folio model info Samples/Expenses/Expenses.xcdatamodeld
         folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
+        folio model infer Samples/Expenses/Expenses.xml > contents
       """,
-    subcommands: [Info.self, Graph.self]
+    subcommands: [Info.self, Graph.self, Infer.self]
   )
 }
 
@@ -79,6 +81,29 @@ extension ModelCommand {
 
     func run() throws {
       print(ModelGraph.dot(of: try model.load()), terminator: "")
+    }
+  }
+
+  struct Infer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Infer a model from a Core Data XML store and print it as an Xcode contents file.",
+      discussion: """
+        The model has the store's entities, attribute types, relationships (to-one or to-many \
+        as the file shows them, with inverses where both sides agree) and every property \
+        optional: a starting point to put in an .xcdatamodel folder and refine in Xcode.
+
+        Example:
+          mkdir -p Inferred.xcdatamodel
+          folio model infer Samples/Expenses/Expenses.xml > Inferred.xcdatamodel/contents
+        """
+    )
+
+    @Argument(help: "A Core Data XML store.")
+    var store: String
+
+    func run() throws {
+      let model = try XMLStore.inferModel(from: URL(fileURLWithPath: store))
+      print(XMLStore.xcodeModelXML(for: model), terminator: "")
     }
   }
 }

@@ -117,3 +117,20 @@ struct StoreCommandTests {
     }
   }
 }
+
+@Suite("folio model infer")
+struct InferCommandTests {
+  @Test("an inferred model prints as a contents file that loads back")
+  func infer() throws {
+    let result = try run(folio, ["model", "infer", "Samples/Expenses/Expenses.xml"])
+    #expect(result.status == 0)
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let contents = folder.appendingPathComponent("contents")
+    try Data(result.standardOutput.utf8).write(to: contents)
+    let info = try run(folio, ["model", "info", contents.path])
+    #expect(info.status == 0)
+    #expect(info.standardOutput.contains("spendings: to-many Spending"))
+    #expect(info.standardOutput.contains("person: to-one Person"))
+  }
+}
