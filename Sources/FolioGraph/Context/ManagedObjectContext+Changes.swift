@@ -13,29 +13,31 @@ extension ManagedObjectContext {
 
   /// Keeps the value `object` has in `slot` before it changes, for the save and the turn.
   ///
-  /// The records live in the object (`savedSlots`, `turnSlots`, allocated at its first change)
+  /// The records live in the object (`records?.saved`, `records?.turn`, allocated at its first change)
   /// so recording is an array write, with no hashing.
   func recordChange(of object: ManagedObject, slot: Int) {
     noteTurnActivity()
     // Objects new since the save have no saved values to keep; objects out of the graph, or
     // deleted, are not "updated" (though a deleted one keeps its saved values for revival).
     if object.flags.isDisjoint(with: [.inserted, .removed]) {
-      if object.savedSlots == nil {
-        object.savedSlots = ContiguousArray(repeating: .unrecorded, count: object.slots.count)
+      if object.records?.saved == nil {
+        object.changeRecords().saved = ContiguousArray(
+          repeating: .unrecorded, count: object.slots.count)
         savedRows.append(object.row)
       }
-      if case .unrecorded? = object.savedSlots?[slot] {
-        object.savedSlots?[slot] = object.slots[slot].snapshot()
+      if case .unrecorded? = object.records?.saved?[slot] {
+        object.records?.saved?[slot] = object.slots[slot].snapshot()
       }
       if !object.flags.contains(.deleted) { markUpdated(object) }
     }
     if !object.flags.contains(.turnInserted) {
-      if object.turnSlots == nil {
-        object.turnSlots = ContiguousArray(repeating: .unrecorded, count: object.slots.count)
+      if object.records?.turn == nil {
+        object.changeRecords().turn = ContiguousArray(
+          repeating: .unrecorded, count: object.slots.count)
         turnRows.append(object.row)
       }
-      if case .unrecorded? = object.turnSlots?[slot] {
-        object.turnSlots?[slot] = object.slots[slot].snapshot()
+      if case .unrecorded? = object.records?.turn?[slot] {
+        object.records?.turn?[slot] = object.slots[slot].snapshot()
       }
     }
   }
@@ -308,7 +310,7 @@ extension ManagedObjectContext {
       change.deleted.append(row)
     }
     for row in turnRows {
-      guard let object = object(atRow: row), let olds = object.turnSlots else { continue }
+      guard let object = object(atRow: row), let olds = object.records?.turn else { continue }
       for slot in olds.indices {
         let old = olds[slot]
         if case .unrecorded = old { continue }
@@ -317,14 +319,14 @@ extension ManagedObjectContext {
         change.slots.append(Int32(slot))
         change.olds.append(old)
       }
-      if object.savedSlots != nil { settleUpdated(object) }
+      if object.records?.saved != nil { settleUpdated(object) }
     }
     return change
   }
 
   /// Forgets the turn's records.
   func clearTurn() {
-    for row in turnRows { table[Int(row)]?.turnSlots = nil }
+    for row in turnRows { table[Int(row)]?.records?.turn = nil }
     for row in turnInsertedRows { table[Int(row)]?.flags.remove(.turnInserted) }
     for row in turnDeleted { table[Int(row)]?.flags.remove(.turnDeleted) }
     turnRows.removeAll()

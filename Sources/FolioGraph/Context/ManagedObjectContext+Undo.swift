@@ -40,7 +40,7 @@ extension ManagedObjectContext {
   /// Forgets every saved-value record: after a save, or a rollback.
   func forgetSavedValues() {
     for row in savedRows {
-      table[Int(row)]?.savedSlots = nil
+      table[Int(row)]?.records?.saved = nil
       if let object = table[Int(row)] { clearUpdated(object) }
     }
     savedRows.removeAll()
@@ -111,7 +111,7 @@ extension ManagedObjectContext {
   /// Drops saved-value records that match the current values again; an object with none left
   /// is no longer updated.
   func settleUpdated(_ object: ManagedObject) {
-    guard let saved = object.savedSlots else {
+    guard let saved = object.records?.saved else {
       clearUpdated(object)
       return
     }
@@ -119,7 +119,7 @@ extension ManagedObjectContext {
     for slot in saved.indices {
       if case .unrecorded = saved[slot] { continue }
       if same(saved[slot], object.slots[slot]) {
-        object.savedSlots?[slot] = .unrecorded
+        object.records?.saved?[slot] = .unrecorded
       } else {
         remaining = true
       }
@@ -143,7 +143,7 @@ extension ManagedObjectContext {
       if let object = object(atRow: row) { revive(object) }
     }
     for row in savedRows {
-      guard let object = object(atRow: row), let saved = object.savedSlots else { continue }
+      guard let object = object(atRow: row), let saved = object.records?.saved else { continue }
       for slot in saved.indices {
         if case .unrecorded = saved[slot] { continue }
         write(saved[slot].snapshot(), to: object, slot: slot)
@@ -196,14 +196,14 @@ extension ManagedObjectContext {
     // Merging keeps the object's own changes and its transients; the other keys would take the
     // store's values, which in memory are the ones it already has.
     guard !mergeChanges else { return }
-    if let saved = object.savedSlots {
+    if let saved = object.records?.saved {
       for slot in saved.indices {
         if case .unrecorded = saved[slot] { continue }
         object.slots[slot] = saved[slot].snapshot()
       }
     }
-    object.savedSlots = nil
-    object.turnSlots = nil
+    object.records?.saved = nil
+    object.records?.turn = nil
     clearUpdated(object)
   }
 }

@@ -48,7 +48,7 @@ public final class ManagedObjectContext {
   // Since the last save.
   @exclusivity(unchecked) var insertedRows: Set<Int32> = []
   @exclusivity(unchecked) var deletedRows: Set<Int32> = []
-  /// Objects with saved-value records (`savedSlots`), some of them updated.
+  /// Objects with saved-value records (`records?.saved`), some of them updated.
   @exclusivity(unchecked) var savedRows: [Int32] = []
   /// How many objects are updated (have the `updated` flag).
   @exclusivity(unchecked) var updatedCount = 0
@@ -61,7 +61,7 @@ public final class ManagedObjectContext {
   @exclusivity(unchecked) var turnInsertedRows: [Int32] = []
   @exclusivity(unchecked) var turnDeleted: [Int32] = []
   @exclusivity(unchecked) var pendingDeletes: [Int32] = []
-  /// Objects with before-the-turn records (`turnSlots`).
+  /// Objects with before-the-turn records (`records?.turn`).
   @exclusivity(unchecked) var turnRows: [Int32] = []
 
   @exclusivity(unchecked) var isProcessingChanges = false

@@ -100,7 +100,7 @@ extension ManagedObject {
   /// The keys changed since the last save whose values differ from the saved ones, with their
   /// current values (`nil` for an empty value).
   public func changedValues() -> [String: Any?] {
-    guard let context = owner, let saved = savedSlots else { return [:] }
+    guard let context = owner, let saved = records?.saved else { return [:] }
     var values: [String: Any?] = [:]
     for slot in saved.indices {
       if case .unrecorded = saved[slot] { continue }
@@ -120,7 +120,7 @@ extension ManagedObject {
     for key in keys ?? layout.properties.map(\.name) {
       let slot = try slot(of: key)
       var saved = slots[slot]
-      if let recorded = savedSlots?[slot] {
+      if let recorded = records?.saved?[slot] {
         if case .unrecorded = recorded {} else { saved = recorded }
       }
       values[key] = context.publicValue(saved, slot: slot, of: self)

@@ -33,11 +33,9 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   // (not Sendable), so the runtime exclusivity check on each write buys nothing.
   @exclusivity(unchecked) var flags: Flags = []
   @exclusivity(unchecked) var slots: ContiguousArray<Slot>
-  /// The value at the last save of each slot changed since (`.unrecorded` for the others);
-  /// `nil` until the first such change.
-  @exclusivity(unchecked) var savedSlots: ContiguousArray<Slot>?
-  /// The value before the turn of each slot changed in the turn; `nil` until the first one.
-  @exclusivity(unchecked) var turnSlots: ContiguousArray<Slot>?
+  /// The object's change records; `nil` until its first change (one reference, not two
+  /// arrays, keeps an unchanged object small).
+  @exclusivity(unchecked) var records: ChangeRecords?
 
   struct Flags: OptionSet {
     let rawValue: UInt8
@@ -117,3 +115,20 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 }
 
 private let UUID_NULL_BYTES: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+/// What an object's changes recorded: the value at the last save of each slot changed since,
+/// and the value before the turn of each slot changed in it (`.unrecorded` for the others).
+final class ChangeRecords {
+  @exclusivity(unchecked) var saved: ContiguousArray<Slot>?
+  @exclusivity(unchecked) var turn: ContiguousArray<Slot>?
+}
+
+extension ManagedObject {
+  /// The object's change records, created at the first change.
+  func changeRecords() -> ChangeRecords {
+    if let records { return records }
+    let created = ChangeRecords()
+    records = created
+    return created
+  }
+}
