@@ -16,6 +16,8 @@
 #include <libxml/xmlwriter.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /// Builds the element as libxml2 does, then keeps its exact line in `_private`: the node's own
 /// `line` field stops at 65535, and xmlGetLineNo's workaround needs neighbouring text nodes.
@@ -95,6 +97,232 @@ static inline void folio_xml_relaxng_parser_capture_errors(xmlRelaxNGParserCtxtP
 static inline void folio_xml_relaxng_validator_capture_errors(xmlRelaxNGValidCtxtPtr context,
                                                               folio_xml_first_error *first) {
   xmlRelaxNGSetValidStructuredErrors(context, folio_xml_record_first_error, first);
+}
+
+/* An event queue filled by SAX2 callbacks of a push parser, which the XML store reads as a pull
+   stream: a start tag with its attributes, an end tag, text, or an entity reference. Names are
+   libxml2's interned strings; values and text are copied into `bytes`, NUL-terminated. C keeps
+   the callbacks free of Swift's reference counting on the hottest path of a load. */
+enum {
+  FOLIO_XML_START = 1,
+  FOLIO_XML_END = 2,
+  FOLIO_XML_TEXT = 3,
+  FOLIO_XML_REFERENCE = 4
+};
+
+typedef struct {
+  int kind;
+  int line;
+  const xmlChar *name;
+  /* A start tag: its first attribute in `attributes`; text: its offset in `bytes`. */
+  size_t start;
+  /* A start tag: its attribute count; text: its length. */
+  size_t count;
+} folio_xml_event;
+
+typedef struct {
+  const xmlChar *name;
+  size_t start;
+  size_t count;
+} folio_xml_event_attribute;
+
+typedef struct {
+  folio_xml_event *events;
+  size_t eventCount;
+  size_t eventCapacity;
+  folio_xml_event_attribute *attributes;
+  size_t attributeCount;
+  size_t attributeCapacity;
+  unsigned char *bytes;
+  size_t byteCount;
+  size_t byteCapacity;
+  int isOutOfMemory;
+  xmlParserCtxtPtr parser;
+  folio_xml_first_error *firstError;
+} folio_xml_events;
+
+static inline int folio_xml_events_grow(void **buffer, size_t *capacity, size_t needed,
+                                        size_t size) {
+  if (needed <= *capacity) return 1;
+  size_t capacity2 = *capacity < 64 ? 64 : *capacity;
+  while (capacity2 < needed) capacity2 *= 2;
+  void *grown = realloc(*buffer, capacity2 * size);
+  if (grown == NULL) return 0;
+  *buffer = grown;
+  *capacity = capacity2;
+  return 1;
+}
+
+static inline void folio_xml_events_fail(folio_xml_events *queue) {
+  queue->isOutOfMemory = 1;
+  if (queue->parser != NULL) xmlStopParser(queue->parser);
+}
+
+static inline folio_xml_event *folio_xml_events_append(folio_xml_events *queue, int kind) {
+  if (!folio_xml_events_grow((void **)&queue->events, &queue->eventCapacity,
+                             queue->eventCount + 1, sizeof(folio_xml_event))) {
+    folio_xml_events_fail(queue);
+    return NULL;
+  }
+  folio_xml_event *event = &queue->events[queue->eventCount++];
+  event->kind = kind;
+  event->line = queue->parser != NULL && queue->parser->input != NULL ? queue->parser->input->line
+                                                                       : 0;
+  event->name = NULL;
+  event->start = 0;
+  event->count = 0;
+  return event;
+}
+
+/* Appends `count` bytes and a NUL; returns the offset of the bytes, or (size_t)-1. */
+static inline size_t folio_xml_events_copy(folio_xml_events *queue, const xmlChar *text,
+                                           size_t count) {
+  if (!folio_xml_events_grow((void **)&queue->bytes, &queue->byteCapacity,
+                             queue->byteCount + count + 1, 1)) {
+    folio_xml_events_fail(queue);
+    return (size_t)-1;
+  }
+  size_t start = queue->byteCount;
+  memcpy(queue->bytes + start, text, count);
+  queue->bytes[start + count] = 0;
+  queue->byteCount += count + 1;
+  return start;
+}
+
+static inline void folio_xml_sax_start(void *context, const xmlChar *localname,
+                                       const xmlChar *prefix, const xmlChar *uri,
+                                       int namespaceCount, const xmlChar **namespaces,
+                                       int attributeCount, int defaultedCount,
+                                       const xmlChar **attributes) {
+  folio_xml_events *queue = (folio_xml_events *)context;
+  (void)prefix, (void)uri, (void)namespaceCount, (void)namespaces, (void)defaultedCount;
+  folio_xml_event *event = folio_xml_events_append(queue, FOLIO_XML_START);
+  if (event == NULL) return;
+  event->name = localname;
+  event->start = queue->attributeCount;
+  event->count = attributeCount > 0 ? (size_t)attributeCount : 0;
+  if (attributeCount <= 0) return;
+  if (!folio_xml_events_grow((void **)&queue->attributes, &queue->attributeCapacity,
+                             queue->attributeCount + (size_t)attributeCount,
+                             sizeof(folio_xml_event_attribute))) {
+    folio_xml_events_fail(queue);
+    return;
+  }
+  for (int index = 0; index < attributeCount; index++) {
+    const xmlChar *value = attributes[index * 5 + 3];
+    const xmlChar *end = attributes[index * 5 + 4];
+    size_t count = (size_t)(end - value);
+    size_t start = folio_xml_events_copy(queue, value, count);
+    if (start == (size_t)-1) return;
+    /* Without entity substitution libxml2 hands `&` over as `&#38;`, as the tree builder
+       expects; the tree's attribute value, and so ours, has the `&`. */
+    if (memchr(value, '&', count) != NULL) {
+      unsigned char *bytes = queue->bytes + start;
+      size_t read = 0, write = 0;
+      while (read < count) {
+        if (read + 5 <= count && memcmp(bytes + read, "&#38;", 5) == 0) {
+          bytes[write++] = '&';
+          read += 5;
+        } else {
+          bytes[write++] = bytes[read++];
+        }
+      }
+      bytes[write] = 0;
+      count = write;
+    }
+    folio_xml_event_attribute *attribute = &queue->attributes[queue->attributeCount++];
+    attribute->name = attributes[index * 5];
+    attribute->start = start;
+    attribute->count = count;
+  }
+}
+
+static inline void folio_xml_sax_end(void *context, const xmlChar *localname,
+                                     const xmlChar *prefix, const xmlChar *uri) {
+  (void)prefix, (void)uri;
+  folio_xml_event *event = folio_xml_events_append((folio_xml_events *)context, FOLIO_XML_END);
+  if (event != NULL) event->name = localname;
+}
+
+static inline void folio_xml_sax_text(void *context, const xmlChar *text, int length) {
+  folio_xml_events *queue = (folio_xml_events *)context;
+  if (length <= 0) return;
+  if (queue->eventCount > 0 && queue->events[queue->eventCount - 1].kind == FOLIO_XML_TEXT) {
+    /* Adjacent text joins the last text, which ends the bytes: drop its NUL and extend it. */
+    folio_xml_event *last = &queue->events[queue->eventCount - 1];
+    queue->byteCount -= 1;
+    if (folio_xml_events_copy(queue, text, (size_t)length) == (size_t)-1) return;
+    last = &queue->events[queue->eventCount - 1];
+    last->count += (size_t)length;
+    return;
+  }
+  folio_xml_event *event = folio_xml_events_append(queue, FOLIO_XML_TEXT);
+  if (event == NULL) return;
+  size_t start = folio_xml_events_copy(queue, text, (size_t)length);
+  if (start == (size_t)-1) return;
+  event = &queue->events[queue->eventCount - 1];
+  event->start = start;
+  event->count = (size_t)length;
+}
+
+static inline void folio_xml_sax_reference(void *context, const xmlChar *name) {
+  folio_xml_event *event =
+      folio_xml_events_append((folio_xml_events *)context, FOLIO_XML_REFERENCE);
+  if (event != NULL) event->name = name;
+}
+
+static inline void folio_xml_sax_error(void *context, xmlErrorPtr error) {
+  folio_xml_events *queue = (folio_xml_events *)context;
+  folio_xml_record_first_error(queue->firstError, error);
+}
+
+/* Empties the queue before the parser is given more input. */
+static inline void folio_xml_events_clear(folio_xml_events *queue) {
+  queue->eventCount = 0;
+  queue->attributeCount = 0;
+  queue->byteCount = 0;
+}
+
+static inline void folio_xml_events_free(folio_xml_events *queue) {
+  free(queue->events);
+  free(queue->attributes);
+  free(queue->bytes);
+  queue->events = NULL;
+  queue->attributes = NULL;
+  queue->bytes = NULL;
+}
+
+/* A push parser whose SAX2 callbacks fill `queue`, with the first error kept in `queue`'s
+   `firstError`. Nothing else is handled: no tree is built, no DTD is read, no entity is
+   resolved (an entity reference becomes an event). */
+static inline xmlParserCtxtPtr folio_xml_events_parser(folio_xml_events *queue,
+                                                       const char *chunk, int size,
+                                                       const char *path, int options) {
+  xmlSAXHandler handler;
+  memset(&handler, 0, sizeof handler);
+  handler.initialized = XML_SAX2_MAGIC;
+  handler.startElementNs = folio_xml_sax_start;
+  handler.endElementNs = folio_xml_sax_end;
+  handler.characters = folio_xml_sax_text;
+  handler.ignorableWhitespace = folio_xml_sax_text;
+  handler.cdataBlock = folio_xml_sax_text;
+  handler.reference = folio_xml_sax_reference;
+  handler.serror = folio_xml_sax_error;
+  xmlParserCtxtPtr parser = xmlCreatePushParserCtxt(&handler, queue, chunk, size, path);
+  if (parser == NULL) return NULL;
+  xmlCtxtUseOptions(parser, options);
+  queue->parser = parser;
+  return parser;
+}
+
+/* Whether the parser has met an error. */
+static inline int folio_xml_parser_failed(const xmlParserCtxt *parser) {
+  return parser->wellFormed == 0 || parser->disableSAX != 0;
+}
+
+/* The parser's current line. */
+static inline int folio_xml_parser_line(const xmlParserCtxt *parser) {
+  return parser->input != NULL ? parser->input->line : 0;
 }
 
 #endif

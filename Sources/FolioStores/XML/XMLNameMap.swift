@@ -28,6 +28,8 @@ struct XMLNameMap {
     let destinationDiskName: String
     /// The index of the destination's root entity: where idrefs are looked up.
     var destinationRoot: Int32 = 0
+    /// The index of the destination entity, or -1.
+    var destinationIndex = -1
   }
 
   /// A property found by its name in the store.
@@ -48,6 +50,26 @@ struct XMLNameMap {
     var kinds: Set<String> = []
     /// The index of the entity's root ancestor: objects are numbered per hierarchy.
     var root: Int32 = 0
+    /// Whether the entity at each index is this entity or a descendant.
+    var isKind: [Bool] = []
+    /// Each property's name on disk, as bytes, in the order a store writes them.
+    var propertiesByBytes: [(name: [UInt8], property: Property)] = []
+
+    /// The property whose disk name is exactly `bytes`, trying the one after `hint` first.
+    func property(bytes: UnsafeBufferPointer<UInt8>, after hint: inout Int) -> Property? {
+      let count = propertiesByBytes.count
+      guard count > 0 else { return nil }
+      var position = hint < count ? hint : 0
+      for _ in 0..<count {
+        let candidate = propertiesByBytes[position]
+        if candidate.name.count == bytes.count, candidate.name.elementsEqual(bytes) {
+          hint = position + 1
+          return candidate.property
+        }
+        position = position + 1 == count ? 0 : position + 1
+      }
+      return nil
+    }
   }
 
   let entities: [Entity]
@@ -109,6 +131,14 @@ struct XMLNameMap {
         kinds.insert(entity.name)
       }
       entities[index].kinds = kinds
+      entities[index].isKind = model.entities.map { kinds.contains($0.name) }
+      entities[index].propertiesByBytes =
+        entities[index].attributes.indices.map {
+          (Array(entities[index].attributes[$0].diskName.utf8), Property.attribute($0))
+        }
+        + entities[index].relationships.indices.map {
+          (Array(entities[index].relationships[$0].diskName.utf8), Property.relationship($0))
+        }
       let ancestors = model.ancestorNames(of: model.entities[index])
       entities[index].root = Int32(ancestors.last.flatMap { byName[$0] } ?? index)
     }
@@ -117,6 +147,7 @@ struct XMLNameMap {
         let destination = entities[index].relationships[position].destination
         entities[index].relationships[position].destinationRoot =
           byName[destination].map { entities[$0].root } ?? -1
+        entities[index].relationships[position].destinationIndex = byName[destination] ?? -1
       }
     }
     self.entities = entities

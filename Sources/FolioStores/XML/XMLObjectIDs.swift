@@ -18,6 +18,13 @@ struct XMLObjectIDs {
     let number: Int64
   }
 
+  /// Where a number's first object is, for numbers below a bound that grows with the store:
+  /// its hierarchy and record index (`index` -1 when free). Others are in the dictionaries.
+  private struct Slot {
+    var root: Int32 = -1
+    var index: Int32 = -1
+  }
+  private var slots: [Slot] = []
   private var indexByKey: [Key: Int] = [:]
   private var rootByNumber: [Int64: Int32] = [:]
   private var lines: [Int32] = []
@@ -32,6 +39,17 @@ struct XMLObjectIDs {
     let parts = type.split(separator: "/", omittingEmptySubsequences: false)
     return parts.count == 2
       && parts.allSatisfy { part in !part.isEmpty && part.utf8.allSatisfy { $0 &- 48 < 10 } }
+  }
+
+  /// Whether the bytes `type` have the form of a relationship type, `M/N`.
+  static func isRelationshipType(_ type: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let slash = type.firstIndex(of: UInt8(ascii: "/")), slash > 0,
+      slash + 1 < type.count
+    else { return false }
+    for (offset, byte) in type.enumerated() where offset != slash {
+      guard byte &- 48 < 10 else { return false }
+    }
+    return true
   }
 
   /// The number of `z…` with no sign or leading zero, or `nil`.
@@ -82,14 +100,109 @@ struct XMLObjectIDs {
     _ text: String, root: Int32, line: Int, record: Int, duplicate: (Int) -> StoreError
   ) throws(StoreError) -> (id: Int64, key: Key) {
     let number = number(Substring(text).utf8, root: root) { text }
+    return try define(number: number, root: root, line: line, record: record, duplicate: duplicate)
+    {
+      text
+    }
+  }
+
+  /// The record ID of the object the bytes `text` define in hierarchy `root`, for the record at
+  /// `record`.
+  ///
+  /// - Throws: what `duplicate` makes of the line where the ID was first defined.
+  mutating func define(
+    bytes text: UnsafeBufferPointer<UInt8>, root: Int32, line: Int, record: Int,
+    duplicate: (Int) -> StoreError
+  ) throws(StoreError) -> Int64 {
+    let number: Int64
+    if let value = Self.coreDataNumber(text) {
+      largest = max(largest, value)
+      number = value
+    } else {
+      let string = String(decoding: text, as: UTF8.self)
+      number = self.number(Substring(string).utf8, root: root) { string }
+    }
+    return try define(number: number, root: root, line: line, record: record, duplicate: duplicate)
+    {
+      String(decoding: text, as: UTF8.self)
+    }.id
+  }
+
+  private mutating func define(
+    number: Int64, root: Int32, line: Int, record: Int, duplicate: (Int) -> StoreError,
+    text: () -> String
+  ) throws(StoreError) -> (id: Int64, key: Key) {
     let key = Key(root: root, number: number)
-    if let first = indexByKey[key] { throw duplicate(Int(lines[first])) }
+    // A number gets a slot when the table need grow no further than the store's size allows,
+    // so that memory stays bounded by the file.
+    if number > 0, number < Int64(slots.count) || number < Int64(16 * (record + 1) + 4096) {
+      let position = Int(number)
+      if position >= slots.count {
+        slots.append(
+          contentsOf: repeatElement(Slot(), count: max(position + 1, 2 * slots.count) - slots.count)
+        )
+      }
+      let slot = slots[position]
+      if slot.index >= 0 {
+        if slot.root == root { throw duplicate(Int(lines[Int(slot.index)])) }
+        if let first = indexByKey[key] { throw duplicate(Int(lines[first])) }
+        indexByKey[key] = record
+        lines.append(Int32(clamping: line))
+        return (newProvisional(text()), key)
+      }
+      if let owner = rootByNumber[number] {
+        if let first = indexByKey[key] { throw duplicate(Int(lines[first])) }
+        indexByKey[key] = record
+        lines.append(Int32(clamping: line))
+        return owner == root ? (number, key) : (newProvisional(text()), key)
+      }
+      slots[position] = Slot(root: root, index: Int32(record))
+      lines.append(Int32(clamping: line))
+      return (number, key)
+    }
+    if let first = index(of: number, root: root) { throw duplicate(Int(lines[first])) }
     indexByKey[key] = record
     lines.append(Int32(clamping: line))
     guard number > 0 else { return (number, key) }
-    if let owner = rootByNumber[number], owner != root { return (newProvisional(text), key) }
-    rootByNumber[number] = root
+    if let owner = owner(of: number), owner != root { return (newProvisional(text()), key) }
+    if owner(of: number) == nil { rootByNumber[number] = root }
     return (number, key)
+  }
+
+  /// The hierarchy that first defined `number`.
+  private func owner(of number: Int64) -> Int32? {
+    if number > 0, number < Int64(slots.count), slots[Int(number)].index >= 0 {
+      return slots[Int(number)].root
+    }
+    return rootByNumber.isEmpty ? nil : rootByNumber[number]
+  }
+
+  /// The numbers of an `idrefs` list (bytes) in hierarchy `root`, in order.
+  mutating func references(bytes idrefs: UnsafeBufferPointer<UInt8>, root: Int32) -> [Int64] {
+    var result: [Int64] = []
+    var start = 0
+    let count = idrefs.count
+    while start < count {
+      while start < count, Self.isSeparator(idrefs[start]) { start += 1 }
+      var end = start
+      while end < count, !Self.isSeparator(idrefs[end]) { end += 1 }
+      if end > start {
+        let part = UnsafeBufferPointer(rebasing: idrefs[start..<end])
+        if let value = Self.coreDataNumber(part) {
+          largest = max(largest, value)
+          result.append(value)
+        } else {
+          let string = String(decoding: part, as: UTF8.self)
+          result.append(number(Substring(string).utf8, root: root) { string })
+        }
+      }
+      start = end
+    }
+    return result
+  }
+
+  private static func isSeparator(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
   }
 
   /// The numbers of an `idrefs` list in hierarchy `root`, in order.
@@ -106,7 +219,13 @@ struct XMLObjectIDs {
   func line(ofRecord index: Int) -> Int { Int(lines[index]) }
 
   /// The position of the record with `number` in hierarchy `root`, or `nil`.
-  func index(of number: Int64, root: Int32) -> Int? { indexByKey[Key(root: root, number: number)] }
+  func index(of number: Int64, root: Int32) -> Int? {
+    if number > 0, number < Int64(slots.count) {
+      let slot = slots[Int(number)]
+      if slot.index >= 0, slot.root == root { return Int(slot.index) }
+    }
+    return indexByKey.isEmpty ? nil : indexByKey[Key(root: root, number: number)]
+  }
 
   /// The ID as the file wrote it.
   func text(of number: Int64) -> String { originalText[number] ?? "z\(number)" }

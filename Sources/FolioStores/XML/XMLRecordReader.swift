@@ -20,6 +20,19 @@ struct XMLRecordReader {
   private var ids = XMLObjectIDs()
   private var records: [StoreRecord] = []
   private var entityCache: [String: Int] = [:]
+  /// The disk name and index of the entity of the last object read.
+  private var lastEntity: (bytes: [UInt8], index: Int)?
+  /// Each record's entity index.
+  private var recordEntities: [Int32] = []
+  /// A relationship with targets, to be checked when every object is read.
+  private struct Pending {
+    let record: Int32
+    let entity: Int32
+    let relationship: Int32
+  }
+  private var pending: [Pending] = []
+  /// Whether `pending` is in record order and, within a record, in model order.
+  private var isPendingInOrder = true
   /// Whether a target that is not in the store is left out instead of refused.
   let dropsDanglingReferences: Bool
 
@@ -34,89 +47,151 @@ struct XMLRecordReader {
 
   /// Reads every object, then checks the relationships' targets.
   mutating func read() throws(StoreError) -> [StoreRecord] {
-    while let object = try parser.nextObject() {
-      try readObject(object)
+    while let line = try parser.advanceToObject() {
+      try readObject(line: line)
     }
     ids.renumber(&records, after: parser.nextObjectID ?? 0)
     try resolveTargets()
     return records
   }
 
-  private mutating func readObject(_ object: (type: String, id: String, line: Int))
-    throws(StoreError)
+  /// The entity a store's `type` bytes name, checked as `readObject` checks it.
+  private mutating func entityIndex(_ type: UnsafeBufferPointer<UInt8>, line: Int)
+    throws(StoreError) -> Int
   {
+    if let last = lastEntity, last.bytes.count == type.count, last.bytes.elementsEqual(type) {
+      return last.index
+    }
+    let typeName = String(decoding: type, as: UTF8.self)
     let entityIndex: Int
-    if let cached = entityCache[object.type] {
+    if let cached = entityCache[typeName] {
       entityIndex = cached
     } else {
-      guard let found = names.entityIndex(forDiskName: object.type) else {
+      guard let found = names.entityIndex(forDiskName: typeName) else {
         throw StoreError.unknownEntity(
-          object.type, known: modelEntityNames,
-          at: parser.location(tag: "object", named: nil, line: object.line))
+          typeName, known: modelEntityNames,
+          at: parser.location(tag: "object", named: nil, line: line))
       }
       guard !names.entities[found].isAbstract else {
         throw StoreError.abstractEntity(
           names.entities[found].name,
-          at: parser.location(tag: "object", named: nil, line: object.line))
+          at: parser.location(tag: "object", named: nil, line: line))
       }
-      entityCache[object.type] = found
+      entityCache[typeName] = found
       entityIndex = found
     }
-    let entity = names.entities[entityIndex]
-    let (id, _) = try ids.define(
-      object.id, root: entity.root, line: object.line, record: records.count
-    ) { firstLine in
-      StoreError.duplicateID(
-        object.id, firstLine: firstLine,
-        at: parser.location(tag: "object", named: nil, line: object.line))
+    lastEntity = (Array(type), entityIndex)
+    return entityIndex
+  }
+
+  private mutating func readObject(line _: Int) throws(StoreError) {
+    let (entityIndex, id) = try parser.objectHeader {
+      type, idBytes, line throws(StoreError) -> (Int, Int64) in
+      let entityIndex = try self.entityIndex(type, line: line)
+      let id = try ids.define(
+        bytes: idBytes, root: names.entities[entityIndex].root, line: line,
+        record: records.count
+      ) { firstLine in
+        StoreError.duplicateID(
+          String(decoding: idBytes, as: UTF8.self), firstLine: firstLine,
+          at: parser.location(tag: "object", named: nil, line: line))
+      }
+      return (entityIndex, id)
     }
+    let entity = names.entities[entityIndex]
     var attributes: [String: AttributeValue] = [:]
     attributes.reserveCapacity(entity.attributes.count)
     var relationships: [String: [Int64]] = [:]
-    while let header = try parser.nextProperty() {
-      switch header {
-      case .attribute(let name, let type, let line):
-        guard
-          case .attribute(let index) = try property(name, of: entity, line: line, tag: "attribute")
-        else {
-          throw StoreError.wrongKind(
-            name, entity: entity.name, isAttribute: false,
-            at: parser.location(
-              tag: "attribute", named: name, line: line, entity: entity.name, property: name))
+    var hint = 0
+    while let (isAttribute, line) = try parser.advanceToProperty() {
+      if isAttribute {
+        let (index, written) = try parser.attributeHeader {
+          nameBytes, typeBytes throws(StoreError) -> (Int, AttributeType) in
+          let index: Int
+          if case .attribute(let found) = entity.property(bytes: nameBytes, after: &hint) {
+            index = found
+          } else {
+            let name = String(decoding: nameBytes, as: UTF8.self)
+            guard
+              case .attribute(let found) = try property(
+                name, of: entity, line: line, tag: "attribute")
+            else {
+              throw StoreError.wrongKind(
+                name, entity: entity.name, isAttribute: false,
+                at: parser.location(
+                  tag: "attribute", named: name, line: line, entity: entity.name, property: name))
+            }
+            index = found
+          }
+          let attribute = entity.attributes[index]
+          if attribute.typeWord.utf8.elementsEqual(typeBytes) { return (index, attribute.type) }
+          return (
+            index,
+            try writtenType(
+              attribute, typeWord: String(decoding: typeBytes, as: UTF8.self), line: line,
+              entity: entity.name)
+          )
         }
         let attribute = entity.attributes[index]
-        if let value = try readValue(attribute, typeWord: type, line: line, entity: entity.name) {
+        if let value = try readValue(attribute, written: written, line: line, entity: entity.name) {
           attributes[attribute.name] = value
         }
-      case .relationship(let name, let type, _, let idrefs, let line):
-        guard
-          case .relationship(let index) = try property(
-            name, of: entity, line: line, tag: "relationship")
-        else {
-          throw StoreError.wrongKind(
-            name, entity: entity.name, isAttribute: true,
-            at: parser.location(
-              tag: "relationship", named: name, line: line, entity: entity.name, property: name))
+      } else {
+        let (index, targets) = try parser.relationshipHeader {
+          nameBytes, typeBytes, _, idrefs throws(StoreError) -> (Int, [Int64]) in
+          let index: Int
+          let name = { String(decoding: nameBytes, as: UTF8.self) }
+          if case .relationship(let found) = entity.property(bytes: nameBytes, after: &hint) {
+            index = found
+          } else {
+            guard
+              case .relationship(let found) = try property(
+                name(), of: entity, line: line, tag: "relationship")
+            else {
+              throw StoreError.wrongKind(
+                name(), entity: entity.name, isAttribute: true,
+                at: parser.location(
+                  tag: "relationship", named: name(), line: line, entity: entity.name,
+                  property: name()))
+            }
+            index = found
+          }
+          let relationship = entity.relationships[index]
+          guard XMLObjectIDs.isRelationshipType(typeBytes) else {
+            throw StoreError.badRelationshipType(
+              String(decoding: typeBytes, as: UTF8.self),
+              at: parser.location(
+                tag: "relationship", named: name(), line: line, entity: entity.name,
+                property: relationship.name))
+          }
+          let targets =
+            idrefs.map { ids.references(bytes: $0, root: relationship.destinationRoot) } ?? []
+          if !relationship.isToMany, targets.count > 1 {
+            throw StoreError.tooManyTargets(
+              targets.count,
+              at: parser.location(
+                tag: "relationship", named: name(), line: line, entity: entity.name,
+                property: relationship.name))
+          }
+          return (index, targets)
         }
-        let relationship = entity.relationships[index]
-        guard XMLObjectIDs.isRelationshipType(type) else {
-          throw StoreError.badRelationshipType(
-            type,
-            at: parser.location(
-              tag: "relationship", named: name, line: line, entity: entity.name,
-              property: relationship.name))
+        if !targets.isEmpty {
+          let relationship = entity.relationships[index]
+          if relationships.updateValue(targets, forKey: relationship.name) == nil {
+            if let last = pending.last, Int(last.record) == records.count,
+              Int(last.relationship) > index
+            {
+              isPendingInOrder = false
+            }
+            pending.append(
+              Pending(
+                record: Int32(records.count), entity: Int32(entityIndex),
+                relationship: Int32(index)))
+          }
         }
-        let targets = ids.references(idrefs, root: relationship.destinationRoot)
-        if !relationship.isToMany, targets.count > 1 {
-          throw StoreError.tooManyTargets(
-            targets.count,
-            at: parser.location(
-              tag: "relationship", named: name, line: line, entity: entity.name,
-              property: relationship.name))
-        }
-        if !targets.isEmpty { relationships[relationship.name] = targets }
       }
     }
+    recordEntities.append(Int32(entityIndex))
     records.append(
       StoreRecord(
         entityName: entity.name, id: id, attributes: attributes, relationships: relationships))
@@ -134,26 +209,42 @@ struct XMLRecordReader {
     return property
   }
 
-  /// The value of the `<attribute>` the parser stands in, typed as `attribute`.
-  private func readValue(
+  /// The type a value written with `typeWord` has, when it fits `attribute`.
+  private func writtenType(
     _ attribute: XMLNameMap.Attribute, typeWord: String, line: Int, entity: String
-  ) throws(StoreError) -> AttributeValue? {
+  ) throws(StoreError) -> AttributeType {
     func location() -> InputLocation {
       parser.location(
         tag: "attribute", named: attribute.diskName, line: line, entity: entity,
         property: attribute.name)
     }
-    let written: AttributeType
-    if typeWord == attribute.typeWord {
-      written = attribute.type
-    } else {
-      guard let type = XMLValueCoding.attributeType(forWord: typeWord) else {
-        throw StoreError.unknownTypeWord(typeWord, at: location())
-      }
-      guard XMLValueCoding.isCompatible(type, with: attribute.type) else {
-        throw StoreError.incompatibleType(typeWord, expected: attribute.type, at: location())
-      }
-      written = type
+    if typeWord == attribute.typeWord { return attribute.type }
+    guard let type = XMLValueCoding.attributeType(forWord: typeWord) else {
+      throw StoreError.unknownTypeWord(typeWord, at: location())
+    }
+    guard XMLValueCoding.isCompatible(type, with: attribute.type) else {
+      throw StoreError.incompatibleType(typeWord, expected: attribute.type, at: location())
+    }
+    return type
+  }
+
+  /// The value of the `<attribute>` the parser stands in, typed as `attribute`.
+  private func readValue(
+    _ attribute: XMLNameMap.Attribute, typeWord: String, line: Int, entity: String
+  ) throws(StoreError) -> AttributeValue? {
+    let written = try writtenType(attribute, typeWord: typeWord, line: line, entity: entity)
+    return try readValue(attribute, written: written, line: line, entity: entity)
+  }
+
+  /// The value of the `<attribute>` the parser stands in, written as `written`, typed as
+  /// `attribute`.
+  private func readValue(
+    _ attribute: XMLNameMap.Attribute, written: AttributeType, line: Int, entity: String
+  ) throws(StoreError) -> AttributeValue? {
+    func location() -> InputLocation {
+      parser.location(
+        tag: "attribute", named: attribute.diskName, line: line, entity: entity,
+        property: attribute.name)
     }
     if written == .composite {
       return .composite(try readComposite(attribute, line: line, entity: entity))
@@ -197,41 +288,48 @@ struct XMLRecordReader {
   /// Turns each target's number into its record's ID, checking that it exists and is of the
   /// relationship's destination entity.
   private mutating func resolveTargets() throws(StoreError) {
-    for position in records.indices where !records[position].relationships.isEmpty {
-      let record = records[position]
-      guard let entityIndex = names.indexByName[record.entityName] else { continue }
-      let entity = names.entities[entityIndex]
-      for relationship in entity.relationships {
-        guard let targets = record.relationships[relationship.name] else { continue }
-        let destination = names.indexByName[relationship.destination].map { names.entities[$0] }
-        var resolved: [Int64] = []
-        resolved.reserveCapacity(targets.count)
-        var changed = false
-        for target in targets {
-          func location() -> InputLocation {
-            parser.location(
-              tag: "relationship", named: relationship.diskName,
-              line: ids.line(ofRecord: position), entity: entity.name, property: relationship.name)
-          }
-          guard let index = ids.index(of: target, root: relationship.destinationRoot) else {
-            if dropsDanglingReferences {
+    if !isPendingInOrder {
+      pending.sort { ($0.record, $0.relationship) < ($1.record, $1.relationship) }
+    }
+    for item in pending {
+      let position = Int(item.record)
+      let entity = names.entities[Int(item.entity)]
+      let relationship = entity.relationships[Int(item.relationship)]
+      guard let targets = records[position].relationships[relationship.name] else { continue }
+      let destination =
+        relationship.destinationIndex >= 0 ? names.entities[relationship.destinationIndex] : nil
+      var resolved: [Int64] = []
+      var changed = false
+      for (offset, target) in targets.enumerated() {
+        func location() -> InputLocation {
+          parser.location(
+            tag: "relationship", named: relationship.diskName,
+            line: ids.line(ofRecord: position), entity: entity.name, property: relationship.name)
+        }
+        guard let index = ids.index(of: target, root: relationship.destinationRoot) else {
+          if dropsDanglingReferences {
+            if !changed {
               changed = true
-              continue
+              resolved = Array(targets[..<offset])
             }
-            throw StoreError.danglingReference(ids.text(of: target), at: location())
+            continue
           }
-          let actual = records[index].entityName
-          if let destination, !destination.kinds.contains(actual) {
-            throw StoreError.wrongTarget(
-              ids.text(of: target), is: actual, expected: destination.name, at: location())
-          }
-          let id = records[index].id
-          changed = changed || id != target
-          resolved.append(id)
+          throw StoreError.danglingReference(ids.text(of: target), at: location())
         }
-        if changed {
-          records[position].relationships[relationship.name] = resolved.isEmpty ? nil : resolved
+        if let destination, !destination.isKind[Int(recordEntities[index])] {
+          throw StoreError.wrongTarget(
+            ids.text(of: target), is: records[index].entityName, expected: destination.name,
+            at: location())
         }
+        let id = records[index].id
+        if !changed, id != target {
+          changed = true
+          resolved = Array(targets[..<offset])
+        }
+        if changed { resolved.append(id) }
+      }
+      if changed {
+        records[position].relationships[relationship.name] = resolved.isEmpty ? nil : resolved
       }
     }
   }

@@ -86,6 +86,14 @@ final class XMLStoreParser {
 
   /// The next object's `type` and `id` and its line, or `nil` after the last.
   func nextObject() throws(StoreError) -> (type: String, id: String, line: Int)? {
+    guard try advanceToObject() != nil else { return nil }
+    return try objectHeader { type, id, line in
+      (String(decoding: type, as: UTF8.self), String(decoding: id, as: UTF8.self), line)
+    }
+  }
+
+  /// Moves to the next `<object>` start tag and returns its line, or `nil` after the last.
+  func advanceToObject() throws(StoreError) -> Int? {
     if isFinished { return nil }
     if !isAtObject {
       switch try nextElementEvent() {
@@ -102,17 +110,44 @@ final class XMLStoreParser {
       }
     }
     isAtObject = false
-    guard let type = reader.attributeString("type") else {
+    return reader.line
+  }
+
+  /// Calls `body` with the current `<object>`'s `type` and `id` bytes and its line.
+  func objectHeader<Result>(
+    _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, Int) throws(StoreError) ->
+      Result
+  ) throws(StoreError) -> Result {
+    guard let type = reader.attribute("type") else {
       throw StoreError.missingAttribute("type", on: "object", at: reader.location())
     }
-    guard let id = reader.attributeString("id") else {
+    guard let id = reader.attribute("id") else {
       throw StoreError.missingAttribute("id", on: "object", at: reader.location())
     }
-    return (type, id, reader.line)
+    return try body(type, id, reader.line)
   }
 
   /// The next property of the current object (or composite attribute), or `nil` at its end.
   func nextProperty() throws(StoreError) -> PropertyHeader? {
+    guard let (isAttribute, line) = try advanceToProperty() else { return nil }
+    if isAttribute {
+      return try attributeHeader { name, type in
+        .attribute(
+          name: String(decoding: name, as: UTF8.self), type: String(decoding: type, as: UTF8.self),
+          line: line)
+      }
+    }
+    return try relationshipHeader { name, type, destination, idrefs in
+      .relationship(
+        name: String(decoding: name, as: UTF8.self), type: String(decoding: type, as: UTF8.self),
+        destination: destination.map { String(decoding: $0, as: UTF8.self) },
+        idrefs: idrefs.map { String(decoding: $0, as: UTF8.self) } ?? "", line: line)
+    }
+  }
+
+  /// Moves to the next property's start tag and says whether it is an `<attribute>` (or a
+  /// `<relationship>`), with its line; `nil` at the end of the object.
+  func advanceToProperty() throws(StoreError) -> (isAttribute: Bool, line: Int)? {
     switch try nextElementEvent() {
     case .end: return nil
     case .endOfFile, .text:
@@ -120,30 +155,52 @@ final class XMLStoreParser {
     case .start: break
     }
     let line = reader.line
-    if reader.isNamed("attribute") {
-      guard let name = reader.attributeString("name") else {
-        throw StoreError.missingAttribute("name", on: "attribute", at: reader.location())
-      }
-      guard let type = reader.attributeString("type") else {
-        throw StoreError.missingAttribute("type", on: "attribute", at: reader.location())
-      }
-      return .attribute(name: name, type: type, line: line)
-    }
+    if reader.isNamed("attribute") { return (true, line) }
     guard reader.isNamed("relationship") else {
       throw StoreError.unexpectedElement(
         reader.nameString, expected: "<attribute> or <relationship>", at: reader.location())
     }
-    guard let name = reader.attributeString("name") else {
+    return (false, line)
+  }
+
+  /// Calls `body` with the current `<attribute>`'s `name` and `type` bytes, valid in `body`.
+  func attributeHeader<Result>(
+    _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result
+  ) throws(StoreError) -> Result {
+    guard let name = reader.attribute("name") else {
+      throw StoreError.missingAttribute("name", on: "attribute", at: reader.location())
+    }
+    guard let type = reader.attribute("type") else {
+      throw StoreError.missingAttribute("type", on: "attribute", at: reader.location())
+    }
+    return try body(name, type)
+  }
+
+  /// Calls `body` with the current `<relationship>`'s `name`, `type`, `destination` and
+  /// `idrefs` bytes, then reads to its end tag.
+  func relationshipHeader<Result>(
+    _ body: (
+      UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>?,
+      UnsafeBufferPointer<UInt8>?
+    ) throws(StoreError) -> Result
+  ) throws(StoreError) -> Result {
+    guard let name = reader.attribute("name") else {
       throw StoreError.missingAttribute("name", on: "relationship", at: reader.location())
     }
-    guard let type = reader.attributeString("type") else {
+    guard let type = reader.attribute("type") else {
       throw StoreError.missingAttribute("type", on: "relationship", at: reader.location())
     }
-    let header = PropertyHeader.relationship(
-      name: name, type: type, destination: reader.attributeString("destination"),
-      idrefs: reader.attributeString("idrefs") ?? "", line: line)
+    let result: Result
+    do {
+      result = try body(name, type, reader.attribute("destination"), reader.attribute("idrefs"))
+    } catch {
+      // The element is read to its end first, as when the header was read before the caller
+      // looked at it: an error there comes first.
+      _ = try reader.elementText("relationship")
+      throw error
+    }
     _ = try reader.elementText("relationship")
-    return header
+    return result
   }
 
   /// Calls `body` with the text of the current `<attribute>` (NUL-terminated) and reads to its

@@ -6,15 +6,16 @@ import Foundation
   import Glibc
 #endif
 
-/// A pull reader over an XML store: libxml2's `xmlTextReader` on the file's descriptor, owned
-/// and freed by this value, with the store's safety rules applied.
+/// A pull reader over an XML store: libxml2's push parser on the file's descriptor, owned and
+/// freed by this value, with the store's safety rules applied.
 ///
 /// The prolog is checked before libxml2 sees the file (``XMLProlog``): only Core Data's DOCTYPE
 /// is allowed, with no internal subset, so no entity can ever be declared. libxml2 then reads
 /// with no network, no DTD loading and no entity substitution; an entity reference that still
-/// appears is refused, and so is nesting deeper than ``maximumDepth``. The reader keeps only
-/// the current element's subtree, so memory stays bounded whatever the file's size. The first
-/// libxml2 error becomes a ``StoreError`` with the file, line and column.
+/// appears is refused, and so is nesting deeper than ``maximumDepth``. The file is parsed a
+/// chunk at a time into a queue of events (SAX2 callbacks in `CLibXML2`, no tree is built), so
+/// memory stays bounded whatever the file's size. The first libxml2 error becomes a
+/// ``StoreError`` with the file, line and column, after the events before it.
 final class XMLStreamReader {
   /// What the reader stopped on.
   enum Event: Equatable {
@@ -26,13 +27,28 @@ final class XMLStreamReader {
 
   /// How deep elements may nest; Core Data's stores need 8 (metadata property lists a few more).
   static let maximumDepth = 64
+  /// How many bytes are parsed at a time.
+  private static let chunkSize = 1 << 16
+  /// How many bytes libxml2 is given at a time: xmlTextReader's 512, so that an error stops
+  /// the events at the same place.
+  private static let pieceSize = 512
 
   let path: String
-  private let reader: xmlTextReaderPtr
+  private let parser: xmlParserCtxtPtr
   private let descriptor: Int32
   private let firstError: UnsafeMutablePointer<folio_xml_first_error>
-  /// Whether the current start element is empty (`<x/>`), so an end event is owed.
-  private var owesEnd = false
+  private let queue: UnsafeMutablePointer<folio_xml_events>
+  private let chunk: UnsafeMutableRawBufferPointer
+  /// The next event in the queue.
+  private var cursor = 0
+  /// The event the reader stands on, when it stands on one.
+  private var current: folio_xml_event?
+  /// The lines of the open elements' start tags.
+  private var openLines: [Int] = []
+  /// The line of the node before the current one in its parent, for an entity reference.
+  private var previousSiblingLine: Int?
+  private var isTerminated = false
+  private var hasFailed = false
   /// The current element's name, valid until the next event.
   private(set) var name: UnsafePointer<UInt8>?
 
@@ -55,54 +71,144 @@ final class XMLStreamReader {
     let options =
       XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
       | XML_PARSE_BIG_LINES.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_HUGE.rawValue
-    guard let reader = xmlReaderForFd(descriptor, path, nil, Int32(options)) else {
-      close(descriptor)
-      throw StoreError.unreadable(path, "libxml2 could not create a reader")
-    }
-    self.reader = reader
-    firstError = .allocate(capacity: 1)
+    let firstError = UnsafeMutablePointer<folio_xml_first_error>.allocate(capacity: 1)
     firstError.initialize(to: folio_xml_first_error())
-    folio_xml_reader_capture_errors(reader, firstError)
+    let queue = UnsafeMutablePointer<folio_xml_events>.allocate(capacity: 1)
+    queue.initialize(to: folio_xml_events())
+    queue.pointee.firstError = firstError
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+    // Like xmlTextReader, the parser is made with the first 4 bytes, which name the encoding.
+    let head = Self.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: chunk[0..<4]))
+    let path = url.path
+    let made = chunk.baseAddress.flatMap { base in
+      folio_xml_events_parser(
+        queue, base.assumingMemoryBound(to: CChar.self), Int32(max(head, 0)), path,
+        Int32(options))
+    }
+    guard head >= 0, let made else {
+      if let made { xmlFreeParserCtxt(made) }
+      close(descriptor)
+      firstError.deallocate()
+      folio_xml_events_free(queue)
+      queue.deallocate()
+      chunk.deallocate()
+      throw StoreError.unreadable(path, "libxml2 could not create a parser")
+    }
+    self.firstError = firstError
+    self.queue = queue
+    self.chunk = chunk
+    parser = made
+    hasFailed = folio_xml_parser_failed(parser) != 0
   }
 
   deinit {
-    xmlFreeTextReader(reader)
+    xmlFreeParserCtxt(parser)
     close(descriptor)
     firstError.deallocate()
+    folio_xml_events_free(queue)
+    queue.deallocate()
+    chunk.deallocate()
+  }
+
+  /// Reads up to `buffer.count` bytes, retrying after a signal; -1 on failure.
+  private static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    var total = 0
+    while total < buffer.count {
+      let count = Glibc.read(
+        descriptor, buffer.baseAddress.map { $0 + total }, buffer.count - total)
+      if count < 0, errno == EINTR { continue }
+      if count < 0 { return -1 }
+      if count == 0 { break }
+      total += count
+    }
+    return total
+  }
+
+  /// Parses the next chunk of the file into the queue. Returns `false` at the end.
+  private func refill() throws(StoreError) -> Bool {
+    if hasFailed { throw libxmlError() }
+    if isTerminated { return false }
+    folio_xml_events_clear(queue)
+    cursor = 0
+    let count = Self.read(descriptor, into: chunk)
+    guard count >= 0 else {
+      throw StoreError.unreadable(path, String(cString: strerror(errno)))
+    }
+    if count == 0 {
+      isTerminated = true
+      parse(nil, count: 0, terminate: true)
+    } else if let base = chunk.baseAddress?.assumingMemoryBound(to: CChar.self) {
+      var offset = 0
+      while offset < count, !hasFailed {
+        let size = min(Self.pieceSize, count - offset)
+        parse(base + offset, count: size, terminate: false)
+        offset += size
+      }
+    }
+    if queue.pointee.isOutOfMemory != 0 {
+      throw StoreError.unreadable(path, "out of memory")
+    }
+    return true
+  }
+
+  /// Parses one piece. When it fails, the events it made are dropped, as xmlTextReader, which
+  /// gives up at a piece that fails, never shows them: the error is reported where it was.
+  private func parse(_ bytes: UnsafePointer<CChar>?, count: Int, terminate: Bool) {
+    let events = queue.pointee.eventCount
+    let attributes = queue.pointee.attributeCount
+    let byteCount = queue.pointee.byteCount
+    let lastCount = events > 0 ? queue.pointee.events?[events - 1].count : nil
+    let status = xmlParseChunk(parser, bytes, Int32(count), terminate ? 1 : 0)
+    guard status != 0 || folio_xml_parser_failed(parser) != 0 else { return }
+    hasFailed = true
+    queue.pointee.eventCount = events
+    queue.pointee.attributeCount = attributes
+    queue.pointee.byteCount = byteCount
+    // Text the piece added to the last event is taken back too.
+    if let lastCount, let last = queue.pointee.events.map({ $0 + (events - 1) }),
+      Int(last.pointee.kind) == Int(FOLIO_XML_TEXT), let bytes = queue.pointee.bytes
+    {
+      last.pointee.count = lastCount
+      bytes[last.pointee.start + lastCount] = 0
+    }
   }
 
   /// Moves to the next start tag, end tag or text (whitespace included); comments and
   /// processing instructions are skipped.
   func next() throws(StoreError) -> Event {
-    if owesEnd {
-      owesEnd = false
-      return .end
-    }
-    while true {
-      let status = xmlTextReaderRead(reader)
-      if status == 0 { return .endOfFile }
-      guard status == 1 else { throw libxmlError() }
-      switch xmlTextReaderNodeType(reader) {
-      case 1:  // element
-        name = xmlTextReaderConstLocalName(reader).map { UnsafePointer($0) }
-        if xmlTextReaderDepth(reader) >= Self.maximumDepth {
-          throw StoreError.tooDeep(Self.maximumDepth, at: location())
-        }
-        owesEnd = xmlTextReaderIsEmptyElement(reader) == 1
-        return .start
-      case 15:  // end element
-        name = xmlTextReaderConstLocalName(reader).map { UnsafePointer($0) }
-        return .end
-      case 3, 4, 13, 14:  // text, CDATA, whitespace
-        return .text
-      case 5:  // entity reference
-        let entity = xmlTextReaderConstName(reader).map { String(cString: $0) } ?? ""
-        throw StoreError.entityReference(entity, at: location())
-      case 10:  // DOCTYPE: the prolog check allowed only Core Data's
-        continue
-      default:
-        continue
+    if let current {
+      switch Int(current.kind) {
+      case Int(FOLIO_XML_START): previousSiblingLine = nil
+      case Int(FOLIO_XML_END): previousSiblingLine = openLines.popLast()
+      case Int(FOLIO_XML_TEXT): previousSiblingLine = Int(current.line)
+      default: break
       }
+      self.current = nil
+    }
+    while cursor == queue.pointee.eventCount {
+      guard try refill() else { return .endOfFile }
+    }
+    // The queue holds at least one event past the cursor.
+    guard let events = queue.pointee.events else { preconditionFailure("event queue is empty") }
+    let event = events[cursor]
+    cursor += 1
+    current = event
+    switch Int(event.kind) {
+    case Int(FOLIO_XML_START):
+      name = UnsafePointer(event.name)
+      if openLines.count >= Self.maximumDepth {
+        throw StoreError.tooDeep(Self.maximumDepth, at: location())
+      }
+      openLines.append(Int(event.line))
+      return .start
+    case Int(FOLIO_XML_END):
+      name = UnsafePointer(event.name)
+      return .end
+    case Int(FOLIO_XML_TEXT):
+      return .text
+    default:
+      let entity = event.name.map { String(cString: $0) } ?? ""
+      throw StoreError.entityReference(entity, at: location())
     }
   }
 
@@ -119,43 +225,46 @@ final class XMLStreamReader {
 
   /// The current text node's bytes (NUL-terminated), valid until the next event.
   func withValue<Result>(_ body: (UnsafePointer<UInt8>, Int) -> Result) -> Result {
-    guard let value = xmlTextReaderConstValue(reader) else {
+    guard let current, Int(current.kind) == Int(FOLIO_XML_TEXT), let bytes = queue.pointee.bytes
+    else {
       return withUnsafePointer(to: UInt8(0)) { body($0, 0) }
     }
-    return body(
-      UnsafePointer(value), strlen(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self)))
+    return body(UnsafePointer(bytes + current.start), current.count)
+  }
+
+  /// The bytes (NUL-terminated) of the current element's attribute `attributeName`, valid
+  /// until the next event, or `nil` when the element has no such attribute.
+  func attribute(_ attributeName: StaticString) -> UnsafeBufferPointer<UInt8>? {
+    guard let current, Int(current.kind) == Int(FOLIO_XML_START), current.count > 0,
+      let attributes = queue.pointee.attributes, let bytes = queue.pointee.bytes
+    else { return nil }
+    let wanted = UnsafeRawPointer(attributeName.utf8Start).assumingMemoryBound(to: CChar.self)
+    for index in current.start..<current.start + current.count {
+      let attribute = attributes[index]
+      if let name = attribute.name,
+        strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), wanted) == 0
+      {
+        return UnsafeBufferPointer(start: bytes + attribute.start, count: attribute.count)
+      }
+    }
+    return nil
   }
 
   /// The value of the current element's attribute `attributeName`, or `nil` when the element
   /// has no such attribute.
   func attributeString(_ attributeName: StaticString) -> String? {
-    guard let node = xmlTextReaderCurrentNode(reader) else { return nil }
-    var property = node.pointee.properties
-    let wanted = UnsafeRawPointer(attributeName.utf8Start).assumingMemoryBound(to: CChar.self)
-    while let current = property {
-      if let propertyName = current.pointee.name,
-        strcmp(UnsafeRawPointer(propertyName).assumingMemoryBound(to: CChar.self), wanted) == 0
-      {
-        var value = ""
-        var text = current.pointee.children
-        while let part = text {
-          if let content = part.pointee.content { value += String(cString: content) }
-          text = part.pointee.next
-        }
-        return value
-      }
-      property = current.pointee.next
-    }
-    return nil
+    attribute(attributeName).map { String(decoding: $0, as: UTF8.self) }
   }
 
   /// The current node's 1-based line.
   var line: Int {
-    guard let node = xmlTextReaderCurrentNode(reader) else {
-      return Int(xmlTextReaderGetParserLineNumber(reader))
+    guard let current else { return Int(folio_xml_parser_line(parser)) }
+    switch Int(current.kind) {
+    case Int(FOLIO_XML_END): return openLines.last ?? Int(current.line)
+    case Int(FOLIO_XML_REFERENCE):
+      return previousSiblingLine ?? openLines.last ?? Int(current.line)
+    default: return Int(current.line)
     }
-    let line = xmlGetLineNo(node)
-    return line > 0 ? line : Int(xmlTextReaderGetParserLineNumber(reader))
   }
 
   /// The current element's location: its line, and the column of its start tag.
