@@ -92,20 +92,6 @@ struct XMLObjectIDs {
     return value
   }
 
-  /// The record ID of the object `text` defines in hierarchy `root`, for the record at
-  /// `record`.
-  ///
-  /// - Throws: what `duplicate` makes of the line where the ID was first defined.
-  mutating func define(
-    _ text: String, root: Int32, line: Int, record: Int, duplicate: (Int) -> StoreError
-  ) throws(StoreError) -> (id: Int64, key: Key) {
-    let number = number(Substring(text).utf8, root: root) { text }
-    return try define(number: number, root: root, line: line, record: record, duplicate: duplicate)
-    {
-      text
-    }
-  }
-
   /// The record ID of the object the bytes `text` define in hierarchy `root`, for the record at
   /// `record`.
   ///
@@ -203,16 +189,6 @@ struct XMLObjectIDs {
 
   private static func isSeparator(_ byte: UInt8) -> Bool {
     byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
-  }
-
-  /// The numbers of an `idrefs` list in hierarchy `root`, in order.
-  mutating func references(_ idrefs: String, root: Int32) -> [Int64] {
-    if idrefs.isEmpty { return [] }
-    var result: [Int64] = []
-    for part in idrefs.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }) {
-      result.append(number(part.utf8, root: root) { String(part) })
-    }
-    return result
   }
 
   /// The line of the `<object>` of the record at `index`.
