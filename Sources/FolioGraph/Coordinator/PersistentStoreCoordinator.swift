@@ -166,8 +166,8 @@ public final class PersistentStoreCoordinator {
         .unreadable, "cannot open the file", at: InputLocation(file: url.relativePath))
     }
     defer { try? handle.close() }
-    let prefix = (try? handle.read(upToCount: 64)) ?? Data()
-    guard let format = formats.first(where: { $0.recognizes(prefix ?? Data()) }) else {
+    let prefix = (try? handle.read(upToCount: 64)).flatMap { $0 } ?? Data()
+    guard let format = formats.first(where: { $0.recognizes(prefix) }) else {
       let names = formats.map(\.typeName).joined(separator: ", ")
       throw StoreError(
         .unknownFormat, "not a store of any known format (\(names))",

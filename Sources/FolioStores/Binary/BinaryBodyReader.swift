@@ -8,15 +8,35 @@ import Foundation
 // anything is allocated for it, each string index and object index against its table, each
 // column's name, type tag and relationship kind against the model, and each target's entity
 // against the relationship's destination.
+//
+// The body is stored by column but records are built by row, each in one go. A block is read
+// in two passes. The first walks its columns' structure: names, tags, kinds, presence bitmaps
+// and target counts are checked, and each column's values are stepped over (fixed-width
+// values by their count; the rare variable-width ones are decoded then and kept), leaving a
+// cursor at the start of each column's values. The second pass builds one record per object,
+// taking the next value from each column that has one.
+//
+// A record's dictionaries are copied from a template holding its keys (one template per set of
+// present columns), and each value is stored through the index its key has in the template.
+// A copied dictionary keeps its original's layout, so the index is valid in every copy and no
+// key is hashed per record. A target list of one object is built once per target and shared.
 
 /// Decodes a BODY section's content into records.
 struct BinaryBodyReader {
   private let model: ManagedObjectModel
   private var reader: ByteReader
   private var values: BinaryValueDecoder
+  /// Every object's ID, by object index.
+  private var ids: [Int64] = []
   private var records: [StoreRecord] = []
-  /// Each entity block: its entity and the range of its objects' indices.
-  private var blocks: [(entity: EntityDescription, range: Range<Int>)] = []
+  /// Each entity block: its entity, its name as stored, and the range of its objects' indices.
+  private var blocks: [(entity: EntityDescription, name: String, range: Range<Int>)] = []
+  /// The shared one-target list of each object index, built when first needed.
+  private var singleTargets: [[Int64]?] = []
+  /// The relationships of objects whose only target is one object through relationship
+  /// `sharedKey`, by the target's index: built when first needed, then shared.
+  private var shared: [[String: [Int64]]?] = []
+  private var sharedKey: String?
 
   private init(_ reader: ByteReader, model: ManagedObjectModel) {
     self.reader = reader
@@ -34,7 +54,8 @@ struct BinaryBodyReader {
     var body = BinaryBodyReader(reader, model: model)
     try body.readStrings()
     try body.readDirectory()
-    for block in body.blocks.indices { try body.readColumns(of: block) }
+    body.records.reserveCapacity(body.ids.count)
+    for block in body.blocks.indices { try body.readBlock(block) }
     guard body.reader.isAtEnd else {
       throw body.reader.error(
         .malformedStore, "\(body.reader.remaining) bytes follow the last column")
@@ -45,23 +66,55 @@ struct BinaryBodyReader {
   private mutating func readStrings() throws(StoreError) {
     let count = try reader.count("the string count", elementSize: 4)
     let lengths = try reader.slice(count * 4, "the string lengths")
+    func length(_ index: Int) -> Int {
+      Int(UInt32(littleEndian: lengths.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)))
+    }
+    // The strings' bytes are checked as one run: valid UTF-8 cut only where a scalar starts
+    // is valid in every piece. Only when that fails is each string checked, to name it.
+    let start = reader.offset
+    var total = 0
+    var isCutInScalar = false
+    for index in 0..<count {
+      let length = length(index)
+      guard length <= reader.remaining - total else {
+        throw reader.error(
+          .truncated,
+          "string \(index) needs \(length) bytes but only \(reader.remaining - total) remain",
+          at: start + total)
+      }
+      if length > 0, UTF8Check.isContinuation(reader.bytes[start + total]) { isCutInScalar = true }
+      total += length
+    }
+    let utf8 = try reader.slice(total, "the strings")
+    if isCutInScalar || !UTF8Check.isValid(utf8) {
+      var offset = 0
+      for index in 0..<count {
+        let piece = UnsafeRawBufferPointer(rebasing: utf8[offset..<offset + length(index)])
+        guard UTF8Check.isValid(piece) else {
+          throw reader.error(
+            .malformedStore, "string \(index) is not valid UTF-8", at: start + offset)
+        }
+        offset += piece.count
+      }
+    }
     var strings: [String] = []
     strings.reserveCapacity(count)
+    let base = utf8.assumingMemoryBound(to: UInt8.self)
+    var offset = 0
     for index in 0..<count {
-      let length = Int(
-        UInt32(littleEndian: lengths.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)))
-      let start = reader.offset
-      let utf8 = try reader.slice(length, "string \(index)")
-      guard let string = String(validating: utf8, as: UTF8.self) else {
-        throw reader.error(.malformedStore, "string \(index) is not valid UTF-8", at: start)
-      }
-      strings.append(string)
+      let length = length(index)
+      strings.append(
+        String(
+          decoding: UnsafeBufferPointer(rebasing: base[offset..<offset + length]), as: UTF8.self))
+      offset += length
     }
     values = BinaryValueDecoder(model: model, strings: strings)
   }
 
   private mutating func readDirectory() throws(StoreError) {
     let count = try reader.count("the entity count", elementSize: 8)
+    var minimum = Int64.max
+    var maximum = Int64.min
     for _ in 0..<count {
       let start = reader.offset
       let name = try values.string(&reader, "an entity name")
@@ -72,26 +125,28 @@ struct BinaryBodyReader {
         throw reader.error(.malformedStore, "entity \"\(name)\" has two blocks", at: start)
       }
       let objectCount = try reader.count("the object count of \(name)", elementSize: 8)
-      records.reserveCapacity(records.count + objectCount)
-      let first = records.count
-      for _ in 0..<objectCount {
-        let idOffset = reader.offset
-        let id = try reader.int64("an object ID")
+      let idsOffset = reader.offset
+      let raw = try reader.slice(objectCount * 8, "the object IDs of \(name)")
+      ids.reserveCapacity(ids.count + objectCount)
+      let first = ids.count
+      for index in 0..<objectCount {
+        let id = Int64(
+          littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: Int64.self))
         guard id >= 1 else {
           throw reader.error(
-            .malformedStore, "object ID \(id) is below 1",
-            at: idOffset)
+            .malformedStore, "object ID \(id) is below 1", at: idsOffset + index * 8)
         }
-        records.append(StoreRecord(entityName: name, id: id))
+        minimum = min(minimum, id)
+        maximum = max(maximum, id)
+        ids.append(id)
       }
-      blocks.append((entity, first..<records.count))
+      blocks.append((entity, name, first..<ids.count))
     }
     var table = ObjectIndexTable(
-      minimum: records.lazy.map(\.id).min() ?? 0, maximum: records.lazy.map(\.id).max() ?? -1,
-      count: records.count)
-    for (index, record) in records.enumerated()
-    where !table.insert(UInt32(truncatingIfNeeded: index), for: record.id) {
-      throw reader.error(.malformedStore, "object ID \(record.id) is used twice", at: 0)
+      minimum: ids.isEmpty ? 0 : minimum, maximum: ids.isEmpty ? -1 : maximum, count: ids.count)
+    for (index, id) in ids.enumerated()
+    where !table.insert(UInt32(truncatingIfNeeded: index), for: id) {
+      throw reader.error(.malformedStore, "object ID \(id) is used twice", at: 0)
     }
   }
 
@@ -101,10 +156,79 @@ struct BinaryBodyReader {
     return error
   }
 
-  private mutating func readColumns(of block: Int) throws(StoreError) {
-    let (entity, range) = blocks[block]
-    let count = try reader.count("the attribute column count", elementSize: 5)
+  /// Reads block `block`'s columns, then builds its records.
+  private mutating func readBlock(_ block: Int) throws(StoreError) {
+    let (entity, name, range) = blocks[block]
     var seen = Set<String>()
+    var attributes = try readAttributeColumns(of: entity, objects: range.count, seen: &seen)
+    let relationshipCount = try reader.count("the relationship column count", elementSize: 5)
+    var relationships = RelationshipColumns()
+    for _ in 0..<relationshipCount {
+      try readRelationshipColumn(of: entity, range: range, seen: &seen, into: &relationships)
+    }
+    var attributeTemplates = TemplateCache<AttributeValue>(
+      keys: attributes.names, placeholder: .boolean(false))
+    var relationshipTemplates = TemplateCache<[Int64]>(keys: relationships.names, placeholder: [])
+    let isWide = attributes.names.count > 64 || relationships.names.count > 64
+    for row in 0..<range.count {
+      var attributeValues: [String: AttributeValue] = [:]
+      var relationshipValues: [String: [Int64]] = [:]
+      if isWide {
+        for column in attributes.names.indices where attributes.isPresent(column, row) {
+          attributeValues[attributes.names[column]] = try value(of: &attributes, column)
+        }
+        for column in relationships.names.indices where relationships.count(column, row) > 0 {
+          relationshipValues[relationships.names[column]] = try targets(
+            of: &relationships, column, row: row, entity: entity)
+        }
+      } else {
+        var mask: UInt64 = 0
+        for column in attributes.names.indices where attributes.isPresent(column, row) {
+          mask |= 1 << UInt64(column)
+        }
+        if mask != 0 {
+          attributeTemplates.select(mask)
+          attributeValues = attributeTemplates.current.dictionary
+          var rest = mask
+          while rest != 0 {
+            let column = rest.trailingZeroBitCount
+            rest &= rest - 1
+            let value = try value(of: &attributes, column)
+            attributeValues.values[attributeTemplates.current.slots[column]] = value
+          }
+        }
+        mask = 0
+        for column in relationships.names.indices where relationships.count(column, row) > 0 {
+          mask |= 1 << UInt64(column)
+        }
+        if mask.nonzeroBitCount == 1, relationships.count(mask.trailingZeroBitCount, row) == 1 {
+          // A lone to-one reference (a spending's person): one dictionary per target, shared.
+          relationshipValues = try sharedRelationships(
+            of: &relationships, mask.trailingZeroBitCount, row: row, entity: entity)
+        } else if mask != 0 {
+          relationshipTemplates.select(mask)
+          relationshipValues = relationshipTemplates.current.dictionary
+          var rest = mask
+          while rest != 0 {
+            let column = rest.trailingZeroBitCount
+            rest &= rest - 1
+            let targets = try targets(of: &relationships, column, row: row, entity: entity)
+            relationshipValues.values[relationshipTemplates.current.slots[column]] = targets
+          }
+        }
+      }
+      records.append(
+        StoreRecord(
+          entityName: name, id: ids[range.lowerBound + row], attributes: attributeValues,
+          relationships: relationshipValues))
+    }
+  }
+
+  private mutating func readAttributeColumns(
+    of entity: EntityDescription, objects: Int, seen: inout Set<String>
+  ) throws(StoreError) -> AttributeColumns {
+    let count = try reader.count("the attribute column count", elementSize: 5)
+    var columns = AttributeColumns()
     for _ in 0..<count {
       let start = reader.offset
       let name = try values.string(&reader, "an attribute name")
@@ -116,44 +240,94 @@ struct BinaryBodyReader {
       guard seen.insert(name).inserted else {
         throw reader.error(.malformedStore, "attribute \"\(name)\" has two columns", at: start)
       }
-      if seen.count == 1 {
-        for index in range { records[index].attributes.reserveCapacity(count) }
-      }
+      let type = attribute.attributeType
       let tag = try reader.uint8("a type tag")
-      guard tag == attribute.attributeType.binaryTag else {
+      guard tag == type.binaryTag else {
         let stored = AttributeType(binaryTag: tag)?.xcodeName ?? "unknown tag \(tag)"
         throw located(
           reader.error(
             .typeMismatch,
             "\(entity.name).\(name) is stored as \(stored) but the model says"
-              + " \(attribute.attributeType.xcodeName)", at: start + 4), entity.name, name)
+              + " \(type.xcodeName)", at: start + 4), entity.name, name)
       }
       let bitmapOffset = reader.offset
-      let bitmap = try reader.slice((range.count + 7) / 8, "a presence bitmap")
-      if range.count % 8 != 0, let last = bitmap.last, last >> UInt8(range.count % 8) != 0 {
+      let bitmap = try reader.slice((objects + 7) / 8, "a presence bitmap")
+      if objects % 8 != 0, let last = bitmap.last, last >> UInt8(objects % 8) != 0 {
         throw reader.error(
           .malformedStore, "the presence bitmap of \(name) sets bits past its objects",
           at: bitmapOffset + bitmap.count - 1)
       }
-      for index in 0..<range.count where bitmap[index >> 3] & (1 << UInt8(index & 7)) != 0 {
-        let value = try values.decode(
-          &reader, as: attribute.attributeType, composite: attribute.compositeName)
-        records[range.lowerBound + index].attributes[name] = value
+      var present = 0
+      for byte in bitmap { present += byte.nonzeroBitCount }
+      columns.names.append(name)
+      columns.types.append(type)
+      columns.composites.append(attribute.compositeName)
+      columns.bitmaps.append(bitmap)
+      columns.offsets.append(reader.offset)
+      var decoded: [AttributeValue] = []
+      if let width = type.binaryWidth {
+        // Fixed-width values are decoded by the second pass; here they are only stepped over,
+        // which proves that all of them lie within the content.
+        _ = try reader.slice(present * width, "\(present) values of \(name)")
+      } else {
+        decoded.reserveCapacity(min(present, reader.remaining))
+        for _ in 0..<present {
+          decoded.append(try values.decode(&reader, as: type, composite: attribute.compositeName))
+        }
       }
+      columns.decoded.append(decoded)
+      columns.nextDecoded.append(0)
     }
-    let relationshipCount = try reader.count("the relationship column count", elementSize: 5)
-    if relationshipCount > 0 {
-      for index in range { records[index].relationships.reserveCapacity(relationshipCount) }
+    return columns
+  }
+
+  /// The next value of attribute column `column`.
+  @inline(__always)
+  private func value(of columns: inout AttributeColumns, _ column: Int) throws(StoreError)
+    -> AttributeValue
+  {
+    // The first pass proved that the column's fixed-width values lie within the content.
+    let bytes = reader.bytes
+    let offset = columns.offsets[column]
+    func load<T: FixedWidthInteger>(_: T.Type) -> T {
+      columns.offsets[column] = offset + MemoryLayout<T>.size
+      return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
-    for _ in 0..<relationshipCount {
-      try readRelationship(of: block, seen: &seen)
+    switch columns.types[column] {
+    case .string:
+      let index = Int(load(UInt32.self))
+      guard index < values.strings.count else {
+        throw reader.error(
+          .malformedStore,
+          "string index \(index) is past the string table's \(values.strings.count) strings",
+          at: offset)
+      }
+      return .string(values.strings[index])
+    case .double: return .double(Double(bitPattern: load(UInt64.self)))
+    case .date:
+      return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: load(UInt64.self))))
+    case .integer16: return .integer(Int64(Int16(bitPattern: load(UInt16.self))))
+    case .integer32: return .integer(Int64(Int32(bitPattern: load(UInt32.self))))
+    case .integer64: return .integer(Int64(bitPattern: load(UInt64.self)))
+    case .float: return .float(Float(bitPattern: load(UInt32.self)))
+    case .binaryData, .transformable, .composite, .undefined:
+      let value = columns.decoded[column][columns.nextDecoded[column]]
+      columns.nextDecoded[column] += 1
+      return value
+    case .boolean, .uuid, .decimal, .uri, .objectID:
+      var cursor = reader
+      cursor.seek(to: offset)
+      let value = try values.decode(
+        &cursor, as: columns.types[column], composite: columns.composites[column])
+      columns.offsets[column] = cursor.offset
+      return value
     }
   }
 
-  private mutating func readRelationship(of block: Int, seen: inout Set<String>)
-    throws(StoreError)
-  {
-    let (entity, range) = blocks[block]
+  private mutating func readRelationshipColumn(
+    of entity: EntityDescription, range: Range<Int>, seen: inout Set<String>,
+    into columns: inout RelationshipColumns
+  ) throws(StoreError) {
     let start = reader.offset
     let name = try values.string(&reader, "a relationship name")
     guard let relationship = entity.relationship(named: name), !relationship.isTransient else {
@@ -184,46 +358,245 @@ struct BinaryBodyReader {
           at: countsOffset + index * 4)
       }
     }
-    let allowed = blocks.map { other in
-      model.destination(of: relationship).map { model.entity(other.entity, isKindOf: $0) }
-        ?? false
-    }
-    for index in 0..<range.count {
-      let count = Int(counts.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self).littleEndian)
-      guard count > 0 else { continue }
-      var targets: [Int64] = []
-      targets.reserveCapacity(count)
-      for _ in 0..<count {
-        let targetOffset = reader.offset
-        let target = Int(try reader.uint32("a target index"))
-        guard target < records.count else {
-          throw located(
-            reader.error(
-              .danglingReference,
-              "target index \(target) is past the store's \(records.count) objects",
-              at: targetOffset), entity.name, name)
+    let targetsOffset = reader.offset
+    let targets = try reader.slice(total * 4, "the targets of \(name)")
+    // The object indices a target may have: the blocks of the destination or its subentities,
+    // adjacent blocks merged.
+    var allowed: [Range<Int>] = []
+    if let destination = model.destination(of: relationship) {
+      for block in blocks where model.entity(block.entity, isKindOf: destination) {
+        if let last = allowed.last, last.upperBound == block.range.lowerBound {
+          allowed[allowed.count - 1] = last.lowerBound..<block.range.upperBound
+        } else {
+          allowed.append(block.range)
         }
-        guard allowed[blockIndex(of: target)] else {
-          throw located(
-            reader.error(
-              .typeMismatch,
-              "a target of \(entity.name).\(name) is a \(records[target].entityName), not a"
-                + " \(relationship.destinationEntityName)", at: targetOffset), entity.name, name)
-        }
-        targets.append(records[target].id)
       }
-      records[range.lowerBound + index].relationships[name] = targets
     }
+    columns.relationships.append(relationship)
+    columns.names.append(name)
+    columns.counts.append(counts)
+    columns.targets.append(targets)
+    columns.targetsOffsets.append(targetsOffset)
+    columns.next.append(0)
+    columns.firstAllowed.append(allowed.first ?? 0..<0)
+    columns.allowed.append(allowed)
   }
 
-  /// The block holding object `index`.
-  private func blockIndex(of index: Int) -> Int {
-    var low = 0
-    var high = blocks.count - 1
-    while low < high {
-      let middle = (low + high) / 2
-      if blocks[middle].range.upperBound <= index { low = middle + 1 } else { high = middle }
+  /// The relationships of object `row`, whose only target is in column `column`.
+  private mutating func sharedRelationships(
+    of columns: inout RelationshipColumns, _ column: Int, row: Int, entity: EntityDescription
+  ) throws(StoreError) -> [String: [Int64]] {
+    let position = columns.next[column]
+    columns.next[column] = position + 1
+    let target = try checkedTarget(columns.targets[column], columns, column, position, entity)
+    let key = columns.names[column]
+    if sharedKey != key {
+      sharedKey = key
+      shared = Array(repeating: nil, count: ids.count)
     }
-    return low
+    if let relationships = shared[target] { return relationships }
+    let relationships = [key: [ids[target]]]
+    shared[target] = relationships
+    return relationships
+  }
+
+  /// The IDs of the targets of object `row` in relationship column `column`, checked.
+  @inline(__always)
+  private mutating func targets(
+    of columns: inout RelationshipColumns, _ column: Int, row: Int, entity: EntityDescription
+  ) throws(StoreError) -> [Int64] {
+    let count = columns.count(column, row)
+    let first = columns.next[column]
+    columns.next[column] = first + count
+    if count == 1 {
+      let target = try checkedTarget(columns.targets[column], columns, column, first, entity)
+      if singleTargets.isEmpty { singleTargets = Array(repeating: nil, count: ids.count) }
+      if let shared = singleTargets[target] { return shared }
+      let single = [ids[target]]
+      singleTargets[target] = single
+      return single
+    }
+    var targets: [Int64] = []
+    targets.reserveCapacity(count)
+    let raw = columns.targets[column]
+    for position in first..<first + count {
+      targets.append(ids[try checkedTarget(raw, columns, column, position, entity)])
+    }
+    return targets
+  }
+
+  /// The object index at `position` of `targets`, column `column`'s targets, checked.
+  @inline(__always)
+  private func checkedTarget(
+    _ targets: UnsafeRawBufferPointer, _ columns: borrowing RelationshipColumns, _ column: Int,
+    _ position: Int, _ entity: EntityDescription
+  ) throws(StoreError) -> Int {
+    // The first pass sliced exactly as many targets as the counts add up to.
+    let target = Int(
+      UInt32(littleEndian: targets.loadUnaligned(fromByteOffset: position * 4, as: UInt32.self)))
+    if columns.firstAllowed[column].contains(target) { return target }
+    return try checkedTarget(target, columns, column, position, entity)
+  }
+
+  /// `target`, which is not in the first range column `column` allows, checked.
+  private func checkedTarget(
+    _ target: Int, _ columns: borrowing RelationshipColumns, _ column: Int, _ position: Int,
+    _ entity: EntityDescription
+  ) throws(StoreError) -> Int {
+    let targetOffset = columns.targetsOffsets[column] + position * 4
+    let name = columns.names[column]
+    guard target < ids.count else {
+      throw located(
+        reader.error(
+          .danglingReference, "target index \(target) is past the store's \(ids.count) objects",
+          at: targetOffset), entity.name, name)
+    }
+    guard columns.allowed[column].contains(where: { $0.contains(target) }) else {
+      let block = blocks.first { $0.range.contains(target) }
+      throw located(
+        reader.error(
+          .typeMismatch,
+          "a target of \(entity.name).\(name) is a \(block?.name ?? "?"), not a"
+            + " \(columns.relationships[column].destinationEntityName)", at: targetOffset),
+        entity.name, name)
+    }
+    return target
+  }
+}
+
+/// A block's attribute columns between the two passes, one array per field.
+private struct AttributeColumns {
+  var names: [String] = []
+  var types: [AttributeType] = []
+  var composites: [String?] = []
+  var bitmaps: [UnsafeRawBufferPointer] = []
+  /// Where each fixed-width column's next value is in the content.
+  var offsets: [Int] = []
+  /// Each variable-width column's values, decoded by the first pass.
+  var decoded: [[AttributeValue]] = []
+  var nextDecoded: [Int] = []
+
+  /// Whether object `row` of the block has a value in column `column`.
+  @inline(__always)
+  func isPresent(_ column: Int, _ row: Int) -> Bool {
+    bitmaps[column][row >> 3] & (1 << UInt8(row & 7)) != 0
+  }
+}
+
+/// A block's relationship columns between the two passes, one array per field.
+private struct RelationshipColumns {
+  var relationships: [RelationshipDescription] = []
+  var names: [String] = []
+  /// A `UInt32` target count per object of the block.
+  var counts: [UnsafeRawBufferPointer] = []
+  /// All targets, as `UInt32` object indices; their number is the counts' sum.
+  var targets: [UnsafeRawBufferPointer] = []
+  /// Where each column's targets start in the content.
+  var targetsOffsets: [Int] = []
+  /// The position in `targets` of the next object's first target.
+  var next: [Int] = []
+  /// The object indices the targets may have, and the first such range alone.
+  var allowed: [[Range<Int>]] = []
+  var firstAllowed: [Range<Int>] = []
+
+  @inline(__always)
+  func count(_ column: Int, _ row: Int) -> Int {
+    Int(
+      UInt32(
+        littleEndian: counts[column].loadUnaligned(fromByteOffset: row * 4, as: UInt32.self)))
+  }
+}
+
+/// A dictionary holding the keys of some columns, and each key's index in it.
+private struct KeyedTemplate<Value> {
+  var dictionary: [String: Value] = [:]
+  /// Each column's key's index in `dictionary`, or its end index for a column left out.
+  var slots: [Dictionary<String, Value>.Index] = []
+}
+
+/// The templates of one block's columns, by the set of columns present (as bits).
+private struct TemplateCache<Value> {
+  let keys: [String]
+  let placeholder: Value
+  private var cache: [UInt64: KeyedTemplate<Value>] = [:]
+  private var mask: UInt64 = 0
+  /// The template of the last set selected.
+  private(set) var current = KeyedTemplate<Value>()
+
+  init(keys: [String], placeholder: Value) {
+    self.keys = keys
+    self.placeholder = placeholder
+  }
+
+  /// Makes the template of the columns in `mask`, which is not 0, the current one.
+  @inline(__always)
+  mutating func select(_ mask: UInt64) {
+    if mask != self.mask { load(mask) }
+  }
+
+  private mutating func load(_ mask: UInt64) {
+    self.mask = mask
+    if let cached = cache[mask] {
+      current = cached
+      return
+    }
+    func contains(_ column: Int) -> Bool { mask & (1 << UInt64(column)) != 0 }
+    var dictionary = [String: Value](minimumCapacity: mask.nonzeroBitCount)
+    for (column, key) in keys.enumerated() where contains(column) {
+      dictionary[key] = placeholder
+    }
+    let slots = keys.indices.map { column in
+      contains(column)
+        ? dictionary.index(forKey: keys[column]) ?? dictionary.endIndex : dictionary.endIndex
+    }
+    current = KeyedTemplate(dictionary: dictionary, slots: slots)
+    cache[mask] = current
+  }
+}
+
+/// A UTF-8 check with a fast path for ASCII, as RFC 3629 defines well-formed UTF-8: no
+/// overlong forms, no surrogates, nothing above U+10FFFF.
+enum UTF8Check {
+  @inline(__always)
+  static func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
+
+  static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    let count = bytes.count
+    var index = 0
+    while index < count {
+      if index + 8 <= count,
+        bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+      {
+        index += 8
+        continue
+      }
+      let lead = bytes[index]
+      if lead < 0x80 {
+        index += 1
+        continue
+      }
+      func continuation(_ offset: Int) -> UInt8? {
+        index + offset < count && isContinuation(bytes[index + offset])
+          ? bytes[index + offset] : nil
+      }
+      switch lead {
+      case 0xC2...0xDF:
+        guard continuation(1) != nil else { return false }
+        index += 2
+      case 0xE0...0xEF:
+        guard let second = continuation(1), continuation(2) != nil,
+          lead != 0xE0 || second >= 0xA0, lead != 0xED || second <= 0x9F
+        else { return false }
+        index += 3
+      case 0xF0...0xF4:
+        guard let second = continuation(1), continuation(2) != nil, continuation(3) != nil,
+          lead != 0xF0 || second >= 0x90, lead != 0xF4 || second <= 0x8F
+        else { return false }
+        index += 4
+      default:
+        return false
+      }
+    }
+    return true
   }
 }

@@ -41,24 +41,46 @@ struct BinaryBodyWriter {
   }
 
   private mutating func encode(_ records: [StoreRecord]) throws(StoreError) -> [UInt8] {
-    var positions: [String: [Int]] = [:]
+    // Records usually come in runs of one entity, so a name is looked up only when it changes.
+    let entities = model.entities
+    var entityIndex: [String: Int] = [:]
+    for (index, entity) in entities.enumerated() { entityIndex[entity.name] = index }
+    var positions = [[Int]](repeating: [], count: entities.count)
+    var unknown = Set<String>()
+    var lastName: String?
+    var lastIndex = -1
     for (position, record) in records.enumerated() {
-      positions[record.entityName, default: []].append(position)
+      if record.entityName != lastName {
+        lastName = record.entityName
+        lastIndex = entityIndex[record.entityName] ?? -1
+      }
+      if lastIndex < 0 {
+        unknown.insert(record.entityName)
+      } else {
+        positions[lastIndex].append(position)
+      }
     }
-    if let unknown = positions.keys.sorted().first(where: { model.entity(named: $0) == nil }) {
+    if let unknown = unknown.sorted().first {
       throw StoreError(
         .modelMismatch, "records of entity \"\(unknown)\" are not in the model",
         at: InputLocation(entity: unknown))
     }
-    let blocks = model.entities.compactMap { entity in
-      positions[entity.name].map { (entity, $0) }
+    let blocks = entities.indices.filter { !positions[$0].isEmpty }.map {
+      (entities[$0], positions[$0])
     }
-    columns.bytes.reserveCapacity(records.count * 48)
-    var directory = ByteWriter(capacity: records.count * 8 + blocks.count * 8)
+    columns.reserve(records.count * 48)
+    var directory = ByteWriter(capacity: records.count * 8 + blocks.count * 8 + 4)
     directory.append(UInt32(blocks.count))
+    var minimum = Int64.max
+    var maximum = Int64.min
+    for record in records {
+      minimum = min(minimum, record.id)
+      maximum = max(maximum, record.id)
+    }
     indexOfID = ObjectIndexTable(
-      minimum: records.lazy.map(\.id).min() ?? 0, maximum: records.lazy.map(\.id).max() ?? -1,
+      minimum: records.isEmpty ? 0 : minimum, maximum: records.isEmpty ? -1 : maximum,
       count: records.count)
+    blockOfIndex.reserveCapacity(records.count)
     for (block, (entity, members)) in blocks.enumerated() {
       directory.append(values.strings.index(of: entity.name))
       directory.append(UInt32(members.count))
@@ -75,43 +97,51 @@ struct BinaryBodyWriter {
         directory.append(id)
       }
     }
+    let blockEntities = blocks.map(\.0)
     for (entity, members) in blocks {
-      try writeColumns(of: entity, members.map { records[$0] }, blocks: blocks.map(\.0))
+      try writeColumns(of: entity, members, in: records, blocks: blockEntities)
     }
-    var body = ByteWriter(capacity: columns.bytes.count + directory.bytes.count + 1024)
-    let strings = values.strings.strings
+    let strings = values.strings
+    var body = ByteWriter(
+      capacity: 4 + strings.lengths.count + strings.utf8.count + directory.count + columns.count)
     body.append(UInt32(strings.count))
-    for string in strings { body.append(UInt32(string.utf8.count)) }
-    for var string in strings { string.withUTF8 { body.append($0) } }
-    body.append(directory.bytes)
-    body.append(columns.bytes)
-    return body.bytes
+    body.append(strings.lengths)
+    body.append(strings.utf8)
+    body.append(directory)
+    body.append(columns)
+    return body.finished()
   }
 
   private mutating func writeColumns(
-    of entity: EntityDescription, _ records: [StoreRecord], blocks: [EntityDescription]
+    of entity: EntityDescription, _ members: [Int], in records: [StoreRecord],
+    blocks: [EntityDescription]
   ) throws(StoreError) {
     // One pass over each record's own dictionaries, matching keys to columns by a short
     // linear scan: no key is hashed, and a key that matches no column is refused.
     let attributes = entity.allAttributes.filter { !$0.isTransient }
     let names = attributes.map(\.name)
+    let types = attributes.map(\.attributeType)
+    let composites = attributes.map(\.compositeName)
+    let count = members.count
     var used = [Bool](repeating: false, count: attributes.count)
     var bitmaps = [[UInt8]](
-      repeating: [UInt8](repeating: 0, count: (records.count + 7) / 8), count: attributes.count)
+      repeating: [UInt8](repeating: 0, count: (count + 7) / 8), count: attributes.count)
     var buffers = [ByteWriter](repeating: ByteWriter(), count: attributes.count)
-    for (index, record) in records.enumerated() {
-      for (key, value) in record.attributes {
+    for column in attributes.indices {
+      buffers[column].reserve(count * (types[column].binaryWidth ?? 16))
+    }
+    for (index, position) in members.enumerated() {
+      for (key, value) in records[position].attributes {
         guard let column = names.firstIndex(of: key) else {
           throw .recordMismatch(
-            "object \(record.id) has a value for \"\(key)\", which is not a stored attribute",
-            entity: entity.name, key: key)
+            "object \(records[position].id) has a value for \"\(key)\", which is not a stored"
+              + " attribute", entity: entity.name, key: key)
         }
-        let attribute = attributes[column]
         used[column] = true
         bitmaps[column][index >> 3] |= 1 << UInt8(index & 7)
         try values.encode(
-          value, as: attribute.attributeType, composite: attribute.compositeName,
-          entity: entity.name, key: key, into: &buffers[column])
+          value, as: types[column], composite: composites[column], entity: entity.name, key: key,
+          into: &buffers[column])
       }
     }
     columns.append(UInt32(used.lazy.filter { $0 }.count))
@@ -124,63 +154,70 @@ struct BinaryBodyWriter {
       columns.append(values.strings.index(of: attribute.name))
       columns.append(tag)
       columns.append(bitmaps[column])
-      columns.append(buffers[column].bytes)
+      columns.append(buffers[column])
     }
-    let relationships = entity.allRelationships.filter { relationship in
-      !relationship.isTransient
-        && records.contains { !($0.relationships[relationship.name] ?? []).isEmpty }
-    }
-    let relationshipNames = relationships.map(\.name)
-    for record in records {
-      for (key, targets) in record.relationships
-      where !targets.isEmpty && !relationshipNames.contains(key) {
-        throw .recordMismatch(
-          "object \(record.id) has targets for \"\(key)\", which is not a stored relationship",
-          entity: entity.name, key: key)
-      }
-    }
-    columns.append(UInt32(relationships.count))
-    for relationship in relationships {
-      try writeRelationship(relationship, of: entity, records, blocks: blocks)
-    }
+    try writeRelationships(of: entity, members, in: records, blocks: blocks)
   }
 
-  private mutating func writeRelationship(
-    _ relationship: RelationshipDescription, of entity: EntityDescription,
-    _ records: [StoreRecord], blocks: [EntityDescription]
+  private mutating func writeRelationships(
+    of entity: EntityDescription, _ members: [Int], in records: [StoreRecord],
+    blocks: [EntityDescription]
   ) throws(StoreError) {
-    let kind = RelationshipKind(relationship)
-    let allowed = blocks.map { block in
-      model.destination(of: relationship).map { model.entity(block, isKindOf: $0) } ?? false
-    }
-    columns.append(values.strings.index(of: relationship.name))
-    columns.append(kind.rawValue)
-    for record in records {
-      let count = record.relationships[relationship.name]?.count ?? 0
-      guard kind != .toOne || count <= 1 else {
-        throw .recordMismatch(
-          "to-one relationship holds \(count) objects", entity: entity.name,
-          key: relationship.name)
+    let relationships = entity.allRelationships.filter { !$0.isTransient }
+    let names = relationships.map(\.name)
+    let kinds = relationships.map { RelationshipKind($0) }
+    let allowed = relationships.map { relationship in
+      blocks.map { block in
+        model.destination(of: relationship).map { model.entity(block, isKindOf: $0) } ?? false
       }
-      columns.append(UInt32(count))
     }
-    for record in records {
-      for target in record.relationships[relationship.name] ?? [] {
-        guard let index = indexOfID[target] else {
-          throw StoreError(
-            .danglingReference,
-            "object \(record.id) refers to object \(target), which is not in the store",
-            at: InputLocation(entity: entity.name, property: relationship.name))
-        }
-        guard allowed[Int(blockOfIndex[Int(index)])] else {
+    let count = members.count
+    var used = [Bool](repeating: false, count: relationships.count)
+    var counts = [[UInt32]](repeating: [], count: relationships.count)
+    var targets = [ByteWriter](repeating: ByteWriter(), count: relationships.count)
+    for (index, position) in members.enumerated() {
+      let record = records[position]
+      for (key, list) in record.relationships where !list.isEmpty {
+        guard let column = names.firstIndex(of: key) else {
           throw .recordMismatch(
-            "object \(record.id) refers to object \(target) of entity"
-              + " \"\(blocks[Int(blockOfIndex[Int(index)])].name)\", not a"
-              + " \(relationship.destinationEntityName)", entity: entity.name,
-            key: relationship.name)
+            "object \(record.id) has targets for \"\(key)\", which is not a stored relationship",
+            entity: entity.name, key: key)
         }
-        columns.append(index)
+        guard kinds[column] != .toOne || list.count <= 1 else {
+          throw .recordMismatch(
+            "to-one relationship holds \(list.count) objects", entity: entity.name, key: key)
+        }
+        if !used[column] {
+          used[column] = true
+          counts[column] = [UInt32](repeating: 0, count: count)
+          targets[column].reserve(count * 4)
+        }
+        counts[column][index] = UInt32(list.count)
+        for target in list {
+          guard let targetIndex = indexOfID[target] else {
+            throw StoreError(
+              .danglingReference,
+              "object \(record.id) refers to object \(target), which is not in the store",
+              at: InputLocation(entity: entity.name, property: key))
+          }
+          let block = Int(blockOfIndex[Int(targetIndex)])
+          guard allowed[column][block] else {
+            throw .recordMismatch(
+              "object \(record.id) refers to object \(target) of entity"
+                + " \"\(blocks[block].name)\", not a"
+                + " \(relationships[column].destinationEntityName)", entity: entity.name,
+              key: key)
+          }
+          targets[column].append(targetIndex)
+        }
       }
+    }
+    columns.append(UInt32(used.lazy.filter { $0 }.count))
+    for column in relationships.indices where used[column] {
+      columns.append(values.strings.index(of: names[column]))
+      columns.append(kinds[column].rawValue)
+      columns.append(counts: counts[column])
+      columns.append(targets[column])
     }
   }
 }

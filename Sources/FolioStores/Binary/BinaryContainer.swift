@@ -199,8 +199,8 @@ struct BinaryContainer: Sendable {
       writer.append(bytes.withUnsafeBytes { Zlib.crc32($0) })
       offset += bytes.count
     }
-    let table = BinaryFormat.headerLength..<writer.bytes.count
-    let checksum = writer.bytes.withUnsafeBytes { raw in
+    let table = BinaryFormat.headerLength..<writer.count
+    let checksum = writer.withUnsafeBytes { raw in
       Zlib.crc32(
         UnsafeRawBufferPointer(rebasing: raw[table]),
         continuing: Zlib.crc32(
@@ -208,6 +208,6 @@ struct BinaryContainer: Sendable {
     }
     writer.set(checksum, at: BinaryFormat.headerLength - 4)
     for bytes in stored { writer.append(bytes) }
-    return writer.bytes
+    return writer.finished()
   }
 }

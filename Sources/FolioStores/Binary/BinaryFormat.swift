@@ -135,3 +135,17 @@ extension AttributeType {
     self = type
   }
 }
+
+extension AttributeType {
+  /// The byte width of the type's values in a column, or `nil` when it varies.
+  var binaryWidth: Int? {
+    switch self {
+    case .integer16: 2
+    case .integer32, .float, .string, .decimal, .uri, .objectID: 4
+    case .integer64, .double, .date: 8
+    case .boolean: 1
+    case .uuid: 16
+    case .binaryData, .transformable, .composite, .undefined: nil
+    }
+  }
+}

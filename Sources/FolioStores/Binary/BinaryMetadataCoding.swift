@@ -38,7 +38,7 @@ enum BinaryMetadataCoding {
       writer.appendCounted(hash)
     }
     encode(.dictionary(metadata.userInfo), into: &writer)
-    return writer.bytes
+    return writer.finished()
   }
 
   /// The metadata and next object ID in META's `bytes`.

@@ -7,23 +7,33 @@ import Foundation
 // its exact decimal text (`-123.45`, or `NaN`) in the string table, since Foundation keeps
 // its binary fields private; a composite is a count and (name, tag, value) per member.
 
-/// The strings of a body being written, each stored once.
+/// The strings of a body being written, laid out as the string table stores them: every
+/// length, and all the UTF-8 back to back.
 struct StringTable {
-  private(set) var strings: [String] = []
+  /// How many strings there are.
+  private(set) var count = 0
+  /// Each string's byte length, as a `UInt32`.
+  private(set) var lengths = ByteWriter()
+  /// The strings' UTF-8, concatenated.
+  private(set) var utf8 = ByteWriter()
   private var indices: [String: UInt32] = [:]
 
   /// The index of a new entry for `string`: values are not looked up, since hashing every
   /// string costs more than zlib takes to squeeze out the repeats.
   mutating func add(_ string: String) -> UInt32 {
-    strings.append(string)
-    return UInt32(strings.count - 1)
+    let length = utf8.append(utf8Of: string)
+    guard let stored = UInt32(exactly: length) else {
+      preconditionFailure("a string of \(length) bytes does not fit the string table")
+    }
+    lengths.append(stored)
+    count += 1
+    return UInt32(count - 1)
   }
 
   /// The index of `string`, adding it if new: for names, which repeat.
   mutating func index(of string: String) -> UInt32 {
     if let index = indices[string] { return index }
-    let index = UInt32(strings.count)
-    strings.append(string)
+    let index = add(string)
     indices[string] = index
     return index
   }

@@ -45,6 +45,12 @@ struct ByteReader {
   /// The bytes not yet read.
   var remaining: Int { bytes.count - offset }
 
+  /// Moves to `offset`, which must lie within the bytes.
+  mutating func seek(to offset: Int) {
+    precondition((0...bytes.count).contains(offset), "ByteReader.seek past its bytes")
+    self.offset = offset
+  }
+
   /// Whether every byte has been read.
   var isAtEnd: Bool { offset == bytes.count }
 
@@ -63,20 +69,35 @@ struct ByteReader {
   }
 
   @inline(__always)
-  private mutating func load<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(StoreError)
-    -> T
-  {
-    try require(MemoryLayout<T>.size, for: what)
+  private mutating func load<T: FixedWidthInteger>(
+    _: T.Type, _ what: @autoclosure () -> String
+  ) throws(StoreError) -> T {
+    try require(MemoryLayout<T>.size, for: what())
     let value = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
     offset += MemoryLayout<T>.size
     return T(littleEndian: value)
   }
 
-  mutating func uint8(_ what: String) throws(StoreError) -> UInt8 { try load(UInt8.self, what) }
-  mutating func uint16(_ what: String) throws(StoreError) -> UInt16 { try load(UInt16.self, what) }
-  mutating func uint32(_ what: String) throws(StoreError) -> UInt32 { try load(UInt32.self, what) }
-  mutating func uint64(_ what: String) throws(StoreError) -> UInt64 { try load(UInt64.self, what) }
-  mutating func int64(_ what: String) throws(StoreError) -> Int64 { try load(Int64.self, what) }
+  @inline(__always)
+  mutating func uint8(_ what: @autoclosure () -> String) throws(StoreError) -> UInt8 {
+    try load(UInt8.self, what())
+  }
+  @inline(__always)
+  mutating func uint16(_ what: @autoclosure () -> String) throws(StoreError) -> UInt16 {
+    try load(UInt16.self, what())
+  }
+  @inline(__always)
+  mutating func uint32(_ what: @autoclosure () -> String) throws(StoreError) -> UInt32 {
+    try load(UInt32.self, what())
+  }
+  @inline(__always)
+  mutating func uint64(_ what: @autoclosure () -> String) throws(StoreError) -> UInt64 {
+    try load(UInt64.self, what())
+  }
+  @inline(__always)
+  mutating func int64(_ what: @autoclosure () -> String) throws(StoreError) -> Int64 {
+    try load(Int64.self, what())
+  }
 
   /// A `UInt64` that must fit an `Int`.
   mutating func length(_ what: String) throws(StoreError) -> Int {
@@ -90,23 +111,28 @@ struct ByteReader {
 
   /// A `UInt32` count of elements at least `elementSize` bytes each, checked against the
   /// bytes left.
-  mutating func count(_ what: String, elementSize: Int) throws(StoreError) -> Int {
+  mutating func count(_ what: @autoclosure () -> String, elementSize: Int) throws(StoreError)
+    -> Int
+  {
     let start = offset
-    let count = Int(try uint32(what))
+    let count = Int(try uint32(what()))
     guard count.multipliedReportingOverflow(by: elementSize).partialValue <= remaining,
       count <= remaining
     else {
       throw error(
         .malformedStore,
-        "\(what) \(count) needs at least \(count * elementSize) bytes but only \(remaining) remain",
+        "\(what()) \(count) needs at least \(count * elementSize) bytes but only \(remaining) remain",
         at: start)
     }
     return count
   }
 
   /// The next `count` bytes.
-  mutating func slice(_ count: Int, _ what: String) throws(StoreError) -> UnsafeRawBufferPointer {
-    try require(count, for: what)
+  @inline(__always)
+  mutating func slice(_ count: Int, _ what: @autoclosure () -> String) throws(StoreError)
+    -> UnsafeRawBufferPointer
+  {
+    try require(count, for: what())
     let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
     offset += count
     return slice
@@ -124,23 +150,80 @@ struct ByteReader {
   }
 }
 
-/// Appends little-endian values to a growing byte array.
+/// Appends little-endian values to a pre-sized byte buffer that doubles when full.
+///
+/// Values are stored straight into the buffer's spare bytes, so an append is a bounds check, a
+/// store and an add; ``finished()`` hands the bytes over without copying them.
 struct ByteWriter {
-  var bytes: [UInt8] = []
+  /// The bytes written, then spare zeros.
+  private var storage: [UInt8]
+  /// How many bytes have been written.
+  private(set) var count = 0
 
-  init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+  init(capacity: Int = 0) { storage = [UInt8](repeating: 0, count: capacity) }
+
+  /// Makes room for `extra` more bytes.
+  @inline(__always)
+  mutating func reserve(_ extra: Int) {
+    if count + extra > storage.count { grow(toHold: count + extra) }
+  }
+
+  private mutating func grow(toHold needed: Int) {
+    let size = max(needed, storage.count * 2, 64)
+    storage.append(contentsOf: repeatElement(0, count: size - storage.count))
+  }
 
   @inline(__always)
   mutating func append<T: FixedWidthInteger>(_ value: T) {
-    withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    let size = MemoryLayout<T>.size
+    reserve(size)
+    let offset = count
+    storage.withUnsafeMutableBytes {
+      $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+    }
+    count += size
   }
 
-  mutating func append(_ data: some Collection<UInt8>) { bytes.append(contentsOf: data) }
+  /// Appends raw bytes.
+  @inline(__always)
+  mutating func append(_ raw: UnsafeRawBufferPointer) {
+    guard let source = raw.baseAddress, !raw.isEmpty else { return }
+    reserve(raw.count)
+    let offset = count
+    storage.withUnsafeMutableBytes { buffer in
+      guard let base = buffer.baseAddress else { return }
+      (base + offset).copyMemory(from: source, byteCount: raw.count)
+    }
+    count += raw.count
+  }
+
+  mutating func append(_ data: some Collection<UInt8>) {
+    if data.withContiguousStorageIfAvailable({ append(UnsafeRawBufferPointer($0)) }) == nil {
+      let bytes = Array(data)
+      bytes.withUnsafeBytes { append($0) }
+    }
+  }
+
+  /// Appends another writer's bytes.
+  mutating func append(_ other: ByteWriter) {
+    other.withUnsafeBytes { append($0) }
+  }
+
+  /// Appends each count as a `UInt32`.
+  mutating func append(counts: [UInt32]) {
+    counts.withUnsafeBytes { raw in
+      #if _endian(little)
+        append(raw)
+      #else
+        for count in counts { append(count) }
+      #endif
+    }
+  }
 
   /// A `UInt32` length, then the bytes.
   mutating func appendCounted(_ data: some Collection<UInt8>) {
     append(UInt32(truncatingIfNeeded: data.count))
-    bytes.append(contentsOf: data)
+    append(data)
   }
 
   /// A `UInt32` byte length, then the UTF-8.
@@ -149,11 +232,37 @@ struct ByteWriter {
     string.withUTF8 { appendCounted($0) }
   }
 
-  /// Overwrites the `UInt32` at `offset`.
-  mutating func set(_ value: UInt32, at offset: Int) {
-    withUnsafeBytes(of: value.littleEndian) { raw in
-      for index in 0..<4 { bytes[offset + index] = raw[index] }
+  /// Appends `string`'s UTF-8 and returns its length.
+  mutating func append(utf8Of string: String) -> Int {
+    let length = string.utf8.withContiguousStorageIfAvailable { utf8 in
+      append(UnsafeRawBufferPointer(utf8))
+      return utf8.count
     }
+    if let length { return length }
+    var copy = string
+    return copy.withUTF8 { utf8 in
+      append(UnsafeRawBufferPointer(utf8))
+      return utf8.count
+    }
+  }
+
+  /// Overwrites the `UInt32` at `offset`, which must have been written.
+  mutating func set(_ value: UInt32, at offset: Int) {
+    precondition(offset + 4 <= count, "ByteWriter.set past the bytes written")
+    storage.withUnsafeMutableBytes {
+      $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
+    }
+  }
+
+  /// Runs `body` over the bytes written.
+  func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+  }
+
+  /// The bytes written, the spare capacity dropped.
+  consuming func finished() -> [UInt8] {
+    storage.removeLast(storage.count - count)
+    return storage
   }
 }
 

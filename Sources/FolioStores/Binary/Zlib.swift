@@ -41,12 +41,12 @@ enum Zlib {
   static func deflate(_ bytes: UnsafeRawBufferPointer, level: Int32) -> [UInt8] {
     var stream = Stream(deflateLevel: level)
     let bound = Int(deflateBound(stream.pointer, uLong(bytes.count)))
-    var output = [UInt8](repeating: 0, count: bound)
-    let produced = output.withUnsafeMutableBytes { out in
-      stream.run(input: bytes, output: out, finish: true).produced
+    // Only the bytes zlib writes are kept, so the buffer is not zeroed first.
+    return [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+      count =
+        stream.run(input: bytes, output: UnsafeMutableRawBufferPointer(buffer), finish: true)
+        .produced
     }
-    output.removeSubrange(produced...)
-    return output
   }
 
   /// The zlib stream `bytes` inflated into exactly `length` bytes, never allocating more.
@@ -56,9 +56,11 @@ enum Zlib {
     -> [UInt8]
   {
     var stream = Stream(inflating: ())
-    var output = [UInt8](repeating: 0, count: length)
-    let result = output.withUnsafeMutableBytes { out in
-      stream.run(input: bytes, output: out, finish: true)
+    var result = Stream.Outcome()
+    // Only the bytes zlib writes are kept, so the buffer is not zeroed first.
+    let output = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+      result = stream.run(input: bytes, output: UnsafeMutableRawBufferPointer(buffer), finish: true)
+      count = result.produced
     }
     if let message = result.error {
       throw .corrupt(message, consumed: result.consumed)
