@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "FolioGraph", targets: ["FolioGraph"]),
     .library(name: "FolioUndo", targets: ["FolioUndo"]),
     .library(name: "FolioStores", targets: ["FolioStores"]),
+    .library(name: "FolioQuery", targets: ["FolioQuery"]),
     .executable(name: "folio", targets: ["folio"]),
   ],
   dependencies: [
@@ -32,6 +33,10 @@ let package = Package(
     ),
     .target(
       name: "FolioUndo"
+    ),
+    .target(
+      name: "FolioQuery",
+      dependencies: ["FolioModel"]
     ),
     .target(
       name: "FolioStores",
@@ -70,6 +75,10 @@ let package = Package(
     .executableTarget(
       name: "FolioBenchmarks",
       dependencies: ["FolioGraph", "FolioUndo", "FolioStores", "CZlib", "CLibXML2"]
+    ),
+    .testTarget(
+      name: "FolioQueryTests",
+      dependencies: ["FolioQuery"]
     ),
     .testTarget(
       name: "FolioUndoTests",

@@ -1,0 +1,253 @@
+import Foundation
+
+extension PredicateParser {
+  mutating func parseExpression() throws(QueryError) -> QueryExpression {
+    let token = current
+    switch token.kind {
+    case .integer(let value):
+      _ = advance()
+      return .constant(.integer(value))
+    case .double(let value):
+      _ = advance()
+      return .constant(.double(value))
+    case .string(let value):
+      _ = advance()
+      return .constant(.string(value))
+    case .variable(let name):
+      _ = advance()
+      return try parseSteps(after: .variable(name))
+    case .placeholder(let letter):
+      _ = advance()
+      return try parsePlaceholder(letter, token: token)
+    case .symbol("{"):
+      _ = advance()
+      return try parseSteps(after: .aggregate(try parseList(open: token)))
+    case .collectionOperator:
+      return .keyPath(try parseKeyPath())
+    case .identifier:
+      switch token.keyword {
+      case nil: return .keyPath(try parseKeyPath())
+      case "NIL", "NULL":
+        _ = advance()
+        return .constant(.null)
+      case "TRUE", "YES":
+        _ = advance()
+        return .constant(.bool(true))
+      case "FALSE", "NO":
+        _ = advance()
+        return .constant(.bool(false))
+      case "SELF":
+        _ = advance()
+        return try parseSteps(after: .evaluatedObject)
+      case "SUBQUERY":
+        _ = advance()
+        return try parseSteps(after: try parseSubquery())
+      case "CAST":
+        _ = advance()
+        return try parseCast()
+      default:
+        throw expected("a value")
+      }
+    default:
+      throw expected("a value")
+    }
+  }
+
+  /// `a.b.@sum.c`, from the current token.
+  mutating func parseKeyPath() throws(QueryError) -> String {
+    var steps = [try parseStep()]
+    while isSymbol(".") {
+      _ = advance()
+      steps.append(try parseStep())
+    }
+    return steps.joined(separator: ".")
+  }
+
+  mutating func parseStep() throws(QueryError) -> String {
+    switch current.kind {
+    case .identifier(let name, let isEscaped) where isEscaped || current.keyword == nil:
+      _ = advance()
+      return name
+    case .collectionOperator(let name):
+      _ = advance()
+      return name
+    default:
+      throw expected("a key")
+    }
+  }
+
+  /// `.key.path` after `$x`, `SELF`, `SUBQUERY(…)` or `{…}`, if any.
+  mutating func parseSteps(after base: QueryExpression) throws(QueryError) -> QueryExpression {
+    guard isSymbol(".") else { return base }
+    _ = advance()
+    return base.key(try parseKeyPath())
+  }
+
+  mutating func parseList(open: PredicateToken) throws(QueryError) -> [QueryExpression] {
+    var elements: [QueryExpression] = []
+    if isSymbol("}") {
+      _ = advance()
+      return elements
+    }
+    while true {
+      guard canStartExpression else { throw expected("a value in \"{…}\"") }
+      elements.append(try parseExpression())
+      if isSymbol(",") {
+        _ = advance()
+        continue
+      }
+      guard isSymbol("}") else {
+        throw expected("\",\" or \"}\" to close \"{\" at column \(open.column)")
+      }
+      _ = advance()
+      return elements
+    }
+  }
+
+  mutating func parseSubquery() throws(QueryError) -> QueryExpression {
+    try expectSymbol("(", "\"(\" after SUBQUERY")
+    guard canStartExpression else { throw expected("a collection in SUBQUERY") }
+    let collection = try parseExpression()
+    try expectSymbol(",", "\",\" after the collection in SUBQUERY")
+    guard case .variable(let name) = current.kind else {
+      throw expected("a $variable in SUBQUERY")
+    }
+    _ = advance()
+    let comma = index
+    try expectSymbol(",", "\",\" after $\(name) in SUBQUERY")
+    let predicate = try parseOr(after: comma)
+    try expectSymbol(")", "\")\" to close SUBQUERY")
+    return .subquery(collection, variable: name, predicate)
+  }
+
+  mutating func parseCast() throws(QueryError) -> QueryExpression {
+    try expectSymbol("(", "\"(\" after CAST")
+    let valueToken = current
+    guard canStartExpression else { throw expected("a value in CAST") }
+    let value = try parseExpression()
+    try expectSymbol(",", "\",\" after the value in CAST")
+    guard case .string(let type) = current.kind else {
+      throw expected("a type name such as \"NSDate\" in CAST")
+    }
+    let typeToken = advance()
+    try expectSymbol(")", "\")\" to close CAST")
+    guard case .constant(let constant) = value else {
+      throw QueryError.badCast(valueToken.text, to: type, column: valueToken.column)
+    }
+    guard let cast = QueryValue.cast(constant, to: type) else {
+      if !QueryValue.castTypes.contains(type) {
+        throw QueryError.unsupportedCast(type, column: typeToken.column)
+      }
+      throw QueryError.badCast(valueToken.text, to: type, column: valueToken.column)
+    }
+    return .constant(cast)
+  }
+
+  mutating func nextArgument(_ placeholder: String, token: PredicateToken) throws(QueryError)
+    -> Any?
+  {
+    guard argumentIndex < arguments.count else {
+      throw QueryError.missingArgument(
+        placeholder, number: argumentIndex + 1, given: arguments.count, column: token.column)
+    }
+    defer { argumentIndex += 1 }
+    return arguments[argumentIndex]
+  }
+
+  mutating func parsePlaceholder(_ letter: Character, token: PredicateToken) throws(QueryError)
+    -> QueryExpression
+  {
+    let placeholder = "%\(letter)"
+    let argument = try nextArgument(placeholder, token: token)
+    switch letter {
+    case "K":
+      guard let path = argument as? String, !path.isEmpty else {
+        throw QueryError.invalidArgument(
+          placeholder, expected: "a key path string", found: argument, column: token.column)
+      }
+      return try parseSteps(after: .keyPath(path))
+    case "d", "i":
+      switch QueryValue(argument) {
+      case .integer(let value)?: return .constant(.integer(value))
+      case .double(let value)? where value.rounded() == value && abs(value) < 1e18:
+        return .constant(.integer(Int(value)))
+      default:
+        throw QueryError.invalidArgument(
+          placeholder, expected: "an integer", found: argument, column: token.column)
+      }
+    case "f":
+      switch QueryValue(argument) {
+      case .integer(let value)?: return .constant(.double(Double(value)))
+      case .double(let value)?: return .constant(.double(value))
+      case .decimal(let value)?:
+        return .constant(.double(NSDecimalNumber(decimal: value).doubleValue))
+      default:
+        throw QueryError.invalidArgument(
+          placeholder, expected: "a number", found: argument, column: token.column)
+      }
+    default:
+      return try Self.expression(for: argument, placeholder: placeholder, column: token.column)
+    }
+  }
+
+  /// A `%@` argument: a constant, or a list for an array or set.
+  static func expression(for argument: Any?, placeholder: String, column: Int?)
+    throws(QueryError)
+    -> QueryExpression
+  {
+    if let argument, !(argument is String), !(argument is Data) {
+      if let array = argument as? [Any?] {
+        var elements: [QueryExpression] = []
+        for element in array {
+          elements.append(try expression(for: element, placeholder: placeholder, column: column))
+        }
+        return .aggregate(elements)
+      }
+      if let set = argument as? Set<AnyHashable> {
+        var elements: [QueryExpression] = []
+        for element in set {
+          elements.append(
+            try expression(for: element.base, placeholder: placeholder, column: column))
+        }
+        return .aggregate(elements)
+      }
+    }
+    guard let value = QueryValue(argument) else {
+      throw QueryError.invalidArgument(
+        placeholder, expected: "a constant, an object or a collection", found: argument,
+        column: column)
+    }
+    return .constant(value)
+  }
+}
+
+extension QueryValue {
+  static let castTypes: Set<String> = [
+    "NSDate", "NSNumber", "NSDecimalNumber", "NSString", "NSUUID", "NSURL", "NSData",
+  ]
+
+  /// `CAST(value, "type")` as a constant, or `nil` when the value does not convert.
+  static func cast(_ value: QueryValue, to type: String) -> QueryValue? {
+    switch (type, value) {
+    case ("NSDate", .integer(let seconds)):
+      return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+    case ("NSDate", .double(let seconds)):
+      return .date(Date(timeIntervalSinceReferenceDate: seconds))
+    case ("NSDate", .date): return value
+    case ("NSNumber", .integer), ("NSNumber", .double), ("NSNumber", .bool): return value
+    case ("NSNumber", .string(let text)):
+      if let integer = Int(text) { return .integer(integer) }
+      return Double(text).map { .double($0) }
+    case ("NSDecimalNumber", .string(let text)):
+      return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
+    case ("NSDecimalNumber", .integer(let integer)): return .decimal(Decimal(integer))
+    case ("NSDecimalNumber", .decimal): return value
+    case ("NSString", .string): return value
+    case ("NSString", .integer(let integer)): return .string(String(integer))
+    case ("NSUUID", .string(let text)): return UUID(uuidString: text).map { .uuid($0) }
+    case ("NSURL", .string(let text)): return URL(string: text).map { .url($0) }
+    case ("NSData", .string(let text)): return Data(base64Encoded: text).map { .data($0) }
+    default: return nil
+    }
+  }
+}

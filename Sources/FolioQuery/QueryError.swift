@@ -1,0 +1,202 @@
+import FolioModel
+
+/// An error from a query: a predicate format string that does not parse, a substitution that
+/// does not fit, or a predicate or sort descriptor that cannot be evaluated over an object.
+///
+/// Parse errors carry the 1-based column of the bad token in ``location`` and print it first:
+/// `column 12: expected a value after "==", found end of input`. Errors raised while evaluating
+/// name the key path concerned, and an error thrown by the object itself (an unknown key) is
+/// kept in ``underlying``. The static factories below are the only places that word a message,
+/// and the tests assert them word for word.
+public struct QueryError: Error, CustomStringConvertible {
+  /// What went wrong, to switch on.
+  public enum Code: Sendable, Hashable {
+    /// The format string is not a predicate.
+    case syntax
+    /// A `%@`, `%K`, `%d`, `%i` or `%f` with no argument left for it.
+    case missingArgument
+    /// An argument of the wrong kind for its placeholder.
+    case invalidArgument
+    /// A `$VARIABLE` with no value.
+    case unboundVariable
+    /// The object could not answer a key of a key path; ``QueryError/underlying`` says why.
+    case unknownKey
+    /// A key path that cannot be followed: a key after a value that is not an object, an
+    /// unknown collection operator.
+    case invalidKeyPath
+    /// An operator applied to values it does not take: ordering a string against a number,
+    /// `ANY` over a single value, `BETWEEN` without two bounds.
+    case invalidOperand
+    /// A `MATCHES` pattern that is not a regular expression.
+    case invalidRegularExpression
+  }
+
+  /// What went wrong, to switch on.
+  public var code: Code
+  /// One sentence: what was expected and what was found.
+  public var message: String
+  /// Where: the column in the format string, or the key that could not be read as `property`.
+  public var location: InputLocation?
+  /// The error that caused this one, if any: what the object threw for an unknown key.
+  public var underlying: (any Error)?
+
+  /// Creates an error; prefer the static factories, which word the message.
+  public init(
+    _ code: Code, _ message: String, at location: InputLocation? = nil,
+    underlying: (any Error)? = nil
+  ) {
+    self.code = code
+    self.message = message
+    self.location = location
+    self.underlying = underlying
+  }
+
+  /// `column N: message` for parse errors, the message alone otherwise.
+  public var description: String {
+    if let location, location.file == nil, let column = location.column {
+      return "column \(column): \(message)"
+    }
+    guard let location, !location.description.isEmpty else { return message }
+    return "\(location): \(message)"
+  }
+}
+
+extension QueryError {
+  static func expected(_ what: String, found: String, column: Int) -> QueryError {
+    QueryError(.syntax, "expected \(what), found \(found)", at: InputLocation(column: column))
+  }
+
+  static func unterminatedString(column: Int) -> QueryError {
+    QueryError(.syntax, "string has no closing quote", at: InputLocation(column: column))
+  }
+
+  static func badEscape(_ escape: String, column: Int) -> QueryError {
+    QueryError(
+      .syntax, "unknown escape \"\\\(escape)\" in a string", at: InputLocation(column: column))
+  }
+
+  static func unexpectedCharacter(_ character: Character, column: Int) -> QueryError {
+    QueryError(.syntax, "unexpected character \"\(character)\"", at: InputLocation(column: column))
+  }
+
+  static func unknownOption(_ text: String, column: Int) -> QueryError {
+    QueryError(
+      .syntax, "unknown option \"[\(text)]\", expected [c], [d] or [cd]",
+      at: InputLocation(column: column))
+  }
+
+  static func unknownPlaceholder(_ text: String, column: Int) -> QueryError {
+    QueryError(
+      .syntax, "unknown placeholder \"\(text)\", expected %@, %K, %d, %i or %f",
+      at: InputLocation(column: column))
+  }
+
+  static func badNumber(_ text: String, column: Int) -> QueryError {
+    QueryError(.syntax, "\"\(text)\" is not a number", at: InputLocation(column: column))
+  }
+
+  static func unsupportedCast(_ type: String, column: Int) -> QueryError {
+    QueryError(
+      .syntax,
+      "cannot CAST to \"\(type)\", expected \"NSDate\", \"NSNumber\", \"NSDecimalNumber\", "
+        + "\"NSString\", \"NSUUID\", \"NSURL\" or \"NSData\"",
+      at: InputLocation(column: column))
+  }
+
+  static func badCast(_ value: String, to type: String, column: Int) -> QueryError {
+    QueryError(
+      .syntax, "cannot CAST \(value) to \"\(type)\"", at: InputLocation(column: column))
+  }
+
+  static func missingArgument(_ placeholder: String, number: Int, given: Int, column: Int)
+    -> QueryError
+  {
+    QueryError(
+      .missingArgument,
+      "\(placeholder) needs argument \(number), but \(given) "
+        + (given == 1 ? "was" : "were") + " given",
+      at: InputLocation(column: column))
+  }
+
+  static func invalidArgument(
+    _ placeholder: String, expected: String, found: Any?, column: Int?
+  ) -> QueryError {
+    QueryError(
+      .invalidArgument,
+      "\(placeholder) needs \(expected), found \(QueryValue.describe(found))",
+      at: column.map { InputLocation(column: $0) })
+  }
+
+  static func unboundVariable(_ name: String) -> QueryError {
+    QueryError(.unboundVariable, "no value for variable $\(name)")
+  }
+
+  static func unknownKey(_ key: String, in keyPath: String, underlying: any Error) -> QueryError {
+    QueryError(
+      .unknownKey, "cannot read \"\(key)\" of key path \"\(keyPath)\": \(underlying)",
+      at: InputLocation(property: key), underlying: underlying)
+  }
+
+  static func notAnObject(_ key: String, in keyPath: String, found: Any) -> QueryError {
+    QueryError(
+      .invalidKeyPath,
+      "\"\(key)\" in key path \"\(keyPath)\" follows \(QueryValue.describe(found)), "
+        + "which is not an object",
+      at: InputLocation(property: key))
+  }
+
+  static func unknownOperator(_ step: String, in keyPath: String) -> QueryError {
+    QueryError(
+      .invalidKeyPath,
+      "unknown collection operator \"\(step)\" in key path \"\(keyPath)\", expected @count, "
+        + "@sum, @avg, @min, @max, @unionOfObjects or @distinctUnionOfObjects")
+  }
+
+  static func operatorNeedsKey(_ step: String, in keyPath: String) -> QueryError {
+    QueryError(
+      .invalidKeyPath, "\(step) in key path \"\(keyPath)\" needs a key path after it")
+  }
+
+  static func operatorOnSingleValue(_ step: String, in keyPath: String, found: Any?)
+    -> QueryError
+  {
+    QueryError(
+      .invalidKeyPath,
+      "\(step) in key path \"\(keyPath)\" applies to a collection, found "
+        + QueryValue.describe(found))
+  }
+
+  static func notANumber(_ step: String, in keyPath: String, found: Any) -> QueryError {
+    QueryError(
+      .invalidOperand,
+      "\(step) in key path \"\(keyPath)\" reached \(QueryValue.describe(found)), not a number")
+  }
+
+  static func notOrderable(_ left: Any?, _ right: Any?, operator name: String) -> QueryError {
+    QueryError(
+      .invalidOperand,
+      "cannot compare \(QueryValue.describe(left)) \(name) \(QueryValue.describe(right))")
+  }
+
+  static func notAString(_ value: Any?, operator name: String) -> QueryError {
+    QueryError(
+      .invalidOperand, "\(name) needs strings, found \(QueryValue.describe(value))")
+  }
+
+  static func notACollection(_ value: Any?, for use: String) -> QueryError {
+    QueryError(
+      .invalidOperand, "\(use) needs a collection, found \(QueryValue.describe(value))")
+  }
+
+  static func badBounds(_ value: Any?) -> QueryError {
+    QueryError(
+      .invalidOperand,
+      "BETWEEN needs two bounds such as {1, 10}, found \(QueryValue.describe(value))")
+  }
+
+  static func invalidPattern(_ pattern: String, underlying: any Error) -> QueryError {
+    QueryError(
+      .invalidRegularExpression, "\"\(pattern)\" is not a regular expression",
+      underlying: underlying)
+  }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+extension QueryPredicate: CustomStringConvertible {
+  /// The predicate in canonical format syntax, which parses back to an equal predicate:
+  /// `age >= 18 AND (name BEGINSWITH[c] "a" OR NOT ANY tags == "x")`.
+  ///
+  /// Keywords print in upper case, strings in double quotes, `NONE` as `NOT ANY`, dates as
+  /// `CAST(seconds, "NSDate")`, and a nested `AND` or `OR` in parentheses. An object given as
+  /// a `%@` argument prints as its own description, which does not parse back; an empty `AND`
+  /// prints as `TRUEPREDICATE` and an empty `OR` as `FALSEPREDICATE`.
+  public var description: String {
+    switch self {
+    case .constant(let value): return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+    case .comparison(let comparison): return comparison.description
+    case .and(let parts): return Self.join(parts, "AND", empty: "TRUEPREDICATE")
+    case .or(let parts): return Self.join(parts, "OR", empty: "FALSEPREDICATE")
+    case .not(let inner): return "NOT " + inner.operandDescription
+    }
+  }
+
+  private static func join(_ parts: [QueryPredicate], _ word: String, empty: String) -> String {
+    guard !parts.isEmpty else { return empty }
+    return parts.map(\.operandDescription).joined(separator: " \(word) ")
+  }
+
+  /// The description, in parentheses when it is a compound with several parts.
+  private var operandDescription: String {
+    switch self {
+    case .and(let parts) where parts.count > 1, .or(let parts) where parts.count > 1:
+      return "(\(description))"
+    default:
+      return description
+    }
+  }
+}
+
+extension QueryComparison: CustomStringConvertible {
+  /// The comparison in format syntax: `ANY tags ==[c] "swift"`.
+  public var description: String {
+    let prefix =
+      switch modifier {
+      case .direct: ""
+      case .any: "ANY "
+      case .all: "ALL "
+      }
+    return "\(prefix)\(left) \(`operator`.symbol)\(options.symbol) \(right)"
+  }
+}
+
+extension QueryExpression: CustomStringConvertible {
+  /// The expression in format syntax: `friend.name`, `"Ann"`, `{1, 2}`, `$x.age`.
+  public var description: String {
+    switch self {
+    case .constant(let value): return value.description
+    case .evaluatedObject: return "SELF"
+    case .keyPath(let path): return Self.describe(path: path)
+    case .variable(let name): return "$" + name
+    case .keyPathFrom(let base, let path): return "\(base).\(Self.describe(path: path))"
+    case .aggregate(let elements):
+      return "{" + elements.map(\.description).joined(separator: ", ") + "}"
+    case .subquery(let collection, let variable, let predicate):
+      return "SUBQUERY(\(collection), $\(variable), \(predicate))"
+    }
+  }
+
+  /// Escapes steps spelled like keywords with `#`.
+  static func describe(path: String) -> String {
+    path.split(separator: ".", omittingEmptySubsequences: false).map { step in
+      PredicateLexer.keywords.contains(step.uppercased()) ? "#" + step : String(step)
+    }.joined(separator: ".")
+  }
+}
+
+extension QueryValue: CustomStringConvertible {
+  /// The constant in format syntax: `nil`, `YES`, `30`, `2.5`, `"Ann"`,
+  /// `CAST(726868800.0, "NSDate")`.
+  public var description: String {
+    switch self {
+    case .null: return "nil"
+    case .bool(let value): return value ? "YES" : "NO"
+    case .integer(let value): return String(value)
+    case .double(let value): return value.description
+    case .decimal(let value): return "CAST(\(Self.quote(value.description)), \"NSDecimalNumber\")"
+    case .string(let value): return Self.quote(value)
+    case .date(let value): return "CAST(\(value.timeIntervalSinceReferenceDate), \"NSDate\")"
+    case .data(let value): return "CAST(\(Self.quote(value.base64EncodedString())), \"NSData\")"
+    case .uuid(let value): return "CAST(\(Self.quote(value.uuidString)), \"NSUUID\")"
+    case .url(let value): return "CAST(\(Self.quote(value.absoluteString)), \"NSURL\")"
+    case .object(let value): return value.description
+    }
+  }
+
+  /// `text` in double quotes, with `"`, `\` and control characters escaped.
+  static func quote(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case "\n": result += "\\n"
+      case "\t": result += "\\t"
+      case "\r": result += "\\r"
+      case "\0": result += "\\0"
+      default:
+        if scalar.value < 0x20 || scalar.value == 0x7F {
+          let hex = String(scalar.value, radix: 16, uppercase: true)
+          result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        } else {
+          result.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return result + "\""
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// A constant in a predicate: a number, string, date, `nil`, or an object compared by identity.
+///
+/// Constants come from literals in a format string (`30`, `"Ann"`, `YES`, `nil`,
+/// `CAST(726868800, "NSDate")`), from `%@`, `%d` and `%f` arguments, from `$VARIABLE`
+/// substitutions, and from Swift values in predicates built in code.
+public enum QueryValue: Sendable, Hashable {
+  /// `nil` or `NULL`.
+  case null
+  /// `YES`, `NO`, `TRUE`, `FALSE`.
+  case bool(Bool)
+  /// A whole number.
+  case integer(Int)
+  /// A floating-point number.
+  case double(Double)
+  /// A decimal number, written `CAST("12.50", "NSDecimalNumber")`.
+  case decimal(Decimal)
+  /// A string.
+  case string(String)
+  /// A date, written `CAST(seconds since 2001-01-01, "NSDate")` as Core Data does.
+  case date(Date)
+  /// Bytes, written `CAST("base64", "NSData")` (a Folio extension).
+  case data(Data)
+  /// A UUID, written `CAST("…", "NSUUID")` (a Folio extension).
+  case uuid(UUID)
+  /// A URL, written `CAST("…", "NSURL")` (a Folio extension).
+  case url(URL)
+  /// An object given as a `%@` argument, equal only to itself.
+  case object(QueryObject)
+
+  /// The value as key paths return it: `nil`, `Int`, `String`, `Date`, the object…
+  public var anyValue: Any? {
+    switch self {
+    case .null: return nil
+    case .bool(let value): return value
+    case .integer(let value): return value
+    case .double(let value): return value
+    case .decimal(let value): return value
+    case .string(let value): return value
+    case .date(let value): return value
+    case .data(let value): return value
+    case .uuid(let value): return value
+    case .url(let value): return value
+    case .object(let value): return value.object
+    }
+  }
+
+  /// The constant for a Swift value, or `nil` when the value is not one a predicate can hold
+  /// (arrays and sets are aggregates, not constants).
+  public init?(_ value: Any?) {
+    guard let value = value else {
+      self = .null
+      return
+    }
+    switch value {
+    case let value as QueryValue: self = value
+    case let value as Bool: self = .bool(value)
+    case let value as Int: self = .integer(value)
+    case let value as Double: self = .double(value)
+    case let value as Float: self = .double(Double(value))
+    case let value as Decimal: self = .decimal(value)
+    case let value as String: self = .string(value)
+    case let value as Substring: self = .string(String(value))
+    case let value as Date: self = .date(value)
+    case let value as Data: self = .data(value)
+    case let value as UUID: self = .uuid(value)
+    case let value as URL: self = .url(value)
+    case let value as any BinaryInteger:
+      guard let integer = Int(exactly: value) else { return nil }
+      self = .integer(integer)
+    case let value as any KeyValueReadable & AnyObject: self = .object(QueryObject(value))
+    default:
+      guard let optional = value as? any OptionalValue else { return nil }
+      self.init(optional.wrappedValue)
+    }
+  }
+
+  /// A short description of any value for error messages: `"Ann"`, `30`, `nil`, `an array`.
+  static func describe(_ value: Any?) -> String {
+    guard let value else { return "nil" }
+    switch value {
+    case let string as String: return "\"\(string)\""
+    case is [Any]: return "a collection"
+    case is Set<AnyHashable>: return "a collection"
+    case let value as Date: return "the date \(value)"
+    case is any KeyValueReadable: return "an object"
+    default: return "\(value)"
+    }
+  }
+}
+
+/// An object held by a predicate and compared by identity, such as the department in
+/// `department == %@`.
+///
+/// It is `Sendable` because the predicate never calls the object: it only compares its
+/// identity, which is safe from any thread. Evaluate the predicate in the object's own
+/// isolation domain, as any read of the graph must be.
+public final class QueryObject: @unchecked Sendable, Hashable, CustomStringConvertible {
+  /// The object.
+  public let object: any KeyValueReadable & AnyObject
+
+  /// Wraps `object`.
+  public init(_ object: any KeyValueReadable & AnyObject) {
+    self.object = object
+  }
+
+  /// Whether both wrap the same object.
+  public static func == (lhs: QueryObject, rhs: QueryObject) -> Bool {
+    lhs.object === rhs.object
+  }
+
+  /// Hashes the object's identity.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(object))
+  }
+
+  /// The object's own description.
+  public var description: String { "\(object)" }
+}

@@ -1,0 +1,173 @@
+import FolioModel
+import Foundation
+import Testing
+
+@testable import FolioQuery
+
+struct ParseErrorCase: Sendable, CustomTestStringConvertible {
+  var format: String
+  var arguments: [Argument] = []
+  var code: QueryError.Code = .syntax
+  var message: String
+  var testDescription: String { format }
+
+  init(_ format: String, _ message: String) {
+    self.format = format
+    self.message = message
+  }
+
+  init(_ format: String, _ arguments: [Argument], _ code: QueryError.Code, _ message: String) {
+    self.format = format
+    self.arguments = arguments
+    self.code = code
+    self.message = message
+  }
+}
+
+let parseErrors: [ParseErrorCase] = [
+  .init("", "column 1: expected a predicate, found end of input"),
+  .init("age ==", "column 7: expected a value after \"==\", found end of input"),
+  .init("age ==[c]", "column 10: expected a value after \"==[c]\", found end of input"),
+  .init("age == AND", "column 8: expected a value after \"==\", found \"AND\""),
+  .init("age 30", "column 5: expected an operator after \"age\", found \"30\""),
+  .init(
+    "friend.name 30", "column 13: expected an operator after \"friend.name\", found \"30\""),
+  .init("age == 30 AND", "column 14: expected a predicate after \"AND\", found end of input"),
+  .init("age == 30 AND OR", "column 15: expected a predicate after \"AND\", found \"OR\""),
+  .init("NOT", "column 4: expected a predicate after \"NOT\", found end of input"),
+  .init("age == 30 30", "column 11: expected AND, OR or end of input, found \"30\""),
+  .init(
+    "(age == 30", "column 11: expected \")\" to close \"(\" at column 1, found end of input"),
+  .init("()", "column 2: expected a predicate after \"(\", found \")\""),
+  .init("name == \"Ann", "column 9: string has no closing quote"),
+  .init("name == \"a\\q\"", "column 11: unknown escape \"\\q\" in a string"),
+  .init("age § 3", "column 5: unexpected character \"§\""),
+  .init("name BEGINSWITH[x] \"a\"", "column 16: unknown option \"[x]\", expected [c], [d] or [cd]"),
+  .init("name BEGINSWITH[c \"a\"", "column 19: expected \"]\" after \"[c\", found \"\"a\"\""),
+  .init("age == %x", "column 8: unknown placeholder \"%x\", expected %@, %K, %d, %i or %f"),
+  .init("ANY == 3", "column 5: expected a collection after \"ANY\", found \"==\""),
+  .init("friend. == 3", "column 9: expected a key, found \"==\""),
+  .init(
+    "age IN {1, 2",
+    "column 13: expected \",\" or \"}\" to close \"{\" at column 8, found end of input"),
+  .init(
+    "SUBQUERY(spendings, s, TRUEPREDICATE).@count > 0",
+    "column 21: expected a $variable in SUBQUERY, found \"s\""),
+  .init(
+    "SUBQUERY(spendings, $s, TRUEPREDICATE.@count > 0",
+    "column 38: expected \")\" to close SUBQUERY, found \".\""),
+  .init(
+    "birthday > CAST(0, \"NSFoo\")",
+    "column 20: cannot CAST to \"NSFoo\", expected \"NSDate\", \"NSNumber\", \"NSDecimalNumber\", "
+      + "\"NSString\", \"NSUUID\", \"NSURL\" or \"NSData\""),
+  .init("birthday > CAST(\"x\", \"NSDate\")", "column 17: cannot CAST \"x\" to \"NSDate\""),
+  .init("age == %@", [], .missingArgument, "column 8: %@ needs argument 1, but 0 were given"),
+  .init(
+    "age == %@ OR age == %d", [.value(1)], .missingArgument,
+    "column 21: %d needs argument 2, but 1 was given"),
+  .init("%K == 1", [.value(3)], .invalidArgument, "column 1: %K needs a key path string, found 3"),
+  .init(
+    "age == %d", [.value("x")], .invalidArgument, "column 8: %d needs an integer, found \"x\""),
+  .init("age == %f", [.value("x")], .invalidArgument, "column 8: %f needs a number, found \"x\""),
+]
+
+struct EvaluationErrorCase: Sendable, CustomTestStringConvertible {
+  var format: String
+  var code: QueryError.Code
+  var message: String
+  var testDescription: String { format }
+
+  init(_ format: String, _ code: QueryError.Code, _ message: String) {
+    self.format = format
+    self.code = code
+    self.message = message
+  }
+}
+
+/// Evaluated on Ann.
+let evaluationErrors: [EvaluationErrorCase] = [
+  .init(
+    "nmae == \"Ann\"", .unknownKey,
+    "cannot read \"nmae\" of key path \"nmae\": Person has no key \"nmae\""),
+  .init(
+    "friend.nmae == \"Ann\"", .unknownKey,
+    "cannot read \"nmae\" of key path \"friend.nmae\": Person has no key \"nmae\""),
+  .init(
+    "ANY spendings.cost > 3", .unknownKey,
+    "cannot read \"cost\" of key path \"spendings.cost\": Spending has no key \"cost\""),
+  .init(
+    "spendings.@sum.cost > 3", .unknownKey,
+    "cannot read \"cost\" of key path \"spendings.@sum.cost\": Spending has no key \"cost\""),
+  .init(
+    "name.length == 3", .invalidKeyPath,
+    "\"length\" in key path \"name.length\" follows \"Ann\", which is not an object"),
+  .init(
+    "spendings.@foo.amount > 1", .invalidKeyPath,
+    "unknown collection operator \"@foo\" in key path \"spendings.@foo.amount\", expected "
+      + "@count, @sum, @avg, @min, @max, @unionOfObjects or @distinctUnionOfObjects"),
+  .init(
+    "name.@count > 1", .invalidKeyPath,
+    "@count in key path \"name.@count\" applies to a collection, found \"Ann\""),
+  .init(
+    "spendings.@sum.category > 1", .invalidOperand,
+    "@sum in key path \"spendings.@sum.category\" reached \"food\", not a number"),
+  .init("name < 3", .invalidOperand, "cannot compare \"Ann\" < 3"),
+  .init("spendings.amount > 3", .invalidOperand, "cannot compare a collection > 3"),
+  .init("ANY name == \"A\"", .invalidOperand, "ANY needs a collection, found \"Ann\""),
+  .init(
+    "age BETWEEN {1}", .invalidOperand,
+    "BETWEEN needs two bounds such as {1, 10}, found a collection"),
+  .init("age BEGINSWITH \"3\"", .invalidOperand, "BEGINSWITH needs strings, found 30"),
+  .init("name MATCHES \"(\"", .invalidRegularExpression, "\"(\" is not a regular expression"),
+  .init("age > $x", .unboundVariable, "no value for variable $x"),
+]
+
+@Suite("Predicate errors")
+struct PredicateErrorTests {
+  @Test("malformed predicates name the column and what was expected", arguments: parseErrors)
+  func malformed(_ row: ParseErrorCase) {
+    let arguments = row.arguments.map { $0.resolve(in: []) }
+    #expect {
+      _ = try QueryPredicate(format: row.format, arguments: arguments)
+    } throws: { error in
+      guard let error = error as? QueryError else { return false }
+      #expect(error.description == row.message)
+      #expect(error.code == row.code)
+      return true
+    }
+  }
+
+  @Test("evaluation errors name the key path, never a silent false", arguments: evaluationErrors)
+  func evaluation(_ row: EvaluationErrorCase) throws {
+    let ann = makePeople()[0]
+    let predicate = try QueryPredicate(format: row.format)
+    #expect {
+      _ = try predicate.evaluate(with: ann)
+    } throws: { error in
+      guard let error = error as? QueryError else { return false }
+      #expect(error.description == row.message)
+      #expect(error.code == row.code)
+      return true
+    }
+  }
+
+  @Test("an unknown key keeps the object's error and names the key")
+  func unknownKeyKeepsCause() throws {
+    let ann = makePeople()[0]
+    let predicate = try QueryPredicate(format: "friend.nmae == 1")
+    do {
+      _ = try predicate.evaluate(with: ann)
+      Issue.record("expected an error")
+    } catch {
+      #expect(error.location?.property == "nmae")
+      #expect((error.underlying as? UnknownKey)?.key == "nmae")
+    }
+  }
+
+  @Test("an unknown key behind a nil to-one reads as nil, as key-value coding does")
+  func unknownKeyBehindNil() throws {
+    let cecile = makePeople()[2]
+    let predicate = try QueryPredicate(format: "friend.nmae == nil")
+    #expect(try predicate.evaluate(with: cecile))
+  }
+}
