@@ -44,11 +44,11 @@ let package = Package(
     ),
     .target(
       name: "FolioGraph",
-      dependencies: ["FolioModel", "FolioUndo", "FolioStores"]
+      dependencies: ["FolioModel", "FolioUndo", "FolioStores", "FolioQuery"]
     ),
     .target(
       name: "Folio",
-      dependencies: ["FolioModel", "FolioUndo", "FolioStores", "FolioGraph"]
+      dependencies: ["FolioModel", "FolioUndo", "FolioStores", "FolioQuery", "FolioGraph"]
     ),
     .target(
       name: "FolioScript",

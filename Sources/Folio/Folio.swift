@@ -1,5 +1,6 @@
 // The umbrella module an embedding app imports: the model layer and the object graph.
 @_exported import FolioGraph
 @_exported import FolioModel
+@_exported import FolioQuery
 @_exported import FolioStores
 @_exported import FolioUndo

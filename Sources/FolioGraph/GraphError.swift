@@ -27,6 +27,9 @@ public struct GraphError: Error, CustomStringConvertible {
     case deny
     /// A collection operator or key path the graph cannot evaluate.
     case invalidKeyPath
+    /// A fetch's predicate or sort descriptors cannot be evaluated (an operand of the wrong
+    /// kind, a bad key path); ``GraphError/underlying`` is the `QueryError`.
+    case invalidPredicate
     /// The store could not be written (or read); ``GraphError/underlying`` is the
     /// `StoreError`. A save that fails this way changes nothing.
     case store

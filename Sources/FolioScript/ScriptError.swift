@@ -22,8 +22,6 @@ public struct ScriptError: Error, CustomStringConvertible {
     case noDocument = "no-document"
     /// A `$variable` that no command bound.
     case unknownVariable = "unknown-variable"
-    /// A command of a part that is not built yet (undo, stores, fetching).
-    case unsupported
     /// An `expect` that does not hold.
     case expectationFailed = "expectation-failed"
     /// No entity of that name (`GraphError.Code.unknownEntity`).
@@ -48,6 +46,8 @@ public struct ScriptError: Error, CustomStringConvertible {
     case invalidKeyPath = "invalid-key-path"
     /// A store that cannot be read or written (`GraphError.Code.store`, any `StoreError`).
     case store
+    /// A predicate that does not parse, or cannot be evaluated (`GraphError.Code.invalidPredicate`).
+    case invalidPredicate = "invalid-predicate"
     /// Undo or redo with nested groups open, or while undoing (`UndoError.Code.openGroup`).
     case openGroup = "open-group"
     /// `end` with no group open, or a change with no group while not grouping by event
@@ -79,6 +79,7 @@ public struct ScriptError: Error, CustomStringConvertible {
       case .deny: self = .deny
       case .invalidKeyPath: self = .invalidKeyPath
       case .store: self = .store
+      case .invalidPredicate: self = .invalidPredicate
       }
     }
   }
@@ -291,13 +292,6 @@ extension ScriptError {
   {
     let suggestion = ModelError.suggestion(for: "$\(name)", among: bound.map { "$\($0)" })
     return ScriptError(.unknownVariable, "unknown variable $\(name)\(suggestion)", at: location)
-  }
-
-  static func unsupported(_ feature: String, arrival: String, at location: InputLocation)
-    -> ScriptError
-  {
-    ScriptError(
-      .unsupported, "\(feature): not yet supported (arrives with \(arrival))", at: location)
   }
 
   static func cannotCompare(

@@ -314,14 +314,15 @@ struct ScriptRunnerTests {
     #expect(result.output == ["[\"Emma\", \"Dune\"]", "[\"Fiction\"]"])
   }
 
-  @Test("count where is not yet supported")
+  @Test("count where counts the objects a predicate matches")
   func countWhere() {
-    let result = replay(library + "expect count Book where \"pages > 3\" == 1")
-    #expect(
-      result.failure
-        == "t.undo:6: count … where: not yet supported (arrives with predicates and fetching, issue 6)"
-    )
-    #expect(result.error?.code == .unsupported)
+    let result = replay(
+      library + """
+        expect count Book where "pages > 3" == 1
+        expect count Item where "title BEGINSWITH[c] 'd' OR title == 'Wired'" == 2
+        expect count Item where "shelf.name == 'Fiction'" == 2
+        """)
+    #expect(result.failure == nil)
   }
 
   @Test("graph errors keep the entity and key they name")
@@ -436,18 +437,29 @@ struct ScriptRunnerTests {
     #expect(script?.commands.count == 3)
   }
 
-  static let unsupported: [ExpectCase] = [
-    ExpectCase(
-      "fetch Book sort title asc as $f", "fetch: not yet supported (arrives with fetching, issue 6)"
-    )
-  ]
+  @Test("fetch binds the first match, in the order and window asked")
+  func fetch() {
+    let result = replay(
+      library + """
+        insert Book $c title="Carrie" pages=199
+        fetch Book where "pages > 100" sort pages desc as $big
+        expect $big == $b
+        fetch Item sort title asc limit 1 as $first
+        expect $first == $c
+        fetch Book where "title == 'Nothing'" as $none
+        expect error object-not-found
+        """)
+    #expect(result.failure == nil)
+  }
 
-  @Test("fetch commands are not yet supported, by name", arguments: unsupported)
-  func unsupportedCommands(_ expectCase: ExpectCase) {
-    let result = replay(library + expectCase.line)
-    #expect(result.failure == "t.undo:6: \(expectCase.message ?? "")")
-    #expect(result.error?.code == .unsupported)
-    #expect(replay(library + "\(expectCase.line)\nexpect error unsupported").failure == nil)
+  @Test("a predicate that does not parse, or names an unknown key, is an error")
+  func badPredicates() {
+    let syntax = replay(library + "fetch Book where \"pages >\"")
+    #expect(syntax.error?.code == .invalidPredicate)
+    #expect(syntax.failure?.hasPrefix("t.undo:6: predicate \"pages >\": column") == true)
+    let unknown = replay(library + "expect count Book where \"pags > 1\" == 0")
+    #expect(unknown.error?.code == .unknownKey)
+    #expect(unknown.failure?.contains("pags") == true)
   }
 
   @Test("commands need a model and a document")

@@ -58,14 +58,23 @@ extension ScriptRunner {
       let steps = path.split(separator: ".").map(String.init)
       return RuntimeValue(value, isOrdered: isOrdered(steps, from: object.entity))
     case .count(let entity, let predicate):
+      // The document as it is now: unlike a fetch, counting does not process pending changes.
       let context = try document(for: "count", at: here)
-      guard predicate == nil else {
-        throw ScriptError.unsupported("count … where", arrival: Arrival.predicates, at: here)
-      }
+      let parsed = try self.predicate(predicate, at: here)
       let objects = try graph(at: here) { () throws(GraphError) in
         try context.objects(ofEntity: entity)
       }
-      return .integer(Int64(objects.count))
+      guard let parsed else { return .integer(Int64(objects.count)) }
+      var count = 0
+      for object in objects {
+        do {
+          if try parsed.evaluate(with: object) { count += 1 }
+        } catch {
+          throw ScriptError.graph(
+            ManagedObjectContext.fetchError(error, entity: entity), at: here, details: [])
+        }
+      }
+      return .integer(Int64(count))
     case .hasChanges:
       return .boolean(try document(for: "has-changes", at: here).hasChanges)
     case .deleted(let variable):
@@ -241,8 +250,4 @@ extension ScriptRunner {
     }
     return lines
   }
-}
-
-extension ScriptRunner.Arrival {
-  static let predicates = "predicates and fetching, issue 6"
 }

@@ -219,16 +219,39 @@ public final class ScriptRunner {
     case .close:
       _ = try self.document(for: "close", at: here)
       closeDocument()
-    case .fetch:
-      throw ScriptError.unsupported(command.name, arrival: Arrival.fetching, at: here)
+    case .fetch(let fetch):
+      let context = try document(for: "fetch", at: here)
+      var request = FetchRequest(entityName: fetch.entity)
+      request.predicate = try predicate(fetch.predicate, at: here)
+      request.sortDescriptors = fetch.sorts.map {
+        QuerySortDescriptor(keyPath: $0.keyPath, ascending: $0.isAscending)
+      }
+      request.fetchLimit = fetch.limit ?? 0
+      let objects = try graph(at: here) { () throws(GraphError) in try context.fetch(request) }
+      for object in objects { register(object) }
+      if let variable = fetch.variable {
+        guard let first = objects.first else {
+          throw ScriptError(
+            .objectNotFound, "fetch \(fetch.entity) found no object to bind to $\(variable)",
+            at: here)
+        }
+        bind(variable, to: first)
+      }
     case .invalid(let syntax):
       throw syntax.error
     }
   }
 
-  /// Where the parts of Folio that are not built yet arrive, for `unsupported` messages.
-  enum Arrival {
-    static let fetching = "fetching, issue 6"
+  /// A predicate in Core Data's format syntax, parsed; `nil` for none.
+  func predicate(_ text: String?, at here: InputLocation) throws(ScriptError) -> QueryPredicate? {
+    guard let text else { return nil }
+    do {
+      return try QueryPredicate(format: text)
+    } catch {
+      throw ScriptError(
+        .invalidPredicate, "predicate \"\(text)\": \(error.description)", at: here,
+        underlying: error)
+    }
   }
 
   // MARK: State

@@ -3,8 +3,7 @@ import Folio
 /// One command of an undo script: what it does, where it is, and its text.
 ///
 /// Commands come in four parts (see `Formats/undo-script.md`): **G** the object graph, **U**
-/// undo, **S** stores and **F** fetching. Every command parses; those of parts U, S and F fail
-/// with ``ScriptError/Code-swift.enum/unsupported`` until their issues build them.
+/// undo, **S** stores and **F** fetching.
 public struct Command: Sendable, Hashable {
   /// What the command does.
   public enum Kind: Sendable, Hashable {

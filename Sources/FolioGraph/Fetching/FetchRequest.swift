@@ -1,0 +1,169 @@
+import FolioModel
+import FolioQuery
+import Foundation
+
+/// A description of objects to fetch from a context: an entity, a predicate, an order, a
+/// window, and the shape of the results.
+///
+/// The counterpart of Core Data's `NSFetchRequest`. The graph is in memory, so a fetch reads
+/// the context's objects directly; pending changes are included by default (new objects are
+/// found, deleted ones are not), as Core Data does.
+///
+/// ```swift
+/// var request = FetchRequest(entityName: "Spending")
+/// request.predicate = try QueryPredicate(format: "amount > %@ AND person.name BEGINSWITH[c] %@", 10, "a")
+/// request.sortDescriptors = [QuerySortDescriptor(keyPath: "amount", ascending: false)]
+/// request.fetchLimit = 20
+/// let spendings = try context.fetch(request)
+/// ```
+public struct FetchRequest {
+  /// What a fetch returns.
+  public enum ResultType: Sendable, Hashable {
+    /// The objects.
+    case managedObjects
+    /// Their IDs.
+    case objectIDs
+    /// For each object, a dictionary of ``FetchRequest/propertiesToFetch`` (every attribute
+    /// when `nil`).
+    case dictionaries
+    /// Only how many objects match.
+    case count
+  }
+
+  /// The entity whose objects are fetched.
+  public var entityName: String
+  /// Which objects match; `nil` matches every object. The default is `nil`.
+  public var predicate: QueryPredicate?
+  /// The order, most significant first. The default is none: insertion order.
+  public var sortDescriptors: [QuerySortDescriptor] = []
+  /// The most objects to return; 0 means no limit. The default is 0.
+  public var fetchLimit = 0
+  /// How many matching objects to skip first. The default is 0.
+  public var fetchOffset = 0
+  /// Whether objects of the entity's subentities are fetched too. The default is `true`.
+  public var includesSubentities = true
+  /// Whether unsaved changes count: new objects found, deleted ones left out. Without it,
+  /// objects inserted since the save are left out and deleted ones found. The default is
+  /// `true`.
+  public var includesPendingChanges = true
+  /// The shape of the results. The default is ``ResultType/managedObjects``.
+  public var resultType: ResultType = .managedObjects
+  /// For dictionary results, the properties to include; `nil` means every attribute. The
+  /// default is `nil`.
+  public var propertiesToFetch: [String]?
+  /// For dictionary results, whether equal dictionaries are returned once. The default is
+  /// `false`.
+  public var returnsDistinctResults = false
+
+  /// Creates a request for objects of `entityName`.
+  public init(
+    entityName: String, predicate: QueryPredicate? = nil,
+    sortDescriptors: [QuerySortDescriptor] = []
+  ) {
+    self.entityName = entityName
+    self.predicate = predicate
+    self.sortDescriptors = sortDescriptors
+  }
+}
+
+extension ManagedObject: KeyValueReadable {}
+
+extension ManagedObjectContext {
+  /// The objects `request` describes, in its order and window.
+  ///
+  /// - Throws: `GraphError.unknownEntity`; `.unknownKey` for a key path the entity does not
+  ///   have (never a silent non-match); `.invalidPredicate` for values the predicate cannot
+  ///   compare.
+  /// - Complexity: O(*n*) in the entity's objects, plus O(*m* log *m*) to sort *m* matches.
+  public func fetch(_ request: FetchRequest) throws(GraphError) -> [ManagedObject] {
+    processPendingChanges()
+    guard let layout = layoutByName[request.entityName] else {
+      throw GraphError.unknownEntity(request.entityName, known: layouts.map(\.name))
+    }
+    var matches: [ManagedObject] = []
+    for case let object? in table {
+      guard
+        request.includesSubentities
+          ? object.layout.isKind(of: layout.index) : object.layout === layout
+      else { continue }
+      if request.includesPendingChanges {
+        guard object.flags.isDisjoint(with: [.removed, .deleted]) else { continue }
+      } else {
+        // The saved state: objects deleted since the save are still there, new ones are not.
+        guard object.flags.isDisjoint(with: [.removed, .inserted]) else { continue }
+      }
+      if let predicate = request.predicate {
+        let isMatch: Bool
+        do {
+          isMatch = try predicate.evaluate(with: object)
+        } catch {
+          throw Self.fetchError(error, entity: layout.name)
+        }
+        guard isMatch else { continue }
+      }
+      matches.append(object)
+    }
+    if !request.sortDescriptors.isEmpty {
+      do {
+        matches = try matches.sorted(by: request.sortDescriptors)
+      } catch {
+        throw Self.fetchError(error, entity: layout.name)
+      }
+    }
+    let start = min(request.fetchOffset, matches.count)
+    var window = Array(matches[start...])
+    if request.fetchLimit > 0, window.count > request.fetchLimit {
+      window = Array(window.prefix(request.fetchLimit))
+    }
+    return window
+  }
+
+  /// The IDs of the objects `request` describes.
+  ///
+  /// - Throws: as ``fetch(_:)``.
+  public func fetchObjectIDs(_ request: FetchRequest) throws(GraphError) -> [ManagedObjectID] {
+    try fetch(request).map(\.objectID)
+  }
+
+  /// For each object `request` describes, a dictionary of its ``FetchRequest/propertiesToFetch``
+  /// (every attribute when `nil`); once per distinct dictionary with
+  /// ``FetchRequest/returnsDistinctResults``.
+  ///
+  /// - Throws: as ``fetch(_:)``; `.unknownKey` for a property the entity does not have.
+  public func fetchDictionaries(_ request: FetchRequest) throws(GraphError) -> [[String: Any]] {
+    let objects = try fetch(request)
+    guard let layout = layoutByName[request.entityName] else { return [] }
+    let keys = request.propertiesToFetch ?? layout.entity.allAttributes.map(\.name)
+    var results: [[String: Any]] = []
+    var seen: Set<String> = []
+    for object in objects {
+      var dictionary: [String: Any] = [:]
+      for key in keys {
+        if let value = try object.value(forKeyPath: key) { dictionary[key] = value }
+      }
+      if request.returnsDistinctResults {
+        let signature = keys.map { "\(dictionary[$0] ?? "nil")" }.joined(separator: "\u{1F}")
+        guard seen.insert(signature).inserted else { continue }
+      }
+      results.append(dictionary)
+    }
+    return results
+  }
+
+  /// How many objects `request` would fetch (its window applied).
+  ///
+  /// - Throws: as ``fetch(_:)``.
+  public func count(for request: FetchRequest) throws(GraphError) -> Int {
+    try fetch(request).count
+  }
+
+  /// The graph error for a query error met fetching objects of `entity`.
+  public static func fetchError(_ error: QueryError, entity: String) -> GraphError {
+    if error.code == .unknownKey {
+      return GraphError(
+        .unknownKey, error.message, at: InputLocation(entity: entity), underlying: error)
+    }
+    return GraphError(
+      .invalidPredicate, error.message, at: InputLocation(entity: entity), underlying: error)
+  }
+}

@@ -1,0 +1,82 @@
+import FolioQuery
+import Foundation
+import Testing
+
+@testable import FolioGraph
+@testable import FolioModel
+
+@Suite("Fetching")
+struct FetchTests {
+  /// Three employees (ages 30, 40, 50) of Acme, and a track.
+  func graph() throws -> (ManagedObjectContext, [ManagedObject]) {
+    let context = try makeContext()
+    let acme = try context.insertNewObject(forEntityName: "Company")
+    try acme.setValue("Acme", forKey: "name")
+    var employees: [ManagedObject] = []
+    for (index, name) in ["Lovelace", "Hopper", "lamport"].enumerated() {
+      let employee = try context.insertNewObject(forEntityName: "Employee")
+      try employee.setValue(name, forKey: "lastName")
+      try employee.setValue(30 + 10 * index, forKey: "age")
+      try employee.setValue(acme, forKey: "company")
+      employees.append(employee)
+    }
+    _ = try context.insertNewObject(forEntityName: "Track")
+    return (context, employees)
+  }
+
+  @Test("a predicate, sort descriptors and a window")
+  func fetch() throws {
+    let (context, employees) = try graph()
+    var request = FetchRequest(
+      entityName: "Employee", predicate: try QueryPredicate(format: "age >= %d", 40))
+    #expect(Set(try context.fetch(request)) == Set(employees[1...]))
+    request.predicate = try QueryPredicate(
+      format: "lastName BEGINSWITH[c] 'l' AND company.name == 'Acme'")
+    request.sortDescriptors = [QuerySortDescriptor(keyPath: "age", ascending: false)]
+    #expect(try context.fetch(request) == [employees[2], employees[0]])
+    request.fetchLimit = 1
+    #expect(try context.fetch(request) == [employees[2]])
+    request.fetchOffset = 1
+    #expect(try context.fetch(request) == [employees[0]])
+    #expect(try context.count(for: request) == 1)
+    let people = FetchRequest(entityName: "Person")
+    #expect(try context.count(for: people) == 3)
+  }
+
+  @Test("pending changes count by default: new objects found, deleted ones not")
+  func pendingChanges() throws {
+    let (context, employees) = try graph()
+    try context.save()
+    let newcomer = try context.insertNewObject(forEntityName: "Employee")
+    try context.delete(employees[0])
+    var request = FetchRequest(entityName: "Employee")
+    #expect(Set(try context.fetch(request)) == Set([newcomer, employees[1], employees[2]]))
+    request.includesPendingChanges = false
+    #expect(Set(try context.fetch(request)) == Set(employees))
+  }
+
+  @Test("IDs, dictionaries and distinct dictionaries")
+  func resultTypes() throws {
+    let (context, employees) = try graph()
+    var request = FetchRequest(entityName: "Employee")
+    request.sortDescriptors = [QuerySortDescriptor(keyPath: "age")]
+    #expect(try context.fetchObjectIDs(request) == employees.map(\.objectID))
+    request.propertiesToFetch = ["company.name"]
+    request.returnsDistinctResults = true
+    let rows = try context.fetchDictionaries(request)
+    #expect(rows.count == 1)
+    #expect(rows.first?["company.name"] as? String == "Acme")
+  }
+
+  @Test("an unknown key is an error naming the key, never a silent non-match")
+  func unknownKey() throws {
+    let (context, _) = try graph()
+    let request = FetchRequest(
+      entityName: "Employee", predicate: try QueryPredicate(format: "salry > 10"))
+    let error = try #require(graphError { _ = try context.fetch(request) })
+    #expect(error.code == .unknownKey)
+    #expect(error.message.contains("salry"))
+    let unknownEntity = FetchRequest(entityName: "Employe")
+    #expect(graphError { _ = try context.fetch(unknownEntity) }?.code == .unknownEntity)
+  }
+}
