@@ -13,11 +13,12 @@ struct FolioCommand: ParsableCommand {
         folio replay Samples/Expenses/undo-cascade.undo
         folio info Samples/Expenses/Expenses.xml
         folio convert Samples/Expenses/Expenses.xml /tmp/Expenses.folio
+        folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" --sort amount:desc
       """,
     version: "0.1.0",
     subcommands: [
       ModelCommand.self, ReplayCommand.self, InfoCommand.self, DumpCommand.self,
-      ConvertCommand.self, ValidateCommand.self,
+      ConvertCommand.self, ValidateCommand.self, QueryCommand.self,
     ]
   )
 }

@@ -243,3 +243,110 @@ enum DumpJSON {
     return String(decoding: data, as: UTF8.self)
   }
 }
+
+/// `folio query FILE ENTITY`: objects of a store that match a predicate, as a table.
+struct QueryCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "query",
+    abstract: "Fetch objects of an entity from a store, filtered and sorted, as a table.",
+    discussion: """
+      The predicate is Core Data's format syntax. Example:
+        folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" \\
+          --sort amount:desc --keys content,amount,person.name
+      """)
+
+  @OptionGroup var store: StoreOptions
+
+  @Argument(help: "The entity to fetch (its subentities' objects included).")
+  var entity: String
+
+  @Option(name: .customLong("where"), help: "A predicate, e.g. \"name BEGINSWITH[c] 'a'\".")
+  var predicate: String?
+
+  @Option(help: "A key path to sort by, KEY or KEY:desc; repeat for several levels.")
+  var sort: [String] = []
+
+  @Option(help: "The most objects to print.")
+  var limit: Int?
+
+  @Option(help: "Comma-separated key paths to print (default: the entity's attributes).")
+  var keys: String?
+
+  @Flag(help: "Print JSON for machines instead of a table.")
+  var json = false
+
+  func validate() throws {
+    if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+  }
+
+  func run() throws {
+    let url = URL(fileURLWithPath: store.file)
+    let format = try PersistentStoreCoordinator.format(of: url, among: store.formats)
+    let model = try store.loadModel(for: url, format: format)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    do {
+      try coordinator.addPersistentStore(at: url, format: format)
+    } catch {
+      throw store.hinted(error)
+    }
+    let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+    var request = FetchRequest(entityName: entity)
+    if let predicate {
+      do {
+        request.predicate = try QueryPredicate(format: predicate)
+      } catch {
+        throw ValidationError("--where \"\(predicate)\": \(error.description)")
+      }
+    }
+    request.sortDescriptors = sort.map { spec in
+      let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+      return QuerySortDescriptor(
+        keyPath: parts[0], ascending: parts.count < 2 || parts[1].lowercased() != "desc")
+    }
+    request.fetchLimit = limit ?? 0
+    let objects = try context.fetch(request)
+    let columns =
+      keys.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+      ?? (model.entity(named: entity)?.allAttributes.map(\.name) ?? [])
+    var rows: [[String]] = []
+    for object in objects {
+      rows.append(try columns.map { column in Self.text(of: try object.value(forKeyPath: column)) })
+    }
+    if json {
+      let objectsJSON = rows.map { row in
+        Dictionary(uniqueKeysWithValues: zip(columns, row))
+      }
+      let data = try JSONSerialization.data(
+        withJSONObject: ["objects": objectsJSON], options: [.prettyPrinted, .sortedKeys])
+      print(String(decoding: data, as: UTF8.self))
+      return
+    }
+    let widths = columns.indices.map { index in
+      max(columns[index].count, rows.map { $0[index].count }.max() ?? 0)
+    }
+    func line(_ cells: [String]) -> String {
+      zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+        .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+    }
+    print(line(columns))
+    print(line(widths.map { String(repeating: "-", count: $0) }))
+    for row in rows { print(line(row)) }
+    print("(\(rows.count) object\(rows.count == 1 ? "" : "s"))")
+  }
+
+  static func text(of value: Any?) -> String {
+    switch value {
+    case nil: return "nil"
+    case let text as String: return text
+    case let date as Date: return ISO8601DateFormatter().string(from: date)
+    case let object as ManagedObject:
+      return
+        "\(object.entityName)#\(object.objectID.uriRepresentation.lastPathComponent.dropFirst())"
+    case let objects as [Any]:
+      return "[" + objects.map { text(of: $0) }.joined(separator: ", ") + "]"
+    case let objects as Set<ManagedObject>:
+      return "[" + objects.map { text(of: $0) }.sorted().joined(separator: ", ") + "]"
+    case let value?: return "\(value)"
+    }
+  }
+}

@@ -134,3 +134,54 @@ struct InferCommandTests {
     #expect(info.standardOutput.contains("person: to-one Person"))
   }
 }
+
+@Suite("folio query")
+struct QueryCommandTests {
+  @Test("a table of the objects a predicate matches, sorted")
+  func table() throws {
+    let result = try run(
+      folio,
+      [
+        "query", "Samples/Expenses/Expenses.xml", "Spending", "--where", "amount > 10",
+        "--sort", "amount:desc", "--keys", "content,amount,person.name",
+      ])
+    #expect(result.status == 0)
+    #expect(
+      result.standardOutput == """
+        content                         amount  person.name
+        ------------------------------  ------  ---------------
+        Brass gears                     240.0   Charles Babbage
+        Punched cards                   35.2    Charles Babbage
+        Notes on the Analytical Engine  12.5    Ada Lovelace
+        (3 objects)
+
+        """)
+  }
+
+  @Test("collection operators in predicates, JSON output, and a limit")
+  func json() throws {
+    let result = try run(
+      folio,
+      [
+        "query", "Samples/Expenses/Expenses.xml", "Person", "--where", "spendings.@count >= 2",
+        "--sort", "name", "--limit", "1", "--json",
+      ])
+    #expect(result.status == 0)
+    let object =
+      try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+    let rows = try #require(object?["objects"] as? [[String: String]])
+    #expect(rows == [["name": "Ada Lovelace"]])
+  }
+
+  @Test("a malformed predicate is bad usage naming the column; an unknown key fails")
+  func errors() throws {
+    let malformed = try run(
+      folio, ["query", "Samples/Expenses/Expenses.xml", "Person", "--where", "name =="])
+    #expect(malformed.status == 64)
+    #expect(malformed.standardError.contains("column"))
+    let unknown = try run(
+      folio, ["query", "Samples/Expenses/Expenses.xml", "Person", "--where", "nmae == 'x'"])
+    #expect(unknown.status == 1)
+    #expect(unknown.standardError.contains("nmae"))
+  }
+}
