@@ -80,3 +80,37 @@ struct FetchTests {
     #expect(graphError { _ = try context.fetch(unknownEntity) }?.code == .unknownEntity)
   }
 }
+
+@Suite("Context events")
+struct ContextEventTests {
+  @Test("objects-did-change, will-save and did-save arrive as typed values and as a stream")
+  func events() async throws {
+    let context = try makeContext()
+    var events: [ContextEvent] = []
+    context.addEventObserver { events.append($0) }
+    let stream = context.events()
+    let track = try context.insertNewObject(forEntityName: "Track")
+    let temporaryID = track.objectID
+    context.processPendingChanges()
+    try context.save()
+    try track.setValue("Intro", forKey: "title")
+    try context.refresh(track, mergeChanges: true)
+    #expect(events.count == 4)
+    #expect(
+      events[0]
+        == .objectsDidChange(ObjectIDChanges(inserted: [temporaryID], updated: [], deleted: [])))
+    #expect(events[1] == .willSave)
+    #expect(
+      events[2] == .didSave(ObjectIDChanges(inserted: [track.objectID], updated: [], deleted: [])))
+    #expect(
+      events[3]
+        == .objectsDidChange(
+          ObjectIDChanges(inserted: [], updated: [], deleted: [], refreshed: [track.objectID])))
+    var streamed: [ContextEvent] = []
+    for await event in stream {
+      streamed.append(event)
+      if streamed.count == 4 { break }
+    }
+    #expect(streamed == events)
+  }
+}

@@ -195,6 +195,14 @@ extension ManagedObjectContext {
     try checkRegistered(object)
     // Merging keeps the object's own changes and its transients; the other keys would take the
     // store's values, which in memory are the ones it already has.
+    defer {
+      if hasObservers {
+        post(
+          ObjectsDidChangeNotification(
+            insertedObjects: [], updatedObjects: [:], deletedObjects: [],
+            refreshedObjects: [object]))
+      }
+    }
     guard !mergeChanges else { return }
     if let saved = object.records?.saved {
       for slot in saved.indices {

@@ -74,6 +74,7 @@ public final class ManagedObjectContext {
   var undoObserver: Int?
 
   private var observers: [Int: (ObjectsDidChangeNotification) -> Void] = [:]
+  private var eventObservers: [Int: (ContextEvent) -> Void] = [:]
   private var nextObserver = 0
 
   /// The coordinator whose store the context loads from and saves to; `nil` for a context
@@ -240,9 +241,34 @@ public final class ManagedObjectContext {
   /// Stops calling the handler `token` names.
   public func removeObserver(_ token: Int) { observers[token] = nil }
 
-  var hasObservers: Bool { !observers.isEmpty }
+  var hasObservers: Bool { !observers.isEmpty || !eventObservers.isEmpty }
+
+  /// Calls `handler` with every ``ContextEvent``: objects-did-change, will-save and did-save.
+  ///
+  /// - Returns: a token for ``removeEventObserver(_:)``.
+  @discardableResult
+  public func addEventObserver(_ handler: @escaping (ContextEvent) -> Void) -> Int {
+    nextObserver += 1
+    eventObservers[nextObserver] = handler
+    return nextObserver
+  }
+
+  /// Stops calling the event handler `token` names.
+  public func removeEventObserver(_ token: Int) { eventObservers[token] = nil }
+
+  /// The context's events from now on, as an asynchronous sequence.
+  public func events() -> AsyncStream<ContextEvent> {
+    let (stream, continuation) = AsyncStream<ContextEvent>.makeStream()
+    addEventObserver { continuation.yield($0) }
+    return stream
+  }
+
+  func post(_ event: ContextEvent) {
+    for key in eventObservers.keys.sorted() { eventObservers[key]?(event) }
+  }
 
   func post(_ notification: ObjectsDidChangeNotification) {
+    if !eventObservers.isEmpty { post(.objectsDidChange(notification.objectIDs)) }
     for key in observers.keys.sorted() { observers[key]?(notification) }
   }
 }
@@ -256,4 +282,37 @@ public struct ObjectsDidChangeNotification {
   public var updatedObjects: [ManagedObject: [String: Any?]]
   /// Objects deleted in the turn, cascaded ones included.
   public var deletedObjects: Set<ManagedObject>
+  /// Objects refreshed from the store (``ManagedObjectContext/refresh(_:mergeChanges:)``).
+  public var refreshedObjects: Set<ManagedObject> = []
+
+  /// The same changes by object ID: a `Sendable` value for other isolation domains.
+  public var objectIDs: ObjectIDChanges {
+    ObjectIDChanges(
+      inserted: Set(insertedObjects.map(\.objectID)),
+      updated: Set(updatedObjects.keys.map(\.objectID)),
+      deleted: Set(deletedObjects.map(\.objectID)),
+      refreshed: Set(refreshedObjects.map(\.objectID)))
+  }
+}
+
+/// Changes named by object ID.
+public struct ObjectIDChanges: Sendable, Hashable {
+  /// Objects inserted.
+  public var inserted: Set<ManagedObjectID>
+  /// Objects updated.
+  public var updated: Set<ManagedObjectID>
+  /// Objects deleted.
+  public var deleted: Set<ManagedObjectID>
+  /// Objects refreshed.
+  public var refreshed: Set<ManagedObjectID> = []
+}
+
+/// What a context announces, as `Sendable` values: see ``ManagedObjectContext/events()``.
+public enum ContextEvent: Sendable, Hashable {
+  /// A processed turn changed objects (Core Data's objects-did-change).
+  case objectsDidChange(ObjectIDChanges)
+  /// A save is about to validate and write (will-save).
+  case willSave
+  /// A save wrote these changes; new objects are named by their permanent IDs (did-save).
+  case didSave(ObjectIDChanges)
 }

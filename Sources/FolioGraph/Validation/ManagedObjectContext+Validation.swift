@@ -30,7 +30,10 @@ extension ManagedObjectContext {
   ///   A failed save changes nothing, in the context or on disk.
   public func save() throws(GraphError) {
     processPendingChanges()
+    if hasObservers { post(.willSave) }
     try validate()
+    let saved = (inserted: insertedRows, updated: updatedRows, deleted: deletedRows)
+    let deletedIDs = Set(saved.deleted.compactMap { table[Int($0)]?.objectID })
     let newRows = insertedRows.filter { table[Int($0)]?.flags.contains(.permanent) == false }
     let keys = (primaryKeys, rowByPrimaryKey, nextPrimaryKey)
     assignPrimaryKeys(toRows: newRows)
@@ -54,6 +57,14 @@ extension ManagedObjectContext {
     deletedRows.removeAll()
     discardedRows.removeAll()
     forgetSavedValues()
+    if hasObservers {
+      post(
+        .didSave(
+          ObjectIDChanges(
+            inserted: Set(saved.inserted.compactMap { table[Int($0)]?.objectID }),
+            updated: Set(saved.updated.compactMap { table[Int($0)]?.objectID }),
+            deleted: deletedIDs)))
+    }
   }
 
   static func validationError(_ failures: [ValidationFailure]) -> GraphError {
