@@ -74,7 +74,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "FolioBenchmarks",
-      dependencies: ["FolioGraph", "FolioUndo", "FolioStores", "CZlib", "CLibXML2"]
+      dependencies: ["FolioGraph", "FolioUndo", "FolioStores", "FolioQuery", "CZlib", "CLibXML2"]
     ),
     .testTarget(
       name: "FolioQueryTests",

@@ -44,6 +44,8 @@ struct Case {
   var value: Double
   var unit: String
   var limit: Double?
+  /// Whether `limit` is a floor the value must reach rather than a ceiling.
+  var isMinimum = false
 }
 
 struct BenchmarkFailure: Error, CustomStringConvertible {
@@ -55,7 +57,11 @@ func report(_ title: String, _ results: [Case]) {
   print(title)
   for result in results {
     let figure = String(format: "%10.1f %@", result.value, result.unit)
-    if let limit = result.limit {
+    if let limit = result.limit, result.isMinimum {
+      // Reported the same way as a ceiling: a ratio at or under 1 meets the target.
+      let ratio = String(format: "%.2f", limit / result.value)
+      print("  \(result.title): \(figure)  (minimum \(limit) \(result.unit): ratio \(ratio))")
+    } else if let limit = result.limit {
       let ratio = String(format: "%.2f", result.value / limit)
       print("  \(result.title): \(figure)  (limit \(limit) \(result.unit): ratio \(ratio))")
     } else {

@@ -14,6 +14,7 @@ let cases: [(name: String, argument: String?)] = [
   ("binary-store", "10000"), ("binary-store", "100000"),
   ("document-load", "xml:100000"), ("document-load", "folio:100000"),
   ("document-load", "folio:1000000"),
+  ("fetch", "1000000"),
   ("xml-store", "10000"), ("xml-store", "100000"),
 ]
 
@@ -40,6 +41,9 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(
       "XML store: Expenses graph of \(count.formatted()) objects as records",
       try xmlStoreBenchmark(objects: count))
+  case "fetch":
+    let count = Int(argument ?? "") ?? 1_000_000
+    report("Fetching from \(count.formatted()) objects", try fetchBenchmark(objects: count))
   case "document-write":
     try writeDocumentStore(argument ?? "")
   case "document-load":

@@ -81,14 +81,25 @@ struct KeyPathWalker {
   /// `value`, with an `Optional` that was boxed in `Any` unwrapped.
   static func flatten(_ value: Any?) -> Any? {
     guard let value else { return nil }
+    if isPlainScalar(value) { return value }
     guard let optional = value as? any OptionalValue else { return value }
     return flatten(optional.wrappedValue)
+  }
+
+  /// Whether `value` is one of the attribute value types a key path most often reaches —
+  /// neither a collection nor an optional — told by exact type, far cheaper than the casts
+  /// to `[Any]` and to a protocol that would otherwise decide it.
+  static func isPlainScalar(_ value: Any) -> Bool {
+    let type = type(of: value)
+    return type == String.self || type == Double.self || type == Int.self
+      || type == Int64.self || type == Int32.self || type == Int16.self || type == Bool.self
+      || type == Date.self || type == Float.self || type == Decimal.self
   }
 
   /// The elements of an array or set, or `nil` when `value` is neither.
   static func elements(of value: Any?) -> [Any]? {
     guard let value else { return nil }
-    if value is String || value is Data { return nil }
+    if isPlainScalar(value) || value is Data { return nil }
     if let array = value as? [Any] { return array }
     if let set = value as? Set<AnyHashable> { return set.map(\.base) }
     return nil

@@ -110,20 +110,30 @@ extension Sequence where Element: KeyValueReadable {
   /// - Complexity: O(*n* log *n*) comparisons, plus reading each key path once per element.
   public func sorted(by descriptors: [QuerySortDescriptor]) throws(QueryError) -> [Element] {
     let elements = Array(self)
-    var keys: [[Any?]] = []
-    keys.reserveCapacity(elements.count)
     let walkers = descriptors.map { KeyPathWalker(path: $0.keyPath) }
-    for element in elements {
-      var row: [Any?] = []
-      for walker in walkers { row.append(try walker.value(from: element)) }
-      keys.append(row)
+    var columns: [SortColumn] = []
+    for (walker, descriptor) in zip(walkers, descriptors) {
+      var values: [Any?] = []
+      values.reserveCapacity(elements.count)
+      for element in elements { values.append(try walker.value(from: element)) }
+      columns.append(SortColumn(values, descriptor: descriptor))
+    }
+    if let ranks = Optional(columns.compactMap { $0.ranks() }), ranks.count == columns.count {
+      // Every key typed: compare precomputed ranks, no casts or copies per comparison.
+      let order = elements.indices.sorted { left, right in
+        for column in ranks where column[left] != column[right] {
+          return column[left] < column[right]
+        }
+        return left < right
+      }
+      return order.map { elements[$0] }
     }
     var failure: QueryError?
     let order = elements.indices.sorted { left, right in
       guard failure == nil else { return left < right }
-      for (column, descriptor) in descriptors.enumerated() {
+      for column in columns {
         do throws(QueryError) {
-          switch try descriptor.compareValues(keys[left][column], keys[right][column]) {
+          switch try column.compare(left, right) {
           case .orderedAscending: return true
           case .orderedDescending: return false
           case .orderedSame: continue
@@ -137,5 +147,100 @@ extension Sequence where Element: KeyValueReadable {
     }
     if let failure { throw failure }
     return order.map { elements[$0] }
+  }
+}
+
+/// One sort key read from every element. A column whose values are all strings (compared
+/// with the default comparison), all `Double`s or all `Int`s, with or without `nil`s, is kept
+/// typed and compared without casting; any other column goes through
+/// ``QuerySortDescriptor/compareValues(_:_:)``. Both give the same order.
+private enum SortColumn {
+  case strings([String?], ascending: Bool)
+  case doubles([Double?], ascending: Bool)
+  case integers([Int?], ascending: Bool)
+  case values([Any?], QuerySortDescriptor)
+
+  init(_ values: [Any?], descriptor: QuerySortDescriptor) {
+    let ascending = descriptor.ascending
+    if descriptor.comparison == .default, let strings = Self.typed(values, as: String.self) {
+      self = .strings(strings, ascending: ascending)
+    } else if let doubles = Self.typed(values, as: Double.self) {
+      self = .doubles(doubles, ascending: ascending)
+    } else if let integers = Self.typed(values, as: Int.self) {
+      self = .integers(integers, ascending: ascending)
+    } else {
+      self = .values(values, descriptor)
+    }
+  }
+
+  /// The values as `T?`s, or `nil` when one of them is something else.
+  private static func typed<T>(_ values: [Any?], as type: T.Type) -> [T?]? {
+    var result: [T?] = []
+    result.reserveCapacity(values.count)
+    for value in values {
+      if let value {
+        guard let typed = value as? T, Swift.type(of: value) == T.self else { return nil }
+        result.append(typed)
+      } else {
+        result.append(nil)
+      }
+    }
+    return result
+  }
+
+  func compare(_ left: Int, _ right: Int) throws(QueryError) -> ComparisonResult {
+    switch self {
+    case .strings(let column, let ascending):
+      return Self.order(column[left], column[right], ascending: ascending)
+    case .doubles(let column, let ascending):
+      return Self.order(column[left], column[right], ascending: ascending)
+    case .integers(let column, let ascending):
+      return Self.order(column[left], column[right], ascending: ascending)
+    case .values(let column, let descriptor):
+      return try descriptor.compareValues(column[left], column[right])
+    }
+  }
+
+  /// For a typed column, each element's rank in the column's order (equal values share a
+  /// rank, descending columns count down), so that comparing ranks compares values.
+  func ranks() -> [Int32]? {
+    switch self {
+    case .strings(let column, let ascending): return Self.ranks(column, ascending: ascending)
+    case .doubles(let column, let ascending): return Self.ranks(column, ascending: ascending)
+    case .integers(let column, let ascending): return Self.ranks(column, ascending: ascending)
+    case .values: return nil
+    }
+  }
+
+  private static func ranks<T: Comparable>(_ column: [T?], ascending: Bool) -> [Int32]? {
+    guard column.count < Int(Int32.max) else { return nil }
+    let sequence = column.indices.sorted {
+      order(column[$0], column[$1], ascending: true) == .orderedAscending
+    }
+    var ranks = [Int32](repeating: 0, count: column.count)
+    var rank: Int32 = 0
+    for (position, index) in sequence.enumerated() {
+      if position > 0,
+        order(column[sequence[position - 1]], column[index], ascending: true) != .orderedSame
+      {
+        rank += 1
+      }
+      ranks[index] = ascending ? rank : -rank
+    }
+    return ranks
+  }
+
+  /// `nil` first, then by `<`, the whole reversed when descending.
+  private static func order<T: Comparable>(_ a: T?, _ b: T?, ascending: Bool) -> ComparisonResult {
+    let order: ComparisonResult
+    switch (a, b) {
+    case (nil, nil): order = .orderedSame
+    case (nil, _): order = .orderedAscending
+    case (_, nil): order = .orderedDescending
+    case (let a?, let b?): order = QueryValues.order3(a, b)
+    }
+    guard !ascending else { return order }
+    return order == .orderedAscending
+      ? .orderedDescending : order == .orderedDescending ? .orderedAscending : .orderedSame
   }
 }

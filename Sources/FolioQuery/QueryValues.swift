@@ -56,6 +56,14 @@ enum QueryValues {
   /// `text` without case (Unicode case folding) and/or diacritics, as `options` ask.
   static func fold(_ text: String, _ options: QueryComparison.Options) -> String {
     guard !options.isEmpty else { return text }
+    if text.utf8.allSatisfy({ $0 < 0x80 }) {
+      // ASCII has no diacritics, and its case folding is A–Z to a–z: no Foundation call.
+      guard options.contains(.caseInsensitive),
+        text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
+      else { return text }
+      return String(
+        decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
     var folding: String.CompareOptions = []
     if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
     if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
@@ -182,4 +190,10 @@ enum QueryValues {
     }
     return kept
   }
+}
+
+extension QueryComparison.Options {
+  /// `text` as a comparison with these options sees it: case-folded for `[c]`, without
+  /// diacritics for `[d]`, unchanged when there are no options.
+  public func fold(_ text: String) -> String { QueryValues.fold(text, self) }
 }

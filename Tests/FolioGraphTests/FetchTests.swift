@@ -114,3 +114,70 @@ struct ContextEventTests {
     #expect(streamed == events)
   }
 }
+
+@Suite("Fetch plans and indexes")
+struct FetchPlanTests {
+  func model() throws -> ManagedObjectModel {
+    var code = AttributeDescription("code", .string)
+    code.isIndexed = true
+    var rank = AttributeDescription("rank", .integer32)
+    rank.isIndexed = true
+    return try ManagedObjectModel {
+      EntityDescription("Item") {
+        code
+        rank
+        AttributeDescription("weight", .double)
+      }
+      EntityDescription("Special", parent: "Item")
+    }
+  }
+
+  @Test("an indexed equality finds what a scan finds, and follows inserts, deletes and changes")
+  func indexedEquality() throws {
+    let context = ManagedObjectContext(model: try model())
+    var items: [ManagedObject] = []
+    for index in 0..<50 {
+      let item = try context.insertNewObject(forEntityName: index % 5 == 0 ? "Special" : "Item")
+      try item.setValue("c\(index % 7)", forKey: "code")
+      try item.setValue(index % 4, forKey: "rank")
+      items.append(item)
+    }
+    func fetch(_ format: String) throws -> [ManagedObject] {
+      try context.fetch(
+        FetchRequest(entityName: "Item", predicate: try QueryPredicate(format: format)))
+    }
+    func scan(_ test: (ManagedObject) throws -> Bool) throws -> [ManagedObject] {
+      try context.objects(ofEntity: "Item").filter(test)
+    }
+    #expect(try fetch("code == 'c3'") == scan { try $0.value(forKey: "code") as? String == "c3" })
+    #expect(try fetch("rank == 2") == scan { try $0.value(forKey: "rank") as? Int == 2 })
+    #expect(try fetch("rank == 2.0").count == 12)
+    try context.delete(items[3])
+    try items[10].setValue("c3", forKey: "code")
+    let fresh = try context.insertNewObject(forEntityName: "Item")
+    try fresh.setValue("c3", forKey: "code")
+    #expect(try fetch("code == 'c3'") == scan { try $0.value(forKey: "code") as? String == "c3" })
+    #expect(try fetch("code == 'c3'").contains(fresh))
+    #expect(try !fetch("code == 'c3'").contains(items[3]))
+  }
+
+  @Test("direct comparisons agree with evaluation, nil included")
+  func directComparisons() throws {
+    let context = ManagedObjectContext(model: try model())
+    for weight in [nil, 1.5, 2.0, 3.25] as [Double?] {
+      let item = try context.insertNewObject(forEntityName: "Item")
+      try item.setValue(weight, forKey: "weight")
+    }
+    for format in [
+      "weight > 1.5", "weight >= 2", "weight < 3", "weight <= 1.5", "weight == 2", "weight != 2",
+      "weight > 1 AND NOT weight == 2", "weight < 2 OR weight > 3", "TRUEPREDICATE",
+    ] {
+      let predicate = try QueryPredicate(format: format)
+      let fetched = try context.fetch(FetchRequest(entityName: "Item", predicate: predicate))
+      let evaluated = try context.objects(ofEntity: "Item").filter {
+        try predicate.evaluate(with: $0)
+      }
+      #expect(fetched == evaluated, "\(format)")
+    }
+  }
+}

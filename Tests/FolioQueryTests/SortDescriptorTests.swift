@@ -98,4 +98,73 @@ struct SortDescriptorTests {
         || description == "cannot compare 1 with \"a\""
     }
   }
+
+  @Test(
+    "typed columns sort as the general comparison does: nil first, ties stable, per direction",
+    arguments: [1, 2, 3])
+  func typedColumnsAgree(seed: UInt64) throws {
+    var random = SplitMix(seed: seed)
+    let words = ["b", "B", "a", "é", "e\u{301}", "Zoë", "zoe", "10", "9"]
+    let nodes = (0..<300).map { index in
+      Node(
+        "Row",
+        [
+          "name": "\(index)",
+          "word": random.next() % 5 == 0 ? nil : words[Int(random.next() % UInt64(words.count))],
+          "real": random.next() % 7 == 0 ? nil : Double(random.next() % 6) / 2,
+          "count": random.next() % 9 == 0 ? nil : Int(random.next() % 4),
+        ])
+    }
+    for ascending in [true, false] {
+      let descriptors = [
+        QuerySortDescriptor(keyPath: "word", ascending: ascending),
+        QuerySortDescriptor(keyPath: "real", ascending: !ascending),
+        QuerySortDescriptor(keyPath: "count", ascending: ascending),
+      ]
+      let sorted = try nodes.sorted(by: descriptors)
+      #expect(Set(sorted.map(\.name)) == Set(nodes.map(\.name)))
+      for (first, second) in zip(sorted, sorted.dropFirst()) {
+        var order = ComparisonResult.orderedSame
+        for descriptor in descriptors where order == .orderedSame {
+          order = try descriptor.compare(first, second)
+        }
+        #expect(order != .orderedDescending, "\(first) before \(second)")
+        if order == .orderedSame {
+          #expect(Int(first.name)! < Int(second.name)!, "ties keep their order")
+        }
+      }
+    }
+  }
+
+  @Test("folding ASCII without Foundation gives Foundation's result")
+  func asciiFolding() {
+    let samples = [
+      "", "abc", "ABC", "MiXeD 123 _-@[`{", "Straße", "ÉCOLE", "ǅungla", "\u{212A}elvin",
+    ]
+    for text in samples {
+      for options: QueryComparison.Options in [
+        [], .caseInsensitive, .diacriticInsensitive,
+        [.caseInsensitive, .diacriticInsensitive],
+      ] {
+        var folding: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
+        let expected = options.isEmpty ? text : text.folding(options: folding, locale: nil)
+        #expect(options.fold(text) == expected, "\(text) \(options)")
+      }
+    }
+  }
+}
+
+/// A small deterministic generator for seeded tests.
+struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
 }

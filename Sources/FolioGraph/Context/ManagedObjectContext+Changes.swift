@@ -56,6 +56,7 @@ extension ManagedObjectContext {
 
   func write(_ value: Slot, to object: ManagedObject, slot: Int) {
     recordChange(of: object, slot: slot)
+    if object.layout.indexedSlots[slot] { indexVersion &+= 1 }
     object.slots[slot] = value
   }
 
@@ -219,6 +220,7 @@ extension ManagedObjectContext {
   func markDeleted(_ object: ManagedObject, propagating: Bool = true) {
     guard object.flags.isDisjoint(with: [.deleted, .removed, .turnDeleted]) else { return }
     noteTurnActivity()
+    indexVersion &+= 1
     if object.flags.contains(.inserted) {
       object.flags.remove(.inserted)
       object.flags.insert(.removed)

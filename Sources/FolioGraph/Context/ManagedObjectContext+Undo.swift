@@ -86,6 +86,7 @@ extension ManagedObjectContext {
   /// or inserted and deleted before one, is inserted again.
   func revive(_ object: ManagedObject) {
     noteTurnActivity()
+    indexVersion &+= 1
     let row = object.row
     if object.flags.contains(.deleted) {
       object.flags.remove(.deleted)
@@ -165,6 +166,7 @@ extension ManagedObjectContext {
       object.flags = [.removed]
     }
     table.removeAll()
+    indexVersion &+= 1
     insertedRows.removeAll()
     deletedRows.removeAll()
     discardedRows.removeAll()

@@ -65,6 +65,11 @@ public final class ManagedObjectContext {
   @exclusivity(unchecked) var turnRows: [Int32] = []
 
   @exclusivity(unchecked) var isProcessingChanges = false
+  /// Bumped by every change that can change an attribute index: an insert, a delete, a revival,
+  /// a write to an indexed attribute. An index built at another version is rebuilt.
+  @exclusivity(unchecked) var indexVersion = 0
+  /// Attribute indexes by entity and slot, built on first use.
+  var attributeIndexes: [Int: AttributeIndex] = [:]
   /// Why the last processed turn could not be registered with the undo manager: with
   /// `groupsByEvent` off and no group open, there is nowhere to register (Cocoa raises an
   /// exception). The turn's changes stay in the graph but cannot be undone. `nil` once a turn
@@ -170,6 +175,7 @@ public final class ManagedObjectContext {
     }
     object.flags.insert([.inserted, .turnInserted])
     noteTurnActivity()
+    indexVersion &+= 1
     table.append(object)
     primaryKeys?.append(0)
     insertedRows.insert(object.row)

@@ -81,27 +81,35 @@ extension ManagedObjectContext {
       throw GraphError.unknownEntity(request.entityName, known: layouts.map(\.name))
     }
     var matches: [ManagedObject] = []
-    for case let object? in table {
+    let test = request.predicate.flatMap { FetchPlan.compile($0, layout: layout) }
+    func consider(_ object: ManagedObject) throws(GraphError) {
       guard
         request.includesSubentities
           ? object.layout.isKind(of: layout.index) : object.layout === layout
-      else { continue }
+      else { return }
       if request.includesPendingChanges {
-        guard object.flags.isDisjoint(with: [.removed, .deleted]) else { continue }
+        guard object.flags.isDisjoint(with: [.removed, .deleted]) else { return }
       } else {
         // The saved state: objects deleted since the save are still there, new ones are not.
-        guard object.flags.isDisjoint(with: [.removed, .inserted]) else { continue }
+        guard object.flags.isDisjoint(with: [.removed, .inserted]) else { return }
       }
-      if let predicate = request.predicate {
+      if let test {
+        guard test(object) else { return }
+      } else if let predicate = request.predicate {
         let isMatch: Bool
         do {
           isMatch = try predicate.evaluate(with: object)
         } catch {
           throw Self.fetchError(error, entity: layout.name)
         }
-        guard isMatch else { continue }
+        guard isMatch else { return }
       }
       matches.append(object)
+    }
+    if let rows = indexedRows(for: request, layout: layout) {
+      for row in rows { if let object = table[Int(row)] { try consider(object) } }
+    } else {
+      for case let object? in table { try consider(object) }
     }
     if !request.sortDescriptors.isEmpty {
       do {
@@ -155,6 +163,33 @@ extension ManagedObjectContext {
   /// - Throws: as ``fetch(_:)``.
   public func count(for request: FetchRequest) throws(GraphError) -> Int {
     try fetch(request).count
+  }
+
+  /// The rows of the objects an index says may match `request`, in insertion order — for an
+  /// equality on an indexed attribute — or `nil` when every object must be looked at.
+  private func indexedRows(for request: FetchRequest, layout: EntityLayout) -> [Int32]? {
+    guard request.includesPendingChanges, case .comparison(let comparison)? = request.predicate,
+      comparison.operator == .equalTo,
+      let (slot, _, constant) = FetchPlan.simple(comparison, layout: layout),
+      layout.indexedSlots[slot], let key = IndexKey(constant)
+    else { return nil }
+    return attributeIndex(layout: layout, slot: slot).rows[key] ?? []
+  }
+
+  /// The index of `slot` over objects of `layout` and its subentities, rebuilt when stale.
+  private func attributeIndex(layout: EntityLayout, slot: Int) -> AttributeIndex {
+    let key = layout.index << 24 | slot
+    if let index = attributeIndexes[key], index.version == indexVersion { return index }
+    var rows: [IndexKey: [Int32]] = [:]
+    for case let object? in table
+    where object.layout.isKind(of: layout.index)
+      && object.flags.isDisjoint(with: [.removed, .deleted])
+    {
+      if let value = IndexKey(object.slots[slot]) { rows[value, default: []].append(object.row) }
+    }
+    let index = AttributeIndex(version: indexVersion, rows: rows)
+    attributeIndexes[key] = index
+    return index
   }
 
   /// The graph error for a query error met fetching objects of `entity`.

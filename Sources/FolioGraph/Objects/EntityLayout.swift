@@ -11,6 +11,8 @@ final class EntityLayout {
   let entity: EntityDescription
   let properties: [PropertyLayout]
   let slotByName: [String: Int]
+  /// Whether the model indexes each slot's attribute (see `FetchPlan`).
+  let indexedSlots: [Bool]
   /// This entity's index and its ancestors'.
   let kinds: Set<Int>
 
@@ -55,6 +57,11 @@ final class EntityLayout {
     }
     self.properties = properties
     self.slotByName = slots
+    self.indexedSlots = properties.map { property in
+      guard let attribute = property.attribute else { return false }
+      return attribute.isIndexed
+        || entity.fetchIndexes.contains { $0.elements.first?.propertyName == attribute.name }
+    }
   }
 
   func isKind(of other: Int) -> Bool { kinds.contains(other) }

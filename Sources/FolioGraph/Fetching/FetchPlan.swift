@@ -1,0 +1,159 @@
+import FolioModel
+import FolioQuery
+import Foundation
+
+/// How a fetch finds its matches: from an attribute index, by comparing stored values
+/// directly, or by evaluating the predicate through key paths.
+///
+/// A predicate is evaluated in general by reading key paths, one object at a time — correct for
+/// every predicate, but slow for the common simple ones. The plan recognises comparisons of one
+/// attribute with a constant (`amount > 10`, `name == "Ada"`) and compares the stored slot
+/// values directly, with the same results; an equality on an attribute the model indexes
+/// (`indexed="YES"`, or the first element of a fetch index) is answered from a hash index built
+/// on first use and rebuilt after a change to that attribute or to which objects exist. Anything
+/// else falls back to evaluation.
+enum FetchPlan {
+  /// A compiled test of one object, or `nil` when the predicate needs evaluation.
+  typealias Test = (ManagedObject) -> Bool
+
+  /// A direct test for `predicate` on objects of `layout`, if it has a shape the plan knows.
+  static func compile(_ predicate: QueryPredicate, layout: EntityLayout) -> Test? {
+    switch predicate {
+    case .constant(let value):
+      return { _ in value }
+    case .and(let parts):
+      let tests = parts.compactMap { compile($0, layout: layout) }
+      guard tests.count == parts.count else { return nil }
+      return { object in tests.allSatisfy { $0(object) } }
+    case .or(let parts):
+      let tests = parts.compactMap { compile($0, layout: layout) }
+      guard tests.count == parts.count else { return nil }
+      return { object in tests.contains { $0(object) } }
+    case .not(let inner):
+      guard let test = compile(inner, layout: layout) else { return nil }
+      return { !test($0) }
+    case .comparison(let comparison):
+      return compile(comparison, layout: layout)
+    }
+  }
+
+  /// The slot and constant of `attribute OP constant`, when the comparison is one.
+  static func simple(_ comparison: QueryComparison, layout: EntityLayout)
+    -> (slot: Int, type: AttributeType, constant: QueryValue)?
+  {
+    guard comparison.modifier == .direct,
+      case .keyPath(let key) = comparison.left, !key.contains("."), !key.contains("@"),
+      case .constant(let constant) = comparison.right,
+      let slot = layout.slotByName[key], let attribute = layout.properties[slot].attribute,
+      !attribute.isTransient
+    else { return nil }
+    return (slot, attribute.attributeType, constant)
+  }
+
+  private static func compile(_ comparison: QueryComparison, layout: EntityLayout) -> Test? {
+    guard let (slot, type, constant) = simple(comparison, layout: layout) else { return nil }
+    let op = comparison.operator
+    if type == .string, case .string(let text) = constant,
+      [.contains, .beginsWith, .endsWith].contains(op)
+    {
+      return stringTest(slot: slot, op: op, text: text, options: comparison.options)
+    }
+    guard comparison.options.isEmpty else { return nil }
+    if type.isInteger || type == .double || type == .float, let number = Self.number(constant) {
+      return numericTest(slot: slot, op: op, number: number)
+    }
+    if type == .string, case .string(let text) = constant, op == .equalTo || op == .notEqualTo {
+      let wanted = op == .equalTo
+      return { object in
+        if case .string(let value) = object.slots[slot] { return (value == text) == wanted }
+        return !wanted
+      }
+    }
+    return nil
+  }
+
+  /// `CONTAINS`, `BEGINSWITH`, `ENDSWITH` with their `[cd]` options, the constant folded
+  /// once; a `nil` value never matches, as in evaluation.
+  private static func stringTest(
+    slot: Int, op: QueryComparison.Operator, text: String, options: QueryComparison.Options
+  ) -> Test {
+    let needle = options.fold(text)
+    return { object in
+      guard case .string(let value) = object.slots[slot] else { return false }
+      let haystack = options.fold(value)
+      switch op {
+      case .beginsWith: return haystack.hasPrefix(needle)
+      case .endsWith: return haystack.hasSuffix(needle)
+      default: return haystack.contains(needle)
+      }
+    }
+  }
+
+  static func number(_ constant: QueryValue) -> Double? {
+    switch constant {
+    case .integer(let value): return Double(value)
+    case .double(let value): return value
+    default: return nil
+    }
+  }
+
+  private static func numericTest(slot: Int, op: QueryComparison.Operator, number: Double)
+    -> Test?
+  {
+    func value(_ object: ManagedObject) -> Double? {
+      switch object.slots[slot] {
+      case .integer(let value): return Double(value)
+      case .real(let value): return value
+      default: return nil
+      }
+    }
+    switch op {
+    case .equalTo: return { value($0) == number }
+    case .notEqualTo: return { value($0) != number }
+    case .lessThan: return { value($0).map { $0 < number } ?? false }
+    case .lessThanOrEqualTo: return { value($0).map { $0 <= number } ?? false }
+    case .greaterThan: return { value($0).map { $0 > number } ?? false }
+    case .greaterThanOrEqualTo: return { value($0).map { $0 >= number } ?? false }
+    default: return nil
+    }
+  }
+}
+
+/// A hash index of one attribute's values over an entity's objects (subentities included).
+final class AttributeIndex {
+  /// The context's index version when the index was built.
+  let version: Int
+  let rows: [IndexKey: [Int32]]
+
+  init(version: Int, rows: [IndexKey: [Int32]]) {
+    self.version = version
+    self.rows = rows
+  }
+}
+
+/// A value as an index keys it: numbers by value, so `3` and `3.0` find each other.
+enum IndexKey: Hashable {
+  case number(Double)
+  case string(String)
+  case boolean(Bool)
+
+  init?(_ slot: Slot) {
+    switch slot {
+    case .integer(let value): self = .number(Double(value))
+    case .real(let value): self = .number(value)
+    case .string(let value): self = .string(value)
+    case .boolean(let value): self = .boolean(value)
+    default: return nil
+    }
+  }
+
+  init?(_ constant: QueryValue) {
+    switch constant {
+    case .integer(let value): self = .number(Double(value))
+    case .double(let value): self = .number(value)
+    case .string(let value): self = .string(value)
+    case .bool(let value): self = .boolean(value)
+    default: return nil
+    }
+  }
+}
