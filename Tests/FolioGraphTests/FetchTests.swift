@@ -180,4 +180,50 @@ struct FetchPlanTests {
       #expect(fetched == evaluated, "\(format)")
     }
   }
+
+  @Test("compiled string tests agree with evaluation, with [c], [d] and [cd], nil included")
+  func directStringTests() throws {
+    let context = ManagedObjectContext(model: try model())
+    for code in [nil, "Zoë", "zoe", "ZOE!", "Émile", "emile", "", "chloé", "Chloe"] as [String?] {
+      let item = try context.insertNewObject(forEntityName: "Special")
+      try item.setValue(code, forKey: "code")
+    }
+    for format in [
+      "code CONTAINS 'o'", "code CONTAINS[c] 'ZO'", "code CONTAINS[d] 'e'",
+      "code CONTAINS[cd] 'zoe'", "code BEGINSWITH[cd] 'E'", "code ENDSWITH[d] 'e'",
+      "code ENDSWITH[c] 'OE'", "NOT code BEGINSWITH 'c'", "code CONTAINS[cd] 'É'",
+    ] {
+      let predicate = try QueryPredicate(format: format)
+      let fetched = try context.fetch(FetchRequest(entityName: "Item", predicate: predicate))
+      let evaluated = try context.objects(ofEntity: "Item").filter {
+        try predicate.evaluate(with: $0)
+      }
+      #expect(fetched == evaluated, "\(format)")
+      #expect(!fetched.isEmpty, "\(format) finds something")
+    }
+  }
+
+  @Test("a fetch sorts as the key-path sort does, over an entity and its subentity")
+  func sortsAsKeyPaths() throws {
+    let context = ManagedObjectContext(model: try model())
+    let codes = [nil, "b", "B", "a", "é", "e\u{301}", "10", "9"] as [String?]
+    for index in 0..<120 {
+      let item = try context.insertNewObject(forEntityName: index % 3 == 0 ? "Special" : "Item")
+      try item.setValue(codes[index * 7 % codes.count], forKey: "code")
+      try item.setValue(index % 5 == 0 ? nil : Double(index % 4) / 2, forKey: "weight")
+      try item.setValue(index % 6, forKey: "rank")
+    }
+    for ascending in [true, false] {
+      let descriptors = [
+        QuerySortDescriptor(keyPath: "code", ascending: ascending),
+        QuerySortDescriptor(keyPath: "weight", ascending: !ascending),
+        QuerySortDescriptor(keyPath: "rank", ascending: ascending),
+      ]
+      let fetched = try context.fetch(
+        FetchRequest(entityName: "Item", sortDescriptors: descriptors))
+      let expected = try context.objects(ofEntity: "Item").sorted(by: descriptors)
+      #expect(fetched.count == 120)
+      #expect(fetched == expected)
+    }
+  }
 }

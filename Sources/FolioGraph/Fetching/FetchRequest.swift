@@ -82,17 +82,15 @@ extension ManagedObjectContext {
     }
     var matches: [ManagedObject] = []
     let test = request.predicate.flatMap { FetchPlan.compile($0, layout: layout) }
+    // Which entities' objects count, by layout index: read per object, faster than a set.
+    let accepted = layouts.map {
+      request.includesSubentities ? $0.isKind(of: layout.index) : $0 === layout
+    }
+    // The saved state skips new objects and keeps those deleted since the save.
+    let excluded: ManagedObject.Flags =
+      request.includesPendingChanges ? [.removed, .deleted] : [.removed, .inserted]
     func consider(_ object: ManagedObject) throws(GraphError) {
-      guard
-        request.includesSubentities
-          ? object.layout.isKind(of: layout.index) : object.layout === layout
-      else { return }
-      if request.includesPendingChanges {
-        guard object.flags.isDisjoint(with: [.removed, .deleted]) else { return }
-      } else {
-        // The saved state: objects deleted since the save are still there, new ones are not.
-        guard object.flags.isDisjoint(with: [.removed, .inserted]) else { return }
-      }
+      guard object.flags.isDisjoint(with: excluded), accepted[object.layout.index] else { return }
       if let test {
         guard test(object) else { return }
       } else if let predicate = request.predicate {
@@ -113,7 +111,20 @@ extension ManagedObjectContext {
     }
     if !request.sortDescriptors.isEmpty {
       do {
-        matches = try matches.sorted(by: request.sortDescriptors)
+        // A stored attribute's key comes straight from its slot; other keys through key paths.
+        let attributes = request.sortDescriptors.map { descriptor -> (Int, AttributeType)? in
+          guard let slot = layout.slotByName[descriptor.keyPath],
+            let attribute = layout.properties[slot].attribute, !attribute.isTransient
+          else { return nil }
+          return (slot, attribute.attributeType)
+        }
+        let descriptors = request.sortDescriptors
+        matches = try matches.sorted(by: descriptors) { object, column throws(QueryError) in
+          if let (slot, type) = attributes[column], object.layout === layout {
+            return object.slots[slot].publicValue(as: type)
+          }
+          return try descriptors[column].key(of: object)
+        }
       } catch {
         throw Self.fetchError(error, entity: layout.name)
       }
