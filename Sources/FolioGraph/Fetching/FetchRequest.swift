@@ -89,10 +89,16 @@ extension ManagedObjectContext {
     // The saved state skips new objects and keeps those deleted since the save.
     let excluded: ManagedObject.Flags =
       request.includesPendingChanges ? [.removed, .deleted] : [.removed, .inserted]
-    func consider(_ object: ManagedObject) throws(GraphError) {
-      guard object.flags.isDisjoint(with: excluded), accepted[object.layout.index] else { return }
+    // One loop over either an index's rows or the whole table, without a closure per object.
+    let indexed = indexedRows(for: request, layout: layout)
+    let total = indexed?.count ?? table.count
+    for position in 0..<total {
+      let row = indexed.map { Int($0[position]) } ?? position
+      guard let object = table[row], object.flags.isDisjoint(with: excluded),
+        accepted[object.layout.index]
+      else { continue }
       if let test {
-        guard test(object) else { return }
+        guard test(object) else { continue }
       } else if let predicate = request.predicate {
         let isMatch: Bool
         do {
@@ -100,14 +106,9 @@ extension ManagedObjectContext {
         } catch {
           throw Self.fetchError(error, entity: layout.name)
         }
-        guard isMatch else { return }
+        guard isMatch else { continue }
       }
       matches.append(object)
-    }
-    if let rows = indexedRows(for: request, layout: layout) {
-      for row in rows { if let object = table[Int(row)] { try consider(object) } }
-    } else {
-      for case let object? in table { try consider(object) }
     }
     if !request.sortDescriptors.isEmpty {
       do {
