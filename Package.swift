@@ -78,7 +78,7 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioQueryTests",
-      dependencies: ["FolioQuery"]
+      dependencies: ["FolioQuery", "FolioTestSupport"]
     ),
     .testTarget(
       name: "FolioUndoTests",

@@ -161,6 +161,20 @@ struct FetchPlanTests {
     #expect(try !fetch("code == 'c3'").contains(items[3]))
   }
 
+  /// Checks that fetching `format` from the Items finds what evaluating it on each finds.
+  @discardableResult
+  func expectFetchAsEvaluation(_ format: String, in context: ManagedObjectContext) throws
+    -> [ManagedObject]
+  {
+    let predicate = try QueryPredicate(format: format)
+    let fetched = try context.fetch(FetchRequest(entityName: "Item", predicate: predicate))
+    let evaluated = try context.objects(ofEntity: "Item").filter {
+      try predicate.evaluate(with: $0)
+    }
+    #expect(fetched == evaluated, "\(format)")
+    return fetched
+  }
+
   @Test("direct comparisons agree with evaluation, nil included")
   func directComparisons() throws {
     let context = ManagedObjectContext(model: try model())
@@ -172,12 +186,7 @@ struct FetchPlanTests {
       "weight > 1.5", "weight >= 2", "weight < 3", "weight <= 1.5", "weight == 2", "weight != 2",
       "weight > 1 AND NOT weight == 2", "weight < 2 OR weight > 3", "TRUEPREDICATE",
     ] {
-      let predicate = try QueryPredicate(format: format)
-      let fetched = try context.fetch(FetchRequest(entityName: "Item", predicate: predicate))
-      let evaluated = try context.objects(ofEntity: "Item").filter {
-        try predicate.evaluate(with: $0)
-      }
-      #expect(fetched == evaluated, "\(format)")
+      try expectFetchAsEvaluation(format, in: context)
     }
   }
 
@@ -193,12 +202,7 @@ struct FetchPlanTests {
       "code CONTAINS[cd] 'zoe'", "code BEGINSWITH[cd] 'E'", "code ENDSWITH[d] 'e'",
       "code ENDSWITH[c] 'OE'", "NOT code BEGINSWITH 'c'", "code CONTAINS[cd] 'É'",
     ] {
-      let predicate = try QueryPredicate(format: format)
-      let fetched = try context.fetch(FetchRequest(entityName: "Item", predicate: predicate))
-      let evaluated = try context.objects(ofEntity: "Item").filter {
-        try predicate.evaluate(with: $0)
-      }
-      #expect(fetched == evaluated, "\(format)")
+      let fetched = try expectFetchAsEvaluation(format, in: context)
       #expect(!fetched.isEmpty, "\(format) finds something")
     }
   }

@@ -1,4 +1,5 @@
 import FolioQuery
+import FolioTestSupport
 import FolioUndo
 import Foundation
 import Testing

@@ -1,21 +1,10 @@
+import FolioTestSupport
 import Foundation
 import Testing
 
 @testable import FolioGraph
 @testable import FolioModel
 @testable import FolioUndo
-
-/// SplitMix64: small, seedable, good enough to pick edits.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// A canonical text of the graph: every object in it (deleted ones are on their way out and
 /// left out), its attributes and its relationships (ordered ones in order, others sorted).

@@ -1,3 +1,4 @@
+import FolioTestSupport
 import Foundation
 import Testing
 
@@ -103,7 +104,7 @@ struct SortDescriptorTests {
     "typed columns sort as the general comparison does: nil first, ties stable, per direction",
     arguments: [1, 2, 3])
   func typedColumnsAgree(seed: UInt64) throws {
-    var random = SplitMix(seed: seed)
+    var random = SeededGenerator(seed: seed)
     let words = ["b", "B", "a", "é", "e\u{301}", "Zoë", "zoe", "10", "9"]
     let nodes = (0..<300).map { index in
       Node(
@@ -153,18 +154,5 @@ struct SortDescriptorTests {
         #expect(options.fold(text) == expected, "\(text) \(options)")
       }
     }
-  }
-}
-
-/// A small deterministic generator for seeded tests.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -70,7 +70,7 @@ struct XMLStoreRoundTripTests {
   @Test("random record sets round-trip (seeded; the seed is printed on failure)", arguments: 0..<20)
   func randomRecordSets(run: Int) throws {
     let seed = UInt64(run) &* 0x9E37_79B9_7F4A_7C15 &+ 12345
-    var generator = XMLSeededGenerator(seed: seed)
+    var generator = SeededGenerator(seed: seed)
     let model = try XMLStoreSupport.everyTypeModel()
     let contents = XMLRandomRecords.contents(model: model, using: &generator)
     let read = try Self.roundTrip(contents, model: model)
@@ -205,19 +205,6 @@ struct XMLStoreRoundTripTests {
     #expect(spending.relationship(named: "tag")?.inverseName == nil)
     #expect(model.entity(named: "Specialtag")?.parentEntityName == "Tag")
     #expect(try XMLStore().read(from: url, model: model).records.count == 4)
-  }
-}
-
-/// A small seeded generator (SplitMix64), so failures can be replayed from the printed seed.
-struct XMLSeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
   }
 }
 
