@@ -166,6 +166,29 @@ struct FetchedResultsLayoutTests {
     #expect(list.controller.section(forSectionIndexTitle: "Z", at: 0) == nil)
   }
 
+  @Test("a delegate chooses the index titles, nil included, and is asked again at each fetch")
+  func customIndexTitles() throws {
+    final class Titles: FetchedResultsControllerDelegate {
+      var asked: [String] = []
+      func controller(
+        _ controller: FetchedResultsController, sectionIndexTitleForSectionName sectionName: String
+      ) -> String? {
+        asked.append(sectionName)
+        return sectionName == "blue" ? nil : "#" + sectionName.prefix(2)
+      }
+    }
+    let list = try FetchedResultsFixture([("Ada", "red"), ("Bo", "blue"), ("Cy", "green")])
+    let titles = Titles()
+    list.controller.delegate = titles
+    try list.controller.performFetch()
+    #expect(list.controller.sections?.map(\.indexTitle) == [nil, "#gr", "#re"])
+    #expect(list.controller.sectionIndexTitles == ["#gr", "#re"])
+    #expect(titles.asked == ["blue", "green", "red"])
+    try list.add("Di", team: "amber")
+    list.loop.endTurn()
+    #expect(list.controller.sections?.map(\.indexTitle) == ["#am", nil, "#gr", "#re"])
+  }
+
   @Test("without a section key path one section holds every object, even none")
   func oneSection() throws {
     let list = try FetchedResultsFixture([], sectioned: false)

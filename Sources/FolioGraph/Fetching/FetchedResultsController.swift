@@ -168,7 +168,14 @@ public final class FetchedResultsController {
     isFetching = true
     defer { isFetching = false }
     let objects = try context.fetch(fetchRequest)
-    return try ResultLayout(objects: objects, sectionNameKeyPath: sectionNameKeyPath)
+    var layout = try ResultLayout(objects: objects, sectionNameKeyPath: sectionNameKeyPath)
+    if let delegate {
+      for index in layout.sections.indices {
+        layout.sections[index].indexTitle = delegate.controller(
+          self, sectionIndexTitleForSectionName: layout.sections[index].name)
+      }
+    }
+    return layout
   }
 
   /// Fetches again after a processed turn and reports how the results changed.

@@ -45,6 +45,13 @@ public protocol FetchedResultsControllerDelegate: AnyObject {
 
   /// The controller has reported all of a turn's changes.
   func controllerDidChangeContent(_ controller: FetchedResultsController)
+
+  /// The index title of the section named `sectionName`, or `nil` for none; asked at each
+  /// fetch. By default, ``FetchedResultsSection/defaultIndexTitle(forSectionName:)``: the
+  /// first letter, uppercased — Core Data's `controller(_:sectionIndexTitleForSectionName:)`.
+  func controller(
+    _ controller: FetchedResultsController, sectionIndexTitleForSectionName sectionName: String
+  ) -> String?
 }
 
 extension FetchedResultsControllerDelegate {
@@ -66,4 +73,10 @@ extension FetchedResultsControllerDelegate {
 
   /// Does nothing.
   public func controllerDidChangeContent(_ controller: FetchedResultsController) {}
+
+  public func controller(
+    _ controller: FetchedResultsController, sectionIndexTitleForSectionName sectionName: String
+  ) -> String? {
+    FetchedResultsSection.defaultIndexTitle(forSectionName: sectionName)
+  }
 }
