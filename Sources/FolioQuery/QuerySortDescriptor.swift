@@ -135,15 +135,32 @@ extension Sequence {
     key: (Element, Int) throws(QueryError) -> Any?
   ) throws(QueryError) -> [Element] {
     let elements = Array(self)
-    var columns: [SortColumn] = []
-    for (column, descriptor) in descriptors.enumerated() {
+    var keys: [QuerySortKeys] = []
+    for column in descriptors.indices {
       var values: [Any?] = []
       values.reserveCapacity(elements.count)
       for element in elements { values.append(try key(element, column)) }
-      columns.append(SortColumn(values, descriptor: descriptor))
+      keys.append(.values(values))
     }
-    if let ranks = Optional(columns.compactMap { $0.ranks() }), ranks.count == columns.count {
-      // Every key typed: compare precomputed ranks, no casts or copies per comparison.
+    return try elements.sorted(by: descriptors, keys: keys)
+  }
+
+  /// The elements ordered by `descriptors`, with the keys for descriptor *i* read ahead in
+  /// `keys[i]`, one per element in order — typed, when the caller knows the type, so that no
+  /// key is boxed or cast. The keys must be what the descriptors' key paths would read.
+  ///
+  /// - Throws: as ``QuerySortDescriptor/compare(_:_:)``.
+  /// - Precondition: one key column per descriptor, one key per element in each.
+  public func sorted(by descriptors: [QuerySortDescriptor], keys: [QuerySortKeys])
+    throws(QueryError) -> [Element]
+  {
+    let elements = Array(self)
+    precondition(keys.count == descriptors.count, "one key column per sort descriptor")
+    let columns = zip(keys, descriptors).map { SortColumn($0, descriptor: $1) }
+    let ranks = columns.compactMap { $0.ranks() }
+    if ranks.count == columns.count {
+      // Every key typed: each column is ranked once, then the sort compares ranks — integers,
+      // with no casts, boxing or string comparisons in the final sort.
       let order = elements.indices.sorted { left, right in
         for column in ranks where column[left] != column[right] {
           return column[left] < column[right]
@@ -178,11 +195,39 @@ extension Sequence {
 /// with the default comparison), all `Double`s or all `Int`s, with or without `nil`s, is kept
 /// typed and compared without casting; any other column goes through
 /// ``QuerySortDescriptor/compareValues(_:_:)``. Both give the same order.
+/// One sort key for every element, read ahead of sorting.
+public enum QuerySortKeys {
+  /// Strings (or `nil`), ordered by the descriptor's comparison.
+  case strings([String?])
+  /// Numbers, or dates as seconds since 2001, ordered by value.
+  case doubles([Double?])
+  /// Whole numbers, ordered by value.
+  case integers([Int?])
+  /// Values of any type, ordered as ``QuerySortDescriptor/compare(_:_:)`` orders them.
+  case values([Any?])
+}
+
 private enum SortColumn {
   case strings([String?], ascending: Bool)
   case doubles([Double?], ascending: Bool)
   case integers([Int?], ascending: Bool)
   case values([Any?], QuerySortDescriptor)
+
+  init(_ keys: QuerySortKeys, descriptor: QuerySortDescriptor) {
+    let ascending = descriptor.ascending
+    switch keys {
+    case .strings(let strings) where descriptor.comparison == .default:
+      self = .strings(strings, ascending: ascending)
+    case .strings(let strings):
+      self = .values(strings.map { $0 }, descriptor)
+    case .doubles(let doubles):
+      self = .doubles(doubles, ascending: ascending)
+    case .integers(let integers):
+      self = .integers(integers, ascending: ascending)
+    case .values(let values):
+      self.init(values, descriptor: descriptor)
+    }
+  }
 
   init(_ values: [Any?], descriptor: QuerySortDescriptor) {
     let ascending = descriptor.ascending

@@ -228,6 +228,12 @@ struct FetchPlanTests {
       let expected = try context.objects(ofEntity: "Item").sorted(by: descriptors)
       #expect(fetched.count == 120)
       #expect(fetched == expected)
+      // Items only: every key comes typed from the slots.
+      var itemsOnly = FetchRequest(entityName: "Item", sortDescriptors: descriptors)
+      itemsOnly.includesSubentities = false
+      let items = try context.fetch(itemsOnly)
+      #expect(items.count == 80)
+      #expect(items == expected.filter { $0.entityName == "Item" })
     }
   }
 }

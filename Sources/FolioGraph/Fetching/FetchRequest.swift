@@ -112,20 +112,7 @@ extension ManagedObjectContext {
     }
     if !request.sortDescriptors.isEmpty {
       do {
-        // A stored attribute's key comes straight from its slot; other keys through key paths.
-        let attributes = request.sortDescriptors.map { descriptor -> (Int, AttributeType)? in
-          guard let slot = layout.slotByName[descriptor.keyPath],
-            let attribute = layout.properties[slot].attribute, !attribute.isTransient
-          else { return nil }
-          return (slot, attribute.attributeType)
-        }
-        let descriptors = request.sortDescriptors
-        matches = try matches.sorted(by: descriptors) { object, column throws(QueryError) in
-          if let (slot, type) = attributes[column], object.layout === layout {
-            return object.slots[slot].publicValue(as: type)
-          }
-          return try descriptors[column].key(of: object)
-        }
+        matches = try Self.sorted(matches, by: request.sortDescriptors, layout: layout)
       } catch {
         throw Self.fetchError(error, entity: layout.name)
       }
@@ -175,6 +162,74 @@ extension ManagedObjectContext {
   /// - Throws: as ``fetch(_:)``.
   public func count(for request: FetchRequest) throws(GraphError) -> Int {
     try fetch(request).count
+  }
+
+  /// `objects` in the order of `descriptors`. A stored attribute's keys come straight from the
+  /// objects' slots, typed — no boxing, no key paths — when every object is of `layout` itself
+  /// (a subentity's slots may sit elsewhere); other keys are read through key paths.
+  private static func sorted(
+    _ objects: [ManagedObject], by descriptors: [QuerySortDescriptor], layout: EntityLayout
+  ) throws(QueryError) -> [ManagedObject] {
+    let uniform = objects.allSatisfy { $0.layout === layout }
+    var keys: [QuerySortKeys] = []
+    for descriptor in descriptors {
+      if uniform, let slot = layout.slotByName[descriptor.keyPath],
+        let attribute = layout.properties[slot].attribute, !attribute.isTransient,
+        let column = typedKeys(objects, slot: slot, type: attribute.attributeType)
+      {
+        keys.append(column)
+      } else {
+        var values: [Any?] = []
+        values.reserveCapacity(objects.count)
+        for object in objects { values.append(try descriptor.key(of: object)) }
+        keys.append(.values(values))
+      }
+    }
+    return try objects.sorted(by: descriptors, keys: keys)
+  }
+
+  /// The values of `slot` as typed sort keys, or `nil` when the type has no typed column or a
+  /// slot holds something unexpected (the caller then reads keys the general way).
+  private static func typedKeys(_ objects: [ManagedObject], slot: Int, type: AttributeType)
+    -> QuerySortKeys?
+  {
+    func column<T>(_ read: (Slot) -> T??) -> [T?]? {
+      var values: [T?] = []
+      values.reserveCapacity(objects.count)
+      for object in objects {
+        guard let value = read(object.slots[slot]) else { return nil }
+        values.append(value)
+      }
+      return values
+    }
+    switch type {
+    case .string:
+      return column { slot -> String?? in
+        switch slot {
+        case .null: return .some(nil)
+        case .string(let text): return text
+        default: return nil
+        }
+      }.map { .strings($0) }
+    case .double, .float, .date:
+      return column { slot -> Double?? in
+        switch slot {
+        case .null: return .some(nil)
+        case .real(let number): return number
+        default: return nil
+        }
+      }.map { .doubles($0) }
+    case _ where type.isInteger:
+      return column { slot -> Int?? in
+        switch slot {
+        case .null: return .some(nil)
+        case .integer(let number): return Int(number)
+        default: return nil
+        }
+      }.map { .integers($0) }
+    default:
+      return nil
+    }
   }
 
   /// The rows of the objects an index says may match `request`, in insertion order — for an
