@@ -52,11 +52,13 @@ struct BinaryStoreTests {
     let bytes = try store.encode(BinaryFixtures.contents(), model: BinaryFixtures.model())
     #expect(
       bytes.prefix(16) == [
-        0x89, 0x46, 0x4F, 0x4C, 0x49, 0x4F, 0x0D, 0x0A, 0x1A, 0x0A, 1, 0, 0, 0, 0, 0,
+        0x89, 0x46, 0x4F, 0x4C, 0x49, 0x4F, 0x0D, 0x0A, 0x1A, 0x0A, 1, 0, 1, 0, 0, 0,
       ])
     #expect(Array(bytes[16..<48]) == Array(try BinaryFixtures.model().versionHash))
     #expect(Array(bytes[56..<60]) == Array("META".utf8))
     #expect(Array(bytes[92..<96]) == Array("BODY".utf8))
+    #expect(Array(bytes[128..<132]) == Array("MODL".utf8))
+    #expect(bytes[132] == 0b10, "MODL is optional and deflated")
   }
 
   @Test("metadata reads without reading or inflating the body")
@@ -118,7 +120,7 @@ struct BinaryStoreTests {
     #expect(error.code == .unsupportedVersion)
     #expect(
       error.description
-        == "s.folio@10: binary store version 2.0 cannot be read by this Folio, which reads"
+        == "s.folio@10: binary store version 2.1 cannot be read by this Folio, which reads"
         + " version 1.x; it was written by a newer Folio; open it with that version")
   }
 

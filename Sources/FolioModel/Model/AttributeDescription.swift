@@ -7,7 +7,7 @@ import Foundation
 /// ``init(_:_:isOptional:defaultValue:)`` and set the other properties; a model loaded from an
 /// Xcode file fills them from the file. Once inside a ``ManagedObjectModel`` it is immutable and
 /// ``versionHash`` is set.
-public struct AttributeDescription: Sendable {
+public struct AttributeDescription: Sendable, Hashable {
   /// The attribute's name, unique among the entity's properties (inherited ones included).
   public var name: String
   /// The type of the attribute's values.
@@ -65,7 +65,11 @@ public struct AttributeDescription: Sendable {
   /// The SHA-256 of what makes up the attribute's stored shape: set by the model.
   public internal(set) var versionHash = Data()
   /// Where the attribute was declared, for error messages; `nil` when built in code.
-  public internal(set) var sourceLocation: InputLocation?
+  public internal(set) var sourceLocation: InputLocation? {
+    get { sourceNote.value }
+    set { sourceNote.value = newValue }
+  }
+  var sourceNote = SourceNote<InputLocation?>(nil)
 
   /// Creates an attribute.
   ///
@@ -87,13 +91,17 @@ public struct AttributeDescription: Sendable {
 }
 
 /// A composite type: a named group of attributes stored together as one attribute value.
-public struct CompositeDescription: Sendable {
+public struct CompositeDescription: Sendable, Hashable {
   /// The composite's name, unique in the model.
   public var name: String
   /// The member attributes, in declaration order.
   public var attributes: [AttributeDescription]
   /// Where the composite was declared; `nil` when built in code.
-  public internal(set) var sourceLocation: InputLocation?
+  public internal(set) var sourceLocation: InputLocation? {
+    get { sourceNote.value }
+    set { sourceNote.value = newValue }
+  }
+  var sourceNote = SourceNote<InputLocation?>(nil)
 
   /// Creates a composite from its member attributes.
   public init(_ name: String, attributes: [AttributeDescription]) {

@@ -7,7 +7,7 @@ import Foundation
 /// ``init(_:parent:isAbstract:_:)`` and its declared properties; once it is in a
 /// ``ManagedObjectModel`` the model resolves it: ``properties`` then lists every property,
 /// inherited ones first, and ``property(named:)`` finds any of them in O(1).
-public struct EntityDescription: Sendable {
+public struct EntityDescription: Sendable, Hashable {
   /// The entity's name, unique in the model.
   public var name: String
   /// The entity this one inherits from. The default is `nil`.
@@ -46,11 +46,19 @@ public struct EntityDescription: Sendable {
   /// The SHA-256 of the entity's stored shape: set by the model.
   public internal(set) var versionHash = Data()
   /// Where the entity was declared; `nil` when built in code.
-  public internal(set) var sourceLocation: InputLocation?
+  public internal(set) var sourceLocation: InputLocation? {
+    get { sourceNote.value }
+    set { sourceNote.value = newValue }
+  }
+  var sourceNote = SourceNote<InputLocation?>(nil)
   var propertyIndex: [String: Int] = [:]
   /// Where each uniqueness constraint, fetch index and compound index was declared, by kind
   /// and position (`"unique 0"`), for error messages.
-  var partLocations: [String: InputLocation] = [:]
+  var partLocations: [String: InputLocation] {
+    get { partNotes.value }
+    set { partNotes.value = newValue }
+  }
+  var partNotes = SourceNote<[String: InputLocation]>([:])
 
   /// Creates an entity with its declared properties.
   ///
@@ -106,9 +114,9 @@ public struct EntityDescription: Sendable {
 }
 
 /// A fetch index: an ordered list of properties (or an expression) a store may index on.
-public struct FetchIndexDescription: Sendable {
+public struct FetchIndexDescription: Sendable, Hashable {
   /// One element of an index.
-  public struct Element: Sendable {
+  public struct Element: Sendable, Hashable {
     /// The property indexed, or `nil` when the element is an expression.
     public var propertyName: String?
     /// The expression indexed, kept as text, when there is no property.

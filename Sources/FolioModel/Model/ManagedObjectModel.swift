@@ -21,7 +21,7 @@ import Foundation
 /// ```
 ///
 /// or load one from Xcode's files with ``ManagedObjectModel/init(contentsOf:options:)``.
-public struct ManagedObjectModel: Sendable {
+public struct ManagedObjectModel: Sendable, Hashable {
   /// The entities, in declaration order.
   public let entities: [EntityDescription]
   /// The composite types that composite attributes refer to.
@@ -131,16 +131,42 @@ public struct ManagedObjectModel: Sendable {
 
   /// The model's version hash as lowercase hexadecimal.
   public var versionHashString: String { versionHash.hexString }
+
+  /// Whether two models describe the same schema, field by field: entities, composites,
+  /// configurations, fetch request templates and version identifier.
+  ///
+  /// Where each part was declared is not compared, and neither are ``diagnostics``: they are
+  /// about how a file was read (a default of `"0.0"` on an integer read leniently), not about
+  /// the model, so the same model written out and read again may have fewer of them.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.entities == rhs.entities && lhs.composites == rhs.composites
+      && lhs.configurations == rhs.configurations
+      && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates
+      && lhs.versionIdentifier == rhs.versionIdentifier && lhs.versionHash == rhs.versionHash
+  }
+
+  /// Hashes the fields ``==`` compares.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(entities)
+    hasher.combine(composites)
+    hasher.combine(configurations)
+    hasher.combine(fetchRequestTemplates)
+    hasher.combine(versionIdentifier)
+  }
 }
 
 /// A named subset of a model's entities (Xcode's `<configuration>`).
-public struct ConfigurationDescription: Sendable {
+public struct ConfigurationDescription: Sendable, Hashable {
   /// The configuration's name.
   public var name: String
   /// The entities in it.
   public var entityNames: [String]
   /// Where it was declared; `nil` when built in code.
-  public internal(set) var sourceLocation: InputLocation?
+  public internal(set) var sourceLocation: InputLocation? {
+    get { sourceNote.value }
+    set { sourceNote.value = newValue }
+  }
+  var sourceNote = SourceNote<InputLocation?>(nil)
 
   /// Creates a configuration.
   public init(_ name: String, entityNames: [String]) {
@@ -150,7 +176,7 @@ public struct ConfigurationDescription: Sendable {
 }
 
 /// A fetch request stored in a model (Xcode's model-level `<fetchRequest>`), kept as written.
-public struct FetchRequestTemplate: Sendable {
+public struct FetchRequestTemplate: Sendable, Hashable {
   /// The request's name.
   public var name: String
   /// The entity it fetches.
@@ -160,7 +186,11 @@ public struct FetchRequestTemplate: Sendable {
   /// The other settings Xcode wrote (`resultType`, `includeSubentities`, …), as written.
   public var options: [String: String]
   /// Where it was declared; `nil` when built in code.
-  public internal(set) var sourceLocation: InputLocation?
+  public internal(set) var sourceLocation: InputLocation? {
+    get { sourceNote.value }
+    set { sourceNote.value = newValue }
+  }
+  var sourceNote = SourceNote<InputLocation?>(nil)
 
   /// Creates a fetch request template.
   public init(

@@ -37,7 +37,7 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable, Codable {
 /// The counterpart of Core Data's `NSRelationshipDescription`. Entities are named rather than
 /// referenced, so descriptions are plain values; ``ManagedObjectModel/destination(of:)`` and
 /// ``ManagedObjectModel/inverse(of:)`` resolve them.
-public struct RelationshipDescription: Sendable {
+public struct RelationshipDescription: Sendable, Hashable {
   /// The relationship's name, unique among the entity's properties.
   public var name: String
   /// The entity at the other end.
@@ -74,7 +74,11 @@ public struct RelationshipDescription: Sendable {
   /// The SHA-256 of what makes up the relationship's stored shape: set by the model.
   public internal(set) var versionHash = Data()
   /// Where the relationship was declared; `nil` when built in code.
-  public internal(set) var sourceLocation: InputLocation?
+  public internal(set) var sourceLocation: InputLocation? {
+    get { sourceNote.value }
+    set { sourceNote.value = newValue }
+  }
+  var sourceNote = SourceNote<InputLocation?>(nil)
 
   /// Creates a relationship.
   ///
@@ -98,7 +102,7 @@ public struct RelationshipDescription: Sendable {
 }
 
 /// A fetched property: a named fetch whose results an object presents like a relationship.
-public struct FetchedPropertyDescription: Sendable {
+public struct FetchedPropertyDescription: Sendable, Hashable {
   /// The property's name.
   public var name: String
   /// The entity the fetch returns.
@@ -110,7 +114,11 @@ public struct FetchedPropertyDescription: Sendable {
   /// Free-form key-value pairs from the model. The default is empty.
   public var userInfo: [String: String] = [:]
   /// Where the property was declared; `nil` when built in code.
-  public internal(set) var sourceLocation: InputLocation?
+  public internal(set) var sourceLocation: InputLocation? {
+    get { sourceNote.value }
+    set { sourceNote.value = newValue }
+  }
+  var sourceNote = SourceNote<InputLocation?>(nil)
 
   /// Creates a fetched property.
   public init(_ name: String, entity: String, predicate: String? = nil) {
@@ -121,7 +129,7 @@ public struct FetchedPropertyDescription: Sendable {
 }
 
 /// Any property of an entity.
-public enum PropertyDescription: Sendable {
+public enum PropertyDescription: Sendable, Hashable {
   case attribute(AttributeDescription)
   case relationship(RelationshipDescription)
   case fetchedProperty(FetchedPropertyDescription)

@@ -15,7 +15,7 @@ enum BinaryFormat {
   /// The major version this build writes and reads; files of another major are refused.
   static let majorVersion: UInt16 = 1
   /// The minor version this build writes; files of any minor of the same major are read.
-  static let minorVersion: UInt16 = 0
+  static let minorVersion: UInt16 = 1
   /// The header's size in bytes.
   static let headerLength = 56
   /// A section table entry's size in bytes.
@@ -52,6 +52,9 @@ enum SectionKind {
   static let metadata = code("META")
   /// The objects: string table, entity directory, attribute and relationship columns.
   static let body = code("BODY")
+  /// The model the store was written with, as the text of an Xcode `contents` file; optional
+  /// (since version 1.1), deflated.
+  static let model = code("MODL")
 
   /// The code of a four-character kind.
   static func code(_ name: StaticString) -> UInt32 {

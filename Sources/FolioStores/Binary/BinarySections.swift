@@ -11,6 +11,8 @@ struct BinarySections {
   var metadata: BinarySection
   /// The BODY section: the objects, deflated.
   var body: BinarySection
+  /// The MODL section, when the file has one: the model as Xcode model XML, deflated.
+  var model: BinarySection?
 
   /// Finds the standard sections of `container`.
   ///
@@ -19,10 +21,12 @@ struct BinarySections {
   init(_ container: BinaryContainer, file: String) throws(StoreError) {
     var metadata: [BinarySection] = []
     var body: [BinarySection] = []
+    var model: [BinarySection] = []
     for section in container.sections {
       switch section.kind {
       case SectionKind.metadata: metadata.append(section)
       case SectionKind.body: body.append(section)
+      case SectionKind.model: model.append(section)
       default:
         if section.flags.contains(.required) {
           throw StoreError.unknownRequiredSection(
@@ -41,8 +45,17 @@ struct BinarySections {
         .malformedStore, "the META section must be stored as is and the BODY deflated",
         at: InputLocation(file: file, byteOffset: BinaryFormat.headerLength))
     }
+    guard model.count <= 1 else {
+      throw StoreError.sectionCount("MODL", count: model.count, file: file, limit: "at most one")
+    }
+    if let model = model.first, !model.flags.contains(.deflated) {
+      throw StoreError(
+        .malformedStore, "the MODL section must be deflated",
+        at: InputLocation(file: file, byteOffset: model.offset))
+    }
     self.metadata = meta
     self.body = content
+    self.model = model.first
   }
 
   /// Checks `stored`, the section's bytes in the file, against its CRC-32.

@@ -6,7 +6,8 @@ import Foundation
 //
 // A file is a header (magic, version, flags, model version hash, section count, CRC-32), a
 // section table, and sections: META (metadata and entity version hashes, stored as is, so
-// metadata reads without inflating anything) and BODY (the objects, one zlib stream).
+// metadata reads without inflating anything), BODY (the objects, one zlib stream) and, since
+// version 1.1, MODL (the model as Xcode model XML, so a store opens with nothing else at hand).
 // Reading checks, in order: magic, major version, the table's fit, the header CRC, each
 // entry, every section's CRC, the model hash (listing the entities that differ), then
 // decodes the body against the model. Every step is bounded by the file's size.
@@ -65,6 +66,50 @@ public struct BinaryStore: StoreFormat {
     }
   }
 
+  /// The model the store was written with, from its MODL section, or `nil` for a file
+  /// written before version 1.1 (which has none). Only the header, the table and MODL are read.
+  ///
+  /// The model comes back with the version hash the file's header records: a store opens with
+  /// it without anything else at hand.
+  ///
+  /// - Throws: as ``readMetadata(from:)``; `.malformedStore` when the section does not
+  ///   inflate, or holds a model that does not load or whose version hash is not the header's.
+  public func readModel(from url: URL) throws(StoreError) -> ManagedObjectModel? {
+    let file = BinaryFile(url: url)
+    let handle = try file.open()
+    defer { try? handle.close() }
+    let size = try file.size(of: handle)
+    let header = try file.read(handle, at: 0, count: min(size, BinaryFormat.headerLength))
+    let prefixLength = try withBytes(of: header) { (raw) throws(StoreError) in
+      try BinaryContainer.prefixLength(header: raw, fileSize: size, file: file.path)
+    }
+    let prefix = try file.read(handle, at: 0, count: prefixLength)
+    let container = try withBytes(of: prefix) { (raw) throws(StoreError) in
+      try BinaryContainer(prefix: raw, fileSize: size, file: file.path)
+    }
+    guard let section = try BinarySections(container, file: file.path).model else { return nil }
+    let stored = try file.read(handle, at: section.offset, count: section.storedLength)
+    let text = try withBytes(of: stored) { (raw) throws(StoreError) in
+      try BinarySections.checkCRC(of: section, stored: raw, file: file.path)
+      return try BinarySections.inflate(section, raw, file: file.path)
+    }
+    let location = InputLocation(file: file.path, byteOffset: section.offset)
+    let model: ManagedObjectModel
+    do {
+      model = try ManagedObjectModel(
+        xcodeModelData: Data(text), path: "\(file.path) (section \"MODL\")")
+    } catch {
+      throw StoreError(
+        .malformedStore, "the embedded model does not load: \(error)", at: location)
+    }
+    guard model.versionHash == container.modelHash else {
+      throw StoreError(
+        .malformedStore, "the embedded model's version hash is not the one in the header",
+        at: location)
+    }
+    return model
+  }
+
   /// The whole store, checked against `model`.
   ///
   /// - Throws: `StoreError` naming the byte offset and section: `.notFound`, `.unreadable`,
@@ -117,9 +162,11 @@ public struct BinaryStore: StoreFormat {
     let meta = BinaryMetadataCoding.encode(
       metadata, entityHashes: model.entityVersionHashesByName,
       nextObjectID: max(contents.nextObjectID, maximumID + 1))
+    let embedded = Array(model.xcodeModelXML().utf8)
     let standard: [(kind: UInt32, flags: SectionFlags, bytes: [UInt8])] = [
       (SectionKind.metadata, [.required], meta),
       (SectionKind.body, [.required, .deflated], body),
+      (SectionKind.model, [.deflated], embedded),
     ]
     return BinaryContainer.assemble(
       standard + extraSections, modelHash: model.versionHash, minor: minor)

@@ -46,10 +46,12 @@ extension StoreError {
   }
 
   /// A section every version-1 file has is missing, or appears twice.
-  static func sectionCount(_ name: String, count: Int, file: String) -> StoreError {
+  static func sectionCount(
+    _ name: String, count: Int, file: String, limit: String = "exactly one"
+  ) -> StoreError {
     StoreError(
       .malformedStore,
-      "the file has \(count) \"\(name)\" sections where it must have exactly one",
+      "the file has \(count) \"\(name)\" sections where it must have \(limit)",
       at: InputLocation(file: file, byteOffset: BinaryFormat.headerLength))
   }
 
