@@ -30,7 +30,7 @@ demo: deps
 	$(FOLIO) info Samples/Expenses/Expenses.xml
 	$(FOLIO) replay --trace Samples/Expenses/session.undo
 	$(FOLIO) info Samples/Expenses/Expenses-session.xml
-	$(FOLIO) info Samples/Expenses/Expenses-session.folio --model Samples/Expenses/Expenses.xcdatamodeld
+	$(FOLIO) info Samples/Expenses/Expenses-session.folio
 
 test: deps
 	$(SWIFT) build --build-tests

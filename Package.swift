@@ -99,7 +99,7 @@ let package = Package(
     .testTarget(
       name: "FolioCLITests",
       dependencies: ["folio", "FolioTestSupport", "FolioModel", "FolioStores"],
-      exclude: ["Snapshots"]
+      exclude: ["Snapshots", "Fixtures"]
     ),
     .testTarget(
       name: "FolioScriptTests",

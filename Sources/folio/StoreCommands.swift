@@ -17,7 +17,8 @@ struct StoreOptions: ParsableArguments {
   @Option(
     help: """
       The model the store was written with (.xcdatamodeld, .xcdatamodel or contents). \
-      Without it, an XML store's model is inferred from the file.
+      Without it, an XML store's model is inferred from the file, and a .folio store's is \
+      the one it carries.
       """)
   var model: String?
 
@@ -55,6 +56,14 @@ struct StoreOptions: ParsableArguments {
 
   func loadModel(for url: URL, format: any StoreFormat) throws -> ManagedObjectModel {
     if let model { return try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)) }
+    if format is BinaryStore {
+      guard let embedded = try BinaryStore().readModel(from: url) else {
+        throw ValidationError(
+          "this .folio store was written before version 1.1 and carries no model: pass --model PATH"
+        )
+      }
+      return embedded
+    }
     guard format is XMLStore else {
       throw ValidationError(
         "a \(format.typeName) store carries no model to infer: pass --model PATH")
@@ -62,7 +71,10 @@ struct StoreOptions: ParsableArguments {
     return try XMLStore.inferModel(from: url)
   }
 
-  var modelSource: String { model ?? "inferred from the file" }
+  /// Where the model came from, for `info`.
+  func modelSource(for format: any StoreFormat) -> String {
+    model ?? (format is BinaryStore ? "carried in the file" : "inferred from the file")
+  }
 
   /// `error`, with a hint when a flag would have opened the store.
   func hinted(_ error: StoreError) -> StoreError {
@@ -96,7 +108,7 @@ struct InfoCommand: ParsableCommand {
       print(
         "Model version identifiers: \(metadata.modelVersionIdentifiers.joined(separator: ", "))")
     }
-    print("Model: \(store.modelSource), \(model.entities.count) entities")
+    print("Model: \(store.modelSource(for: format)), \(model.entities.count) entities")
     print("Objects: \(contents.records.count)")
     var counts: [String: Int] = [:]
     for record in contents.records { counts[record.entityName, default: 0] += 1 }

@@ -83,9 +83,20 @@ struct StoreCommandTests {
         == "Error: \(text.path)@0: not a store of any known format (XML, Binary)\n")
     let binary = folder.appendingPathComponent("e.folio").path
     _ = try run(folio, ["convert", Self.sample, binary, "--model", Self.model])
-    let noModel = try run(folio, ["info", binary])
+    // A .folio file carries its model since format 1.1; one written before needs --model.
+    let carried = try run(folio, ["info", binary])
+    #expect(carried.status == 0)
+    #expect(carried.standardOutput.contains("Model: carried in the file, "))
+    let old = packageRoot.appendingPathComponent(
+      "Tests/FolioCLITests/Fixtures/expenses-format-1.0.folio"
+    ).path
+    let noModel = try run(folio, ["info", old])
     #expect(noModel.status == 64)
-    #expect(noModel.standardError.contains("pass --model PATH"))
+    #expect(
+      noModel.standardError.contains(
+        "written before version 1.1 and carries no model: pass --model PATH"))
+    let withModel = try run(folio, ["info", old, "--model", Self.model])
+    #expect(withModel.status == 0)
     let missing = try run(folio, ["info", "nope.xml"])
     #expect(missing.status == 1)
     #expect(missing.standardError == "Error: nope.xml: no such file\n")
