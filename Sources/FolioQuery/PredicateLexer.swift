@@ -31,8 +31,7 @@ struct PredicateToken {
   /// The keyword this token spells, uppercased, or `nil` when it is not a bare word.
   var keyword: String? {
     guard case .identifier(let name, false) = kind else { return nil }
-    let upper = name.uppercased()
-    return PredicateLexer.keywords.contains(upper) ? upper : nil
+    return PredicateLexer.isKeyword(name) ? name.uppercased() : nil
   }
 
   /// How a message quotes this token: `"AND"`, or `end of input`.
@@ -43,6 +42,12 @@ struct PredicateToken {
 
 /// Splits a format string into tokens.
 struct PredicateLexer {
+  /// Whether `name` spells a keyword, in any case. Keywords are ASCII, so a word that only
+  /// Unicode upper-casing turns into one (`ın` with a dotless i, `ſelf` with a long s) is not.
+  static func isKeyword(_ name: some StringProtocol) -> Bool {
+    name.utf8.allSatisfy { $0 < 0x80 } && keywords.contains(name.uppercased())
+  }
+
   /// Words that cannot be keys unless escaped with `#`.
   static let keywords: Set<String> = [
     "AND", "OR", "NOT", "ANY", "ALL", "NONE", "SOME", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH",
@@ -217,7 +222,8 @@ struct PredicateLexer {
       case "0": value.append("\0")
       case "u":
         let digits = String(characters[index..<min(index + 4, characters.count)])
-        guard digits.count == 4, let code = UInt32(digits, radix: 16),
+        guard digits.count == 4, digits.allSatisfy(\.isHexDigit),
+          let code = UInt32(digits, radix: 16),
           let scalar = Unicode.Scalar(code)
         else {
           throw QueryError.badEscape("u" + digits, column: index - 1)

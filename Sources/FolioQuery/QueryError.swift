@@ -152,11 +152,6 @@ extension QueryError {
         + "@sum, @avg, @min, @max, @unionOfObjects or @distinctUnionOfObjects")
   }
 
-  static func operatorNeedsKey(_ step: String, in keyPath: String) -> QueryError {
-    QueryError(
-      .invalidKeyPath, "\(step) in key path \"\(keyPath)\" needs a key path after it")
-  }
-
   static func operatorOnSingleValue(_ step: String, in keyPath: String, found: Any?)
     -> QueryError
   {

@@ -66,7 +66,7 @@ extension QueryExpression: CustomStringConvertible {
   /// Escapes steps spelled like keywords with `#`.
   static func describe(path: String) -> String {
     path.split(separator: ".", omittingEmptySubsequences: false).map { step in
-      PredicateLexer.keywords.contains(step.uppercased()) ? "#" + step : String(step)
+      PredicateLexer.isKeyword(step) ? "#" + step : String(step)
     }.joined(separator: ".")
   }
 }

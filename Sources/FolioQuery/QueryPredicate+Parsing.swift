@@ -8,7 +8,7 @@ import Foundation
 //                | [ANY | ALL | NONE | SOME] expression operator ['[' c|d|cd ']'] expression
 //   expression  := constant | key.path.@op.key | SELF | $var | %@ | %K | %d | %i | %f
 //                | '{' expression, … '}' | SUBQUERY(expression, $var, predicate)
-//                | CAST(constant, "NSDate")            (then optionally .key.path)
+//                | CAST(constant, "NSDate")            (a constant: no key path may follow)
 //
 // There is no arithmetic, so an opening parenthesis always starts a nested predicate. `NONE`
 // becomes `NOT ANY` and `SOME` becomes `ANY`, as in Core Data, so they print back that way.

@@ -41,6 +41,7 @@ let parseErrors: [ParseErrorCase] = [
   .init("()", "column 2: expected a predicate after \"(\", found \")\""),
   .init("name == \"Ann", "column 9: string has no closing quote"),
   .init("name == \"a\\q\"", "column 11: unknown escape \"\\q\" in a string"),
+  .init("name == \"\\u+041\"", "column 10: unknown escape \"\\u+041\" in a string"),
   .init("age § 3", "column 5: unexpected character \"§\""),
   .init("name BEGINSWITH[x] \"a\"", "column 16: unknown option \"[x]\", expected [c], [d] or [cd]"),
   .init("name BEGINSWITH[c \"a\"", "column 19: expected \"]\" after \"[c\", found \"\"a\"\""),
@@ -149,6 +150,17 @@ struct PredicateErrorTests {
       #expect(error.code == row.code)
       return true
     }
+  }
+
+  @Test("keywords are ASCII: a word that upper-cases to one under Unicode rules is a key")
+  func asciiKeywords() throws {
+    // "ın" (dotless i) and "ſelf" (long s) upper-case to "IN" and "SELF" in Unicode.
+    let dotless = try QueryPredicate(format: "ın == 3")
+    #expect(
+      dotless == .comparison(QueryComparison(.keyPath("ın"), .equalTo, .constant(.integer(3)))))
+    let longS = try QueryPredicate(format: "ſelf == 3")
+    #expect(longS.description == "ſelf == 3")
+    #expect(try QueryPredicate(format: "x in {1}") == QueryPredicate(format: "x IN {1}"))
   }
 
   @Test("an unknown key keeps the object's error and names the key")
