@@ -11,11 +11,11 @@ let cases: [(name: String, argument: String?)] = [
   ("undo-standalone", "10000"), ("undo-standalone", "100000"), ("undo-standalone", "1000000"),
   ("undo-levels", nil),
   ("undo-context", nil),
-  ("binary-store", "10000"), ("binary-store", "100000"),
+  ("binary-store", "10000"), ("binary-store", "100000"), ("binary-store", "1000000"),
   ("document-load", "xml:100000"), ("document-load", "folio:100000"),
   ("document-load", "folio:1000000"),
   ("fetch", "1000000"),
-  ("xml-store", "10000"), ("xml-store", "100000"),
+  ("xml-store", "10000"), ("xml-store", "100000"), ("xml-store", "1000000"),
 ]
 
 func runCase(_ name: String, _ argument: String?) throws {
