@@ -10,22 +10,6 @@ import Foundation
 // writing the same objects with its element, attribute and string calls, from values formatted
 // beforehand. Targets: load ≤ 1.2× the walk, save ≤ 1.0× the bare writer.
 
-/// The Expenses model as the XML benchmark uses it.
-private func xmlExpensesModel() throws -> ManagedObjectModel {
-  try ManagedObjectModel {
-    EntityDescription("Person") {
-      AttributeDescription("name", .string)
-      RelationshipDescription("spendings", to: "Spending", inverse: "person", toMany: true)
-    }
-    EntityDescription("Spending") {
-      AttributeDescription("content", .string)
-      AttributeDescription("amount", .double)
-      AttributeDescription("date", .date)
-      RelationshipDescription("person", to: "Person", inverse: "spendings")
-    }
-  }
-}
-
 /// `objects` records: every eleventh a person, the others its spendings.
 private func xmlExpensesRecords(objects: Int) -> [StoreRecord] {
   var records: [StoreRecord] = []
@@ -59,16 +43,6 @@ private func xmlExpensesRecords(objects: Int) -> [StoreRecord] {
   }
   closePerson()
   return records
-}
-
-private func milliseconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
-  var best = Double.infinity
-  for _ in 0..<runs {
-    let start = now()
-    try body()
-    best = min(best, Double(now() - start) / 1e6)
-  }
-  return best
 }
 
 /// Reads every node of `path` with a bare `xmlTextReader`, touching each name, attribute value
@@ -177,7 +151,7 @@ private func bareWrite(_ objects: [PreparedObject], to path: String) -> Bool {
 
 /// XML store save and load of `objects` Expenses records, beside the bare libxml2 floors.
 func xmlStoreBenchmark(objects: Int) throws -> [Case] {
-  let model = try xmlExpensesModel()
+  let model = try expensesModel()
   let records = xmlExpensesRecords(objects: objects)
   let contents = StoreContents(metadata: StoreMetadata(storeType: "XML"), records: records)
   let store = XMLStore()
@@ -189,19 +163,21 @@ func xmlStoreBenchmark(objects: Int) throws -> [Case] {
   let bareURL = folder.appendingPathComponent("bare.xml")
   let runs = objects <= 10_000 ? 7 : objects < 1_000_000 ? 3 : 1
 
-  let save = try milliseconds(runs: runs) { try store.write(contents, model: model, to: url) }
+  let save = try bestMilliseconds(runs: runs) { try store.write(contents, model: model, to: url) }
   var loaded: [StoreContents] = []
-  let load = try milliseconds(runs: runs) { loaded.append(try store.read(from: url, model: model)) }
+  let load = try bestMilliseconds(runs: runs) {
+    loaded.append(try store.read(from: url, model: model))
+  }
   guard loaded.allSatisfy({ $0.records == records }) else {
     throw BenchmarkFailure("the XML store did not load back the \(objects) records it saved")
   }
   loaded = []
   var nodes = 0
-  let walk = milliseconds(runs: runs) { nodes = readerWalk(url.path) }
+  let walk = bestMilliseconds(runs: runs) { nodes = readerWalk(url.path) }
   guard nodes > objects else { throw BenchmarkFailure("the reader walk read \(nodes) nodes") }
   let prepared = prepare(records)
   var written = false
-  let bare = milliseconds(runs: runs) { written = bareWrite(prepared, to: bareURL.path) }
+  let bare = bestMilliseconds(runs: runs) { written = bareWrite(prepared, to: bareURL.path) }
   guard written else { throw BenchmarkFailure("the bare xmlTextWriter failed") }
   let size = Double(
     (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
