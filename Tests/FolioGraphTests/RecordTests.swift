@@ -90,6 +90,60 @@ struct LoadTests {
     Int64(object.objectID.uriRepresentation.lastPathComponent.dropFirst()) ?? -1
   }
 
+  @Test(
+    "records in any ID order keep their IDs and relationships; a new object gets the next key",
+    arguments: [
+      // IDs 1...n, so each object sits at row ID − 1 with no key maps…
+      ([3, 1, 2] as [Int64], 0 as Int64, 4 as Int64),
+      // …keys given out before to objects deleted since, so the next key is the store's…
+      ([3, 1, 2], 9, 9),
+      // …and IDs with gaps.
+      ([30, 10, 20], 0, 31),
+    ])
+  func idOrder(ids: [Int64], nextObjectID: Int64, expectedKey: Int64) throws {
+    let model = try graphModel()
+    let records = [
+      StoreRecord(
+        entityName: "Playlist", id: ids[0], attributes: ["name": .string("mix")],
+        relationships: ["tracks": [ids[2], ids[1]]]),
+      StoreRecord(
+        entityName: "Track", id: ids[1], attributes: ["title": .string("one")],
+        relationships: ["playlist": [ids[0]]]),
+      StoreRecord(
+        entityName: "Track", id: ids[2], attributes: ["title": .string("two")],
+        relationships: ["playlist": [ids[0]]]),
+    ]
+    let context = ManagedObjectContext(model: model)
+    try context.load(
+      StoreContents(
+        metadata: StoreMetadata(storeType: "InMemory"), records: records,
+        nextObjectID: nextObjectID))
+    let mix = try #require(try context.objects(ofEntity: "Playlist").first)
+    #expect(primaryKey(mix) == ids[0])
+    let tracks = try #require(try mix.value(forKey: "tracks") as? [ManagedObject])
+    #expect(tracks.map(primaryKey) == [ids[2], ids[1]])
+    #expect(try tracks.map { try $0.value(forKey: "title", as: String.self) } == ["two", "one"])
+    #expect(try tracks.map { try $0.value(forKey: "playlist") as? ManagedObject } == [mix, mix])
+    #expect(sameRecords(context.persistentRecords(), records))
+    let fresh = try context.insertNewObject(forEntityName: "Track")
+    try context.save()
+    #expect(primaryKey(fresh) == expectedKey)
+    #expect(context.object(with: fresh.objectID) === fresh)
+    #expect(context.object(with: mix.objectID) === mix)
+  }
+
+  @Test("an ID given twice is refused, whether or not the IDs are otherwise 1 through n")
+  func duplicateIDs() throws {
+    for ids: [Int64] in [[1, 1], [2, 2], [5, 5]] {
+      let context = ManagedObjectContext(model: try graphModel())
+      let contents = StoreContents(
+        metadata: StoreMetadata(storeType: "InMemory"),
+        records: ids.map { StoreRecord(entityName: "Track", id: $0) })
+      #expect(graphError { try context.load(contents) }?.code == .typeMismatch)
+      #expect(context.registeredObjects.isEmpty)
+    }
+  }
+
   @Test("a relationship the store gives on one side only is completed on the other")
   func completesInverses() throws {
     let model = try graphModel()

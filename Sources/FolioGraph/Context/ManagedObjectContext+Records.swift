@@ -81,20 +81,29 @@ extension ManagedObjectContext {
 
   private func loadRecords(_ contents: StoreContents) throws(GraphError) {
     let records = contents.records
+    // When the IDs are 1...n in any order (a store with no deleted objects in its past), each
+    // object sits at row ID − 1 and the context keeps no key maps: a key is its row plus one.
+    let dense =
+      contents.nextObjectID <= Int64(records.count) + 1 && idsAreOneThroughCount(records)
     var rows: [Int64: Int32] = [:]
-    rows.reserveCapacity(records.count)
-    var sequential = true
+    if !dense { rows.reserveCapacity(records.count) }
+    table = [ManagedObject?](repeating: nil, count: records.count)
     for (index, record) in records.enumerated() {
       guard let layout = layoutByName[record.entityName] else {
         throw GraphError.unknownEntity(record.entityName, known: layouts.map(\.name))
       }
-      guard record.id >= 1, rows.updateValue(Int32(index), forKey: record.id) == nil else {
-        throw GraphError(
-          .typeMismatch, "object ID \(record.id) is not positive, or appears twice",
-          at: InputLocation(entity: record.entityName))
+      let row: Int32
+      if dense {
+        row = Int32(record.id - 1)
+      } else {
+        guard record.id >= 1, rows.updateValue(Int32(index), forKey: record.id) == nil else {
+          throw GraphError(
+            .typeMismatch, "object ID \(record.id) is not positive, or appears twice",
+            at: InputLocation(entity: record.entityName))
+        }
+        row = Int32(index)
       }
-      if record.id != Int64(index) + 1 { sequential = false }
-      let object = ManagedObject(context: self, layout: layout, row: Int32(index))
+      let object = ManagedObject(context: self, layout: layout, row: row)
       object.flags = [.permanent]
       for (key, value) in record.attributes {
         guard let slot = layout.slotByName[key], let attribute = layout.properties[slot].attribute
@@ -109,18 +118,18 @@ extension ManagedObjectContext {
         }
         object.slots[slot] = Slot(value)
       }
-      table.append(object)
+      table[Int(row)] = object
     }
-    // Keys the store gave out before (to objects since deleted) are never given again.
-    if contents.nextObjectID > Int64(records.count) + 1 { sequential = false }
-    if !sequential {
+    if !dense {
       primaryKeys = records.map(\.id)
       rowByPrimaryKey = rows
     }
     nextPrimaryKey = max(contents.nextObjectID, (records.map(\.id).max() ?? 0) + 1)
     storeIdentifier = contents.metadata.identifier
-    for (index, record) in records.enumerated() {
-      guard let object = table[index] else { continue }
+    let count = Int64(records.count)
+    for record in records where !record.relationships.isEmpty {
+      guard let row = dense ? Int32(record.id - 1) : rows[record.id], let object = table[Int(row)]
+      else { continue }
       for (key, targets) in record.relationships {
         guard let slot = object.layout.slotByName[key],
           let relationship = object.layout.properties[slot].relationship
@@ -129,8 +138,10 @@ extension ManagedObjectContext {
             key, entity: object.entityName, known: object.layout.properties.map(\.name))
         }
         var targetRows: [Int32] = []
+        targetRows.reserveCapacity(targets.count)
         for id in targets {
-          guard let row = rows[id], let target = table[Int(row)],
+          let targetRow = dense ? (id >= 1 && id <= count ? Int32(id - 1) : nil) : rows[id]
+          guard let targetRow, let target = table[Int(targetRow)],
             target.layout.isKind(of: relationship.destination)
           else {
             throw GraphError(
@@ -138,7 +149,7 @@ extension ManagedObjectContext {
               "\(object.entityName).\(key) names object \(id), which is not a \(relationship.description.destinationEntityName) in the store",
               at: InputLocation(entity: object.entityName, property: key))
           }
-          targetRows.append(row)
+          targetRows.append(targetRow)
         }
         if relationship.isToMany {
           object.slots[slot] = .objects(RowSet(targetRows, ordered: relationship.isOrdered))
@@ -148,6 +159,18 @@ extension ManagedObjectContext {
       }
     }
     completeInverses()
+  }
+
+  /// Whether the records' IDs are exactly 1 through their count, each once.
+  private func idsAreOneThroughCount(_ records: [StoreRecord]) -> Bool {
+    var seen = [Bool](repeating: false, count: records.count + 1)
+    for record in records {
+      guard record.id >= 1, record.id <= Int64(records.count), !seen[Int(record.id)] else {
+        return false
+      }
+      seen[Int(record.id)] = true
+    }
+    return true
   }
 
   /// Adds the side of each relationship pair a store left out.

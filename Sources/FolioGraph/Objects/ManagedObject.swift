@@ -32,7 +32,9 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   // Hot paths write these many times per change; the context is single-threaded by design
   // (not Sendable), so the runtime exclusivity check on each write buys nothing.
   @exclusivity(unchecked) var flags: Flags = []
-  @exclusivity(unchecked) var slots: ContiguousArray<Slot>
+  /// The object's values, one slot per property, in memory the object owns (no array header,
+  /// no copy-on-write: 32 bytes less per object than a `ContiguousArray`).
+  let slots: SlotStorage
   /// The object's change records; `nil` until its first change (one reference, not two
   /// arrays, keeps an unchanged object small).
   @exclusivity(unchecked) var records: ChangeRecords?
@@ -59,8 +61,10 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     self.owner = context
     self.layout = layout
     self.row = row
-    self.slots = ContiguousArray(repeating: .null, count: layout.properties.count)
+    self.slots = SlotStorage(count: layout.properties.count)
   }
+
+  deinit { slots.deallocate() }
 
   /// The object's entity.
   public var entity: EntityDescription { layout.entity }

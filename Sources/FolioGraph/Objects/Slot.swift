@@ -31,6 +31,43 @@ enum Slot {
   }
 }
 
+/// An object's slots: a fixed number of them, in memory allocated once with the object and
+/// freed with it by ``deallocate()``.
+///
+/// A handle, not a value: copies share the slots, and writing through any of them writes the
+/// object's value. Only ``ManagedObject`` owns one.
+struct SlotStorage {
+  private let base: UnsafeMutablePointer<Slot>
+  /// The number of slots: the entity's property count.
+  let count: Int
+
+  /// Allocates `count` slots, each `.null`.
+  init(count: Int) {
+    base = UnsafeMutablePointer<Slot>.allocate(capacity: max(count, 1))
+    base.initialize(repeating: .null, count: count)
+    self.count = count
+  }
+
+  subscript(index: Int) -> Slot {
+    get {
+      precondition(index >= 0 && index < count, "slot \(index) out of range 0..<\(count)")
+      return base[index]
+    }
+    nonmutating _modify {
+      precondition(index >= 0 && index < count, "slot \(index) out of range 0..<\(count)")
+      yield &base[index]
+    }
+  }
+
+  var indices: Range<Int> { 0..<count }
+
+  /// Releases the slots' values and their memory; the storage is unusable afterwards.
+  func deallocate() {
+    base.deinitialize(count: count)
+    base.deallocate()
+  }
+}
+
 /// A rare value, boxed to keep ``Slot`` narrow.
 final class ValueBox {
   let value: BoxedValue
