@@ -28,6 +28,17 @@ public protocol StoreFormat: Sendable {
   ///   objects do not fit `model`.
   func read(from url: URL, model: ManagedObjectModel) throws(StoreError) -> StoreContents
 
+  /// Reads the store at `url` into `consumer`, record by record, its values typed by `model`:
+  /// what a context loading a store uses, so that the records never exist all at once.
+  ///
+  /// A default reads the whole store with ``read(from:model:)`` and hands its records over;
+  /// a format that can stream overrides it.
+  ///
+  /// - Throws: `StoreError` as ``read(from:model:)`` does, and whatever `consumer` throws.
+  func read<Consumer: StoreRecordConsumer>(
+    from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
+  ) throws(StoreError)
+
   /// Writes `contents`, whose values fit `model`, to `url` atomically: the file holds either
   /// its old content or all of the new.
   ///

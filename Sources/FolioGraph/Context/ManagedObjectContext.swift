@@ -106,14 +106,15 @@ public final class ManagedObjectContext {
 
   /// Creates an empty context on `model` whose changes register with `undoManager` (none when
   /// `nil`).
-  public init(model: ManagedObjectModel, undoManager: UndoManager?) {
+  public convenience init(model: ManagedObjectModel, undoManager: UndoManager?) {
+    self.init(model: model, layouts: EntityLayout.layouts(of: model), undoManager: undoManager)
+  }
+
+  /// Creates an empty context whose objects store their values as `layouts`, the layouts of
+  /// `model` (contexts of one coordinator share them, so one can take another's objects).
+  init(model: ManagedObjectModel, layouts: [EntityLayout], undoManager: UndoManager?) {
     self.undoManager = undoManager
     self.model = model
-    var indexByName: [String: Int] = [:]
-    for (index, entity) in model.entities.enumerated() { indexByName[entity.name] = index }
-    let layouts = model.entities.enumerated().map {
-      EntityLayout(index: $0.offset, entity: $0.element, model: model, indexByName: indexByName)
-    }
     self.layouts = layouts
     self.layoutByName = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
     let base = UUID()
@@ -128,20 +129,39 @@ public final class ManagedObjectContext {
   public convenience init(
     coordinator: PersistentStoreCoordinator, undoManager: UndoManager? = UndoManager()
   ) throws(GraphError) {
-    self.init(model: coordinator.managedObjectModel, undoManager: undoManager)
+    self.init(
+      model: coordinator.managedObjectModel, layouts: coordinator.layouts,
+      undoManager: undoManager)
     persistentStoreCoordinator = coordinator
-    if let store = coordinator.persistentStores.first { storeIdentifier = store.identifier }
-    let contents: StoreContents?
-    do {
-      contents = try coordinator.contentsForNewContext()
-    } catch {
-      throw GraphError(.store, error.description, at: error.location, underlying: error)
+    guard let store = coordinator.persistentStores.first else { return }
+    storeIdentifier = store.identifier
+    if let staged = store.staged {
+      // The graph read when the store was added: taken, not copied.
+      store.staged = nil
+      adopt(staged)
+    } else if let url = store.url, let format = store.format {
+      guard FileManager.default.fileExists(atPath: url.path) else { return }
+      _ = try load(from: url, format: format)
+      store.stamp = FileStamp(of: url)
+    } else if let contents = store.memory {
+      if contents.records.isEmpty {
+        nextPrimaryKey = contents.nextObjectID
+      } else {
+        try load(contents)
+      }
     }
-    if let contents, !contents.records.isEmpty {
-      try load(contents)
-    } else if let contents {
-      nextPrimaryKey = contents.nextObjectID
-    }
+  }
+
+  /// Takes `other`'s objects, keys and store identity; `other` is left empty. Both contexts
+  /// share their layouts and `self` holds nothing yet.
+  private func adopt(_ other: ManagedObjectContext) {
+    table = other.table
+    other.table = []
+    for case let object? in table { object.owner = self }
+    primaryKeys = other.primaryKeys
+    rowByPrimaryKey = other.rowByPrimaryKey
+    nextPrimaryKey = other.nextPrimaryKey
+    storeIdentifier = other.storeIdentifier
   }
 
   /// Processes pending changes at each of the undo manager's checkpoints, so a turn's changes

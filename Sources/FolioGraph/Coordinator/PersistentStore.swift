@@ -10,9 +10,11 @@ public final class PersistentStore {
   public let format: (any StoreFormat)?
   /// What the store says about itself; a save writes it back with the model's hashes.
   public internal(set) var metadata: StoreMetadata
-  /// An in-memory store's contents, as of its last save; for a file store, what was read when
-  /// it was added, until the first context takes it (the records are not kept beside the graph).
+  /// An in-memory store's contents, as of its last save.
   var memory: StoreContents?
+  /// A file store's graph, read when the store was added, in a context of its own until the
+  /// first context on the coordinator takes it (the store keeps no copy beside the graph).
+  var staged: ManagedObjectContext?
   /// What the file looked like when it was last read or written, to notice changes made by
   /// someone else.
   var stamp: FileStamp?

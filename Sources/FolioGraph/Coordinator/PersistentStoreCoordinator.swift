@@ -18,6 +18,8 @@ public final class PersistentStoreCoordinator {
   public let managedObjectModel: ManagedObjectModel
   /// The stores added, in order.
   public private(set) var persistentStores: [PersistentStore] = []
+  /// How objects of each entity store their values, shared by the coordinator's contexts.
+  private(set) lazy var layouts = EntityLayout.layouts(of: managedObjectModel)
 
   /// Creates a coordinator with no store.
   public init(managedObjectModel: ManagedObjectModel) {
@@ -36,13 +38,16 @@ public final class PersistentStoreCoordinator {
     try checkNoStore()
     let store: PersistentStore
     if FileManager.default.fileExists(atPath: url.path) {
-      let contents = try format.read(from: url, model: managedObjectModel)
-      store = PersistentStore(url: url, format: format, metadata: contents.metadata)
-      store.memory = contents
+      // The whole store is read now, so a file that does not open fails here; its records
+      // become objects as they are read, in a context the first context takes over.
+      let staged = ManagedObjectContext(
+        model: managedObjectModel, layouts: layouts, undoManager: nil)
+      let metadata = try staged.loadStore(from: url, format: format)
+      store = PersistentStore(url: url, format: format, metadata: metadata)
+      store.staged = staged
     } else {
       store = PersistentStore(
         url: url, format: format, metadata: StoreMetadata(storeType: format.typeName))
-      store.memory = StoreContents(metadata: store.metadata, records: [])
     }
     store.stamp = FileStamp(of: url)
     persistentStores.append(store)
@@ -96,24 +101,6 @@ public final class PersistentStoreCoordinator {
       throw StoreError(
         .malformedStore, "a coordinator holds one store; remove the current one first")
     }
-  }
-
-  /// The store's contents for a new context: an in-memory store's last save; a file store's
-  /// records read when it was added (handed over once, so the coordinator does not keep a copy
-  /// of the graph beside the context's) or read again.
-  func contentsForNewContext() throws(StoreError) -> StoreContents? {
-    guard let store = persistentStores.first else { return nil }
-    guard let url = store.url, let format = store.format else { return store.memory }
-    if let pending = store.memory {
-      store.memory = nil
-      return pending
-    }
-    guard FileManager.default.fileExists(atPath: url.path) else {
-      return StoreContents(metadata: store.metadata, records: [])
-    }
-    let contents = try format.read(from: url, model: managedObjectModel)
-    store.stamp = FileStamp(of: url)
-    return contents
   }
 
   /// Writes `records` to the store, with metadata carrying the model's version hashes.

@@ -18,6 +18,15 @@ final class EntityLayout {
 
   var name: String { entity.name }
 
+  /// The layouts of every entity of `model`, in the model's order.
+  static func layouts(of model: ManagedObjectModel) -> [EntityLayout] {
+    var indexByName: [String: Int] = [:]
+    for (index, entity) in model.entities.enumerated() { indexByName[entity.name] = index }
+    return model.entities.enumerated().map {
+      EntityLayout(index: $0.offset, entity: $0.element, model: model, indexByName: indexByName)
+    }
+  }
+
   init(index: Int, entity: EntityDescription, model: ManagedObjectModel, indexByName: [String: Int])
   {
     self.index = index

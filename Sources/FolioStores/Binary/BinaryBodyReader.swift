@@ -19,7 +19,10 @@ import Foundation
 // A record's dictionaries are copied from a template holding its keys (one template per set of
 // present columns), and each value is stored through the index its key has in the template.
 // A copied dictionary keeps its original's layout, so the index is valid in every copy and no
-// key is hashed per record. A target list of one object is built once per target and shared.
+// key is hashed per record. When the records are all kept (read whole, not streamed), a
+// target list of one object is built once per target and shared; a streamed record lives only
+// until its consumer returns, and shared lists kept to the end would leave holes in the heap
+// between the objects built meanwhile.
 
 /// Decodes a BODY section's content into records.
 struct BinaryBodyReader {
@@ -28,7 +31,6 @@ struct BinaryBodyReader {
   private var values: BinaryValueDecoder
   /// Every object's ID, by object index.
   private var ids: [Int64] = []
-  private var records: [StoreRecord] = []
   /// Each entity block: its entity, its name as stored, and the range of its objects' indices.
   private var blocks: [(entity: EntityDescription, name: String, range: Range<Int>)] = []
   /// The shared one-target list of each object index, built when first needed.
@@ -37,6 +39,8 @@ struct BinaryBodyReader {
   /// `sharedKey`, by the target's index: built when first needed, then shared.
   private var shared: [[String: [Int64]]?] = []
   private var sharedKey: String?
+  /// Whether one-target lists are shared between records (see above).
+  private var sharesTargets = false
 
   private init(_ reader: ByteReader, model: ManagedObjectModel) {
     self.reader = reader
@@ -44,23 +48,38 @@ struct BinaryBodyReader {
     self.values = BinaryValueDecoder(model: model, strings: [])
   }
 
-  /// The records in `reader`'s bytes, which must be a whole BODY content.
+  /// A reader of `reader`'s bytes, which must be a whole BODY content, past its string table
+  /// and entity directory: every object's ID is known, no record is read yet.
   ///
   /// - Throws: `StoreError` naming the byte of the inflated content: `.truncated`,
-  ///   `.malformedStore`, `.modelMismatch`, `.typeMismatch` or `.danglingReference`.
-  static func decode(_ reader: ByteReader, model: ManagedObjectModel) throws(StoreError)
-    -> [StoreRecord]
+  ///   `.malformedStore`, `.modelMismatch`.
+  static func open(_ reader: ByteReader, model: ManagedObjectModel) throws(StoreError)
+    -> BinaryBodyReader
   {
     var body = BinaryBodyReader(reader, model: model)
     try body.readStrings()
     try body.readDirectory()
-    body.records.reserveCapacity(body.ids.count)
-    for block in body.blocks.indices { try body.readBlock(block) }
-    guard body.reader.isAtEnd else {
-      throw body.reader.error(
-        .malformedStore, "\(body.reader.remaining) bytes follow the last column")
+    return body
+  }
+
+  /// The number of objects in the body.
+  var objectCount: Int { ids.count }
+  /// The largest object ID in the body, 0 when it has none.
+  var maximumID: Int64 { ids.max() ?? 0 }
+
+  /// Reads the records, block by block, handing each to `consumer` as it is built.
+  ///
+  /// - Throws: `StoreError` naming the byte of the inflated content: `.truncated`,
+  ///   `.malformedStore`, `.modelMismatch`, `.typeMismatch` or `.danglingReference`; and
+  ///   whatever `consumer` throws.
+  mutating func readRecords<Consumer: StoreRecordConsumer>(into consumer: inout Consumer)
+    throws(StoreError)
+  {
+    sharesTargets = Consumer.self == StoreContentsCollector.self
+    for block in blocks.indices { try readBlock(block, into: &consumer) }
+    guard reader.isAtEnd else {
+      throw reader.error(.malformedStore, "\(reader.remaining) bytes follow the last column")
     }
-    return body.records
   }
 
   private mutating func readStrings() throws(StoreError) {
@@ -157,7 +176,9 @@ struct BinaryBodyReader {
   }
 
   /// Reads block `block`'s columns, then builds its records.
-  private mutating func readBlock(_ block: Int) throws(StoreError) {
+  private mutating func readBlock<Consumer: StoreRecordConsumer>(
+    _ block: Int, into consumer: inout Consumer
+  ) throws(StoreError) {
     let (entity, name, range) = blocks[block]
     var seen = Set<String>()
     var attributes = try readAttributeColumns(of: entity, objects: range.count, seen: &seen)
@@ -201,7 +222,9 @@ struct BinaryBodyReader {
         for column in relationships.names.indices where relationships.count(column, row) > 0 {
           mask |= 1 << UInt64(column)
         }
-        if mask.nonzeroBitCount == 1, relationships.count(mask.trailingZeroBitCount, row) == 1 {
+        if sharesTargets, mask.nonzeroBitCount == 1,
+          relationships.count(mask.trailingZeroBitCount, row) == 1
+        {
           // A lone to-one reference (a spending's person): one dictionary per target, shared.
           relationshipValues = try sharedRelationships(
             of: &relationships, mask.trailingZeroBitCount, row: row, entity: entity)
@@ -217,7 +240,7 @@ struct BinaryBodyReader {
           }
         }
       }
-      records.append(
+      try consumer.consume(
         StoreRecord(
           entityName: name, id: ids[range.lowerBound + row], attributes: attributeValues,
           relationships: relationshipValues))
@@ -408,7 +431,7 @@ struct BinaryBodyReader {
     let count = columns.count(column, row)
     let first = columns.next[column]
     columns.next[column] = first + count
-    if count == 1 {
+    if count == 1, sharesTargets {
       let target = try checkedTarget(columns.targets[column], columns, column, first, entity)
       if singleTargets.isEmpty { singleTargets = Array(repeating: nil, count: ids.count) }
       if let shared = singleTargets[target] { return shared }

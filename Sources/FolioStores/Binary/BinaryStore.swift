@@ -119,9 +119,21 @@ public struct BinaryStore: StoreFormat {
   ///   for a value stored with another type than the model's; `.danglingReference`.
   /// - Complexity: O(*n*) in the file's size.
   public func read(from url: URL, model: ManagedObjectModel) throws(StoreError) -> StoreContents {
+    var collector = StoreContentsCollector()
+    try read(from: url, model: model, into: &collector)
+    return collector.contents
+  }
+
+  /// Reads the store at `url` into `consumer`, record by record, checked against `model` as
+  /// ``read(from:model:)`` is. Only the file and its inflated body are held while reading.
+  ///
+  /// - Throws: what ``read(from:model:)`` throws, and whatever `consumer` throws.
+  public func read<Consumer: StoreRecordConsumer>(
+    from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
+  ) throws(StoreError) {
     let file = BinaryFile(url: url)
     let data = try file.readAll()
-    return try decode(data, model: model, file: file.path)
+    try decode(data, model: model, file: file.path, into: &consumer)
   }
 
   /// Writes `contents` atomically, its metadata's store type set to `"Binary"` and its
@@ -176,6 +188,14 @@ public struct BinaryStore: StoreFormat {
   func decode(_ data: Data, model: ManagedObjectModel, file: String) throws(StoreError)
     -> StoreContents
   {
+    var collector = StoreContentsCollector()
+    try decode(data, model: model, file: file, into: &collector)
+    return collector.contents
+  }
+
+  func decode<Consumer: StoreRecordConsumer>(
+    _ data: Data, model: ManagedObjectModel, file: String, into consumer: inout Consumer
+  ) throws(StoreError) {
     try withBytes(of: data) { (raw) throws(StoreError) in
       let container = try BinaryContainer(prefix: raw, fileSize: raw.count, file: file)
       let sections = try BinarySections(container, file: file)
@@ -196,19 +216,22 @@ public struct BinaryStore: StoreFormat {
       let inflated = try BinarySections.inflate(
         body, UnsafeRawBufferPointer(rebasing: raw[body.offset..<body.offset + body.storedLength]),
         file: file)
-      let records = try withBytes(of: inflated) { (content) throws(StoreError) in
+      try withBytes(of: inflated) { (content) throws(StoreError) in
         let place = BinaryPlace(
           file: file, section: body.name, fileOffset: body.offset, isInflated: true)
-        return try BinaryBodyReader.decode(ByteReader(content, place: place), model: model)
+        var reader = try BinaryBodyReader.open(ByteReader(content, place: place), model: model)
+        let maximumID = reader.maximumID
+        guard nextObjectID > maximumID else {
+          throw StoreError(
+            .malformedStore,
+            "the next object ID \(nextObjectID) is not above the largest ID \(maximumID)",
+            at: InputLocation(file: file, byteOffset: meta.offset))
+        }
+        try consumer.begin(
+          metadata: metadata, nextObjectID: nextObjectID, recordCount: reader.objectCount)
+        try reader.readRecords(into: &consumer)
+        try consumer.finish()
       }
-      let maximumID = records.lazy.map(\.id).max() ?? 0
-      guard nextObjectID > maximumID else {
-        throw StoreError(
-          .malformedStore,
-          "the next object ID \(nextObjectID) is not above the largest ID \(maximumID)",
-          at: InputLocation(file: file, byteOffset: meta.offset))
-      }
-      return StoreContents(metadata: metadata, records: records, nextObjectID: nextObjectID)
     }
   }
 }

@@ -1,0 +1,57 @@
+import FolioModel
+import Foundation
+
+/// What a store's reader hands its objects to, one record at a time, so that a whole store is
+/// never held as records beside the graph built from them.
+///
+/// A context loading a store is one (its records become objects as they are read); so is the
+/// collector behind ``StoreFormat/read(from:model:)``.
+public protocol StoreRecordConsumer {
+  /// Called once, before the first record: the store's metadata, the next object ID the store
+  /// would give out (above every record's ID), and how many records follow when the format
+  /// knows it up front.
+  mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?)
+    throws(StoreError)
+
+  /// Takes the next record. A relationship may name an object whose record comes later.
+  mutating func consume(_ record: StoreRecord) throws(StoreError)
+
+  /// Called once, after the last record.
+  mutating func finish() throws(StoreError)
+}
+
+/// Collects records into ``StoreContents``.
+struct StoreContentsCollector: StoreRecordConsumer {
+  private(set) var metadata = StoreMetadata(storeType: "")
+  private(set) var records: [StoreRecord] = []
+  private(set) var nextObjectID: Int64 = 1
+
+  mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {
+    self.metadata = metadata
+    self.nextObjectID = nextObjectID
+    if let recordCount { records.reserveCapacity(recordCount) }
+  }
+
+  mutating func consume(_ record: StoreRecord) { records.append(record) }
+
+  mutating func finish() {}
+
+  var contents: StoreContents {
+    StoreContents(metadata: metadata, records: records, nextObjectID: nextObjectID)
+  }
+}
+
+extension StoreFormat {
+  /// Reads the whole store with ``read(from:model:)`` and hands its records to `consumer`: the
+  /// default for a format that cannot stream.
+  public func read<Consumer: StoreRecordConsumer>(
+    from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
+  ) throws(StoreError) {
+    let contents = try read(from: url, model: model)
+    try consumer.begin(
+      metadata: contents.metadata, nextObjectID: contents.nextObjectID,
+      recordCount: contents.records.count)
+    for record in contents.records { try consumer.consume(record) }
+    try consumer.finish()
+  }
+}
