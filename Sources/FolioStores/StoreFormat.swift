@@ -39,6 +39,17 @@ public protocol StoreFormat: Sendable {
     from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
   ) throws(StoreError)
 
+  /// Replaces the metadata of the store in the file at `url` without loading its objects
+  /// (what `NSPersistentStoreCoordinator.setMetadata(_:forPersistentStoreOfType:at:)` does),
+  /// atomically. What describes the objects — entity version hashes, next object ID — stays
+  /// the file's.
+  ///
+  /// The default refuses: a format that cannot rewrite its metadata alone says so.
+  ///
+  /// - Throws: `StoreError` naming the place in the file; `.writeFailed` when the file cannot
+  ///   be written, or the format cannot rewrite metadata alone. The old file is then intact.
+  func writeMetadata(_ metadata: StoreMetadata, to url: URL) throws(StoreError)
+
   /// Writes `contents`, whose values fit `model`, to `url` atomically: the file holds either
   /// its old content or all of the new.
   ///

@@ -233,3 +233,57 @@ private func storeError(_ body: () throws -> Void) -> StoreError? {
     return nil
   }
 }
+
+@Suite("Store metadata through the coordinator")
+struct CoordinatorMetadataTests {
+  @Test(
+    "setMetadata at a URL finds the format by content and leaves the objects; an open store notices"
+  )
+  func setMetadataAtURL() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = try StreamingLoadTests().savedStore(in: folder, format: BinaryStore(), name: "m.xml")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try graphModel())
+    try coordinator.addPersistentStore(at: url, format: BinaryStore())
+    let context = try ManagedObjectContext(coordinator: coordinator)
+    var metadata = try PersistentStoreCoordinator.metadataForPersistentStore(
+      at: url, formats: [XMLStore(), BinaryStore()])
+    metadata.userInfo["reviewed"] = .boolean(true)
+    try PersistentStoreCoordinator.setMetadata(
+      metadata, forPersistentStoreAt: url, formats: [XMLStore(), BinaryStore()])
+    let read = try PersistentStoreCoordinator.metadataForPersistentStore(
+      at: url, formats: [XMLStore(), BinaryStore()])
+    #expect(read.userInfo["reviewed"] == .boolean(true))
+    #expect(read.storeType == "Binary")
+    // The context that had the file open is told, not allowed to overwrite the change.
+    try context.insertNewObject(forEntityName: "Track").setValue("new", forKey: "title")
+    #expect(
+      graphError { try context.save() }?.underlying.map { "\($0)" }?.contains("changed on disk")
+        == true)
+    let reopened = PersistentStoreCoordinator(managedObjectModel: try graphModel())
+    try reopened.addPersistentStore(at: url, format: BinaryStore())
+    #expect(try ManagedObjectContext(coordinator: reopened).registeredObjects.count == 15)
+  }
+
+  @Test("setMetadata for an open store is written at the next save, keeping the store's UUID")
+  func setMetadataForStore() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = try StreamingLoadTests().savedStore(in: folder, format: XMLStore(), name: "m.xml")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try graphModel())
+    let store = try coordinator.addPersistentStore(at: url, format: XMLStore())
+    let context = try ManagedObjectContext(coordinator: coordinator)
+    let identifier = store.identifier
+    var metadata = StoreMetadata(storeType: "Other", identifier: "not-used")
+    metadata.userInfo["owner"] = .string("Ada")
+    coordinator.setMetadata(metadata, for: store)
+    #expect(store.metadata.userInfo["owner"] == .string("Ada"))
+    #expect(store.identifier == identifier)
+    try context.insertNewObject(forEntityName: "Track").setValue("new", forKey: "title")
+    try context.save()
+    let read = try XMLStore().readMetadata(from: url)
+    #expect(read.userInfo["owner"] == .string("Ada"))
+    #expect(read.identifier == identifier)
+    #expect(read.storeType == "XML")
+  }
+}

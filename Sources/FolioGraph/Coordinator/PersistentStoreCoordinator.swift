@@ -138,6 +138,31 @@ public final class PersistentStoreCoordinator {
     try format(of: url, among: formats).readMetadata(from: url)
   }
 
+  /// Replaces the metadata of the store in the file at `url`, read with the first of `formats`
+  /// that recognises it, without loading its objects; the file is replaced atomically. What
+  /// describes the objects (entity version hashes, next object ID) stays the file's.
+  ///
+  /// The counterpart of Core Data's `setMetadata(_:forPersistentStoreOfType:at:options:)`. A
+  /// document open on the file notices the change at its next save.
+  ///
+  /// - Throws: `StoreError.notFound`, `.unknownFormat`, format errors, `.writeFailed`.
+  public static func setMetadata(
+    _ metadata: StoreMetadata, forPersistentStoreAt url: URL, formats: [any StoreFormat]
+  ) throws(StoreError) {
+    try format(of: url, among: formats).writeMetadata(metadata, to: url)
+  }
+
+  /// Sets the metadata `store` writes at the next save. The store's identifier stays (its
+  /// objects' IDs carry it), and the model's version hashes are written as always.
+  ///
+  /// The counterpart of Core Data's `setMetadata(_:for:)`.
+  public func setMetadata(_ metadata: StoreMetadata, for store: PersistentStore) {
+    var metadata = metadata
+    metadata.identifier = store.metadata.identifier
+    metadata.storeType = store.metadata.storeType
+    store.metadata = metadata
+  }
+
   /// The first of `formats` that recognises the file at `url` by its content (never by its
   /// name).
   ///

@@ -172,13 +172,27 @@ struct BinaryContainer: Sendable {
     major: UInt16 = BinaryFormat.majorVersion, minor: UInt16 = BinaryFormat.minorVersion,
     flags: UInt16 = 0
   ) -> [UInt8] {
-    precondition(modelHash.count == BinaryFormat.modelHashLength, "model hashes are SHA-256")
     let stored = contents.map { content in
       content.flags.contains(.deflated)
         ? content.bytes.withUnsafeBytes {
           Zlib.deflate($0, level: BinaryFormat.compressionLevel)
         } : content.bytes
     }
+    return assemble(
+      stored: zip(contents, stored).map { ($0.kind, $0.flags, $1, $0.bytes.count) },
+      modelHash: modelHash, major: major, minor: minor, flags: flags)
+  }
+
+  /// A whole file: the header for `modelHash`, a table for `sections` — each given as its
+  /// stored bytes (already deflated when its flags say so) and its content's length — and
+  /// their bytes.
+  static func assemble(
+    stored sections: [(kind: UInt32, flags: SectionFlags, bytes: [UInt8], length: Int)],
+    modelHash: Data, major: UInt16, minor: UInt16, flags: UInt16
+  ) -> [UInt8] {
+    precondition(modelHash.count == BinaryFormat.modelHashLength, "model hashes are SHA-256")
+    let contents = sections.map { (kind: $0.kind, flags: $0.flags, length: $0.length) }
+    let stored = sections.map(\.bytes)
     var writer = ByteWriter(
       capacity: prefixLength(sectionCount: contents.count) + stored.reduce(0) { $0 + $1.count })
     writer.append(BinaryFormat.magic)
@@ -195,7 +209,7 @@ struct BinaryContainer: Sendable {
       writer.append(UInt16(0))
       writer.append(UInt64(offset))
       writer.append(UInt64(bytes.count))
-      writer.append(UInt64(content.bytes.count))
+      writer.append(UInt64(content.length))
       writer.append(bytes.withUnsafeBytes { Zlib.crc32($0) })
       offset += bytes.count
     }

@@ -55,3 +55,12 @@ extension StoreFormat {
     try consumer.finish()
   }
 }
+
+extension StoreFormat {
+  /// Refuses: this format cannot rewrite its metadata without loading its objects.
+  public func writeMetadata(_ metadata: StoreMetadata, to url: URL) throws(StoreError) {
+    throw StoreError(
+      .writeFailed, "the \(typeName) format cannot rewrite its metadata alone",
+      at: InputLocation(file: url.path))
+  }
+}

@@ -141,19 +141,28 @@ public struct XMLStore: StoreFormat {
   static func metadataDictionary(_ metadata: StoreMetadata, model: ManagedObjectModel)
     -> [String: PropertyListValue]
   {
-    var result = metadata.userInfo
+    let hashes = model.entityVersionHashesByName
+    var result = metadataDictionary(
+      metadata, hashes: hashes,
+      identifiers: model.versionIdentifier.map { [$0] } ?? metadata.modelVersionIdentifiers)
     result["NSStoreModelVersionHashesDigest"] = nil
+    result[StoreMetadata.folioChecksumKey] = .string(StoreMetadata.folioChecksum(of: hashes))
+    return result
+  }
+
+  /// The metadata property list for `metadata` with entity version hashes `hashes` and model
+  /// version identifiers `identifiers`; the keys derived from the hashes are the caller's.
+  static func metadataDictionary(
+    _ metadata: StoreMetadata, hashes: [String: Data], identifiers: [String]
+  ) -> [String: PropertyListValue] {
+    var result = metadata.userInfo
     result["NSStoreUUID"] = nil
     result["NSStoreType"] = nil
-    let hashes = model.entityVersionHashesByName
     result["NSPersistenceFrameworkVersion"] = .integer(
       metadata.frameworkVersion ?? Self.frameworkVersion)
     result["NSStoreModelVersionHashes"] = .dictionary(hashes.mapValues { .data($0) })
     result["NSStoreModelVersionHashesVersion"] = .integer(3)
-    result["NSStoreModelVersionIdentifiers"] = .array(
-      (model.versionIdentifier.map { [$0] } ?? metadata.modelVersionIdentifiers).map { .string($0) }
-    )
-    result[StoreMetadata.folioChecksumKey] = .string(StoreMetadata.folioChecksum(of: hashes))
+    result["NSStoreModelVersionIdentifiers"] = .array(identifiers.map { .string($0) })
     return result
   }
 

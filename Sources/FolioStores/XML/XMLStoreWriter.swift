@@ -52,9 +52,9 @@ final class XMLStoreWriter {
   }
 
   /// Writes everything before the first object.
-  func writeHeader(identifier: String, nextObjectID: Int64, metadata: [String: PropertyListValue])
-    throws(StoreError)
-  {
+  func writeHeader(
+    identifier: String, nextObjectID: Int64?, metadata: [String: PropertyListValue]
+  ) throws(StoreError) {
     try check(xmlTextWriterStartDocument(writer, "1.0", nil, nil), "start the document")
     try check(
       xmlTextWriterWriteDTD(writer, "database", nil, StoreError.coreDataSystemID, nil),
@@ -67,8 +67,10 @@ final class XMLStoreWriter {
     try element("version", XMLMetadataReader.storeVersion)
     try raw("\n        ")
     try element("UUID", identifier)
-    try raw("\n        ")
-    try element("nextObjectID", String(nextObjectID))
+    if let nextObjectID {
+      try raw("\n        ")
+      try element("nextObjectID", String(nextObjectID))
+    }
     try raw("\n        ")
     try check(xmlTextWriterStartElement(writer, "metadata"), "start <metadata>")
     try raw("\n            ")
@@ -137,6 +139,11 @@ final class XMLStoreWriter {
       try raw(text + "\n" + tabs)
       try check(xmlTextWriterFullEndElement(writer), "end <data>")
     }
+  }
+
+  /// Writes what the writer holds to the descriptor.
+  func flush() throws(StoreError) {
+    try check(xmlTextWriterFlush(writer), "flush")
   }
 
   /// Closes `<database>` and the document, and flushes everything to the descriptor.
