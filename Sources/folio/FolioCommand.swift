@@ -18,7 +18,7 @@ struct FolioCommand: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       ModelCommand.self, ReplayCommand.self, InfoCommand.self, DumpCommand.self,
-      ConvertCommand.self, ValidateCommand.self, QueryCommand.self,
+      ConvertCommand.self, ValidateCommand.self, QueryCommand.self, MetadataCommand.self,
     ]
   )
 }

@@ -19,6 +19,38 @@ struct StoreCommandTests {
     #expect(lines.contains("Model: inferred from the file, 2 entities"))
   }
 
+  @Test(
+    "metadata shows and changes user metadata in place, objects untouched; reserved keys refused",
+    arguments: ["xml", "folio"])
+  func metadata(format: String) throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("expenses.\(format)").path
+    #expect(try run(folio, ["convert", Self.sample, file]).status == 0)
+    let objects = try run(folio, ["dump", file]).standardOutput
+    let shown = try run(folio, ["metadata", file])
+    #expect(shown.status == 0)
+    #expect(shown.standardOutput.contains("User metadata: none"))
+    let set = try run(folio, ["metadata", file, "--set", "author=Ada", "--set", "note=a=b"])
+    #expect(set.status == 0)
+    #expect(set.standardOutput.contains("User metadata:\n  author = \"Ada\"\n  note = \"a=b\"\n"))
+    let json = try run(folio, ["metadata", file, "--remove", "author", "--json"])
+    let object =
+      try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+    #expect(object?["userMetadata"] as? [String: String] == ["note": "a=b"])
+    #expect(try run(folio, ["dump", file]).standardOutput == objects)
+    let before = try Data(contentsOf: URL(fileURLWithPath: file))
+    for bad in [
+      ["--set", "NSStoreUUID=x"], ["--remove", "NSStoreModelVersionHashes"], ["--set", "=x"],
+      ["--remove", "missing"],
+    ] {
+      let refused = try run(folio, ["metadata", file] + bad)
+      #expect(refused.status != 0, "\(bad)")
+      #expect(refused.standardError.contains("Error: "), "\(bad)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+  }
+
   @Test("dump prints every object; --json is machine-readable")
   func dump() throws {
     let text = try run(folio, ["dump", Self.sample, "--model", Self.model])
