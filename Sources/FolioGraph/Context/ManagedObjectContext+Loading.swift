@@ -114,8 +114,11 @@ struct GraphLoader: StoreRecordConsumer {
     self.metadata = metadata
     context.storeIdentifier = metadata.identifier
     context.nextPrimaryKey = max(nextObjectID, 1)
+    // With the count known, the table is made at its final size at once; otherwise it grows
+    // as IDs are named, and `finish` makes it reach the next ID.
+    guard let recordCount else { return }
     let rows = max(nextObjectID - 1, 0)
-    if rows <= Int64(2 * (recordCount ?? 0) + Self.slack) {
+    if rows <= Int64(2 * recordCount + Self.slack) {
       context.table = [ManagedObject?](repeating: nil, count: Int(rows))
     } else {
       switchToMaps()
@@ -208,6 +211,15 @@ struct GraphLoader: StoreRecordConsumer {
   mutating func finish() throws(StoreError) {
     let context = self.context
     context.nextPrimaryKey = max(context.nextPrimaryKey, maximumID + 1)
+    // A new object's key is its row plus one: the rows run to the next ID, or keys go to maps.
+    if isByID, context.table.count < context.nextPrimaryKey - 1 {
+      let rows = Int(context.nextPrimaryKey - 1)
+      if rows <= 2 * count + Self.slack {
+        context.table.append(contentsOf: repeatElement(nil, count: rows - context.table.count))
+      } else {
+        switchToMaps()
+      }
+    }
     let table = context.table
     for case let object? in table {
       let layout = object.layout

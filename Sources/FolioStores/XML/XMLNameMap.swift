@@ -8,8 +8,12 @@ import Foundation
 /// back to the model's spelling. Two entities, or two properties of one entity, whose names
 /// differ only by case would be written alike, so such a model cannot use this format.
 struct XMLNameMap {
+  // Attributes, relationships and entities are classes: the reader takes one per value it
+  // reads, and a reference costs one retain where a struct of arrays and strings costs one
+  // per field.
+
   /// One attribute as the store writes it.
-  struct Attribute {
+  final class Attribute {
     let name: String
     let diskName: String
     let type: AttributeType
@@ -17,10 +21,22 @@ struct XMLNameMap {
     /// For a composite: its members.
     let members: [Attribute]
     let membersByDiskName: [String: Int]
+
+    init(
+      name: String, diskName: String, type: AttributeType, typeWord: String,
+      members: [Attribute], membersByDiskName: [String: Int]
+    ) {
+      self.name = name
+      self.diskName = diskName
+      self.type = type
+      self.typeWord = typeWord
+      self.members = members
+      self.membersByDiskName = membersByDiskName
+    }
   }
 
   /// One relationship as the store writes it.
-  struct Relationship {
+  final class Relationship {
     let name: String
     let diskName: String
     let isToMany: Bool
@@ -30,6 +46,17 @@ struct XMLNameMap {
     var destinationRoot: Int32 = 0
     /// The index of the destination entity, or -1.
     var destinationIndex = -1
+
+    init(
+      name: String, diskName: String, isToMany: Bool, destination: String,
+      destinationDiskName: String
+    ) {
+      self.name = name
+      self.diskName = diskName
+      self.isToMany = isToMany
+      self.destination = destination
+      self.destinationDiskName = destinationDiskName
+    }
   }
 
   /// A property found by its name in the store.
@@ -39,12 +66,12 @@ struct XMLNameMap {
   }
 
   /// One entity as the store writes it: its persistent properties in model order.
-  struct Entity {
+  final class Entity {
     let name: String
     let diskName: String
     let isAbstract: Bool
     let attributes: [Attribute]
-    var relationships: [Relationship]
+    let relationships: [Relationship]
     let propertiesByDiskName: [String: Property]
     /// The entity and its descendants' names, for checking relationship targets.
     var kinds: Set<String> = []
@@ -54,6 +81,18 @@ struct XMLNameMap {
     var isKind: [Bool] = []
     /// Each property's name on disk, as bytes, in the order a store writes them.
     var propertiesByBytes: [(name: [UInt8], property: Property)] = []
+
+    init(
+      name: String, diskName: String, isAbstract: Bool, attributes: [Attribute],
+      relationships: [Relationship], propertiesByDiskName: [String: Property]
+    ) {
+      self.name = name
+      self.diskName = diskName
+      self.isAbstract = isAbstract
+      self.attributes = attributes
+      self.relationships = relationships
+      self.propertiesByDiskName = propertiesByDiskName
+    }
 
     /// The property whose disk name is exactly `bytes`, trying the one after `hint` first.
     func property(bytes: UnsafeBufferPointer<UInt8>, after hint: inout Int) -> Property? {

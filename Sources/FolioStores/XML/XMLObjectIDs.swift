@@ -99,7 +99,7 @@ struct XMLObjectIDs {
   mutating func define(
     bytes text: UnsafeBufferPointer<UInt8>, root: Int32, line: Int, record: Int,
     duplicate: (Int) -> StoreError
-  ) throws(StoreError) -> Int64 {
+  ) throws(StoreError) -> (id: Int64, key: Key) {
     let number: Int64
     if let value = Self.coreDataNumber(text) {
       largest = max(largest, value)
@@ -111,7 +111,7 @@ struct XMLObjectIDs {
     return try define(number: number, root: root, line: line, record: record, duplicate: duplicate)
     {
       String(decoding: text, as: UTF8.self)
-    }.id
+    }
   }
 
   private mutating func define(
@@ -209,12 +209,26 @@ struct XMLObjectIDs {
   /// Gives provisional record IDs their numbers, above every `z` ID and `nextObjectID - 1`.
   mutating func renumber(_ records: inout [StoreRecord], after nextObjectID: Int64) {
     guard hasProvisionalIDs else { return }
-    let base = max(largest, nextObjectID - 1)
-    var texts: [Int64: String] = [:]
-    for (id, text) in originalText { texts[base - id] = text }
+    let base = renumberTexts(after: nextObjectID)
     for index in records.indices where records[index].id < 0 {
       records[index].id = base - records[index].id
     }
+  }
+
+  /// Gives provisional IDs (`ids`, by record) their numbers, as ``renumber(_:after:)`` does.
+  mutating func renumber(_ ids: inout [Int64], after nextObjectID: Int64) {
+    guard hasProvisionalIDs else { return }
+    let base = renumberTexts(after: nextObjectID)
+    for index in ids.indices where ids[index] < 0 { ids[index] = base - ids[index] }
+  }
+
+  /// Keeps each provisional ID's text under its final number too; returns the base the
+  /// final numbers count from.
+  private mutating func renumberTexts(after nextObjectID: Int64) -> Int64 {
+    let base = max(largest, nextObjectID - 1)
+    var texts: [Int64: String] = [:]
+    for (id, text) in originalText { texts[base - id] = text }
     originalText.merge(texts) { old, _ in old }
+    return base
   }
 }

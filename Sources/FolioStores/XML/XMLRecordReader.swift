@@ -13,12 +13,13 @@ import Foundation
 /// IDs are Core Data's `z` and a number. A store that uses other IDs (some third-party writers
 /// do) is read too: each other ID gets the next number above both the largest `z` ID and the
 /// store's `nextObjectID`, in the order the IDs first appear.
-struct XMLRecordReader {
+final class XMLRecordReader {
   let parser: XMLStoreParser
   let names: XMLNameMap
   let modelEntityNames: [String]
-  private var ids = XMLObjectIDs()
-  private var records: [StoreRecord] = []
+  // A reader is used from one thread, once; the runtime's exclusivity checks buy nothing.
+  @exclusivity(unchecked) private var ids = XMLObjectIDs()
+  @exclusivity(unchecked) private var records: [StoreRecord] = []
   private var entityCache: [String: Int] = [:]
   /// The disk name and index of the entity of the last object read.
   private var lastEntity: (bytes: [UInt8], index: Int)?
@@ -30,7 +31,7 @@ struct XMLRecordReader {
     let entity: Int32
     let relationship: Int32
   }
-  private var pending: [Pending] = []
+  @exclusivity(unchecked) private var pending: [Pending] = []
   /// Whether `pending` is in record order and, within a record, in model order.
   private var isPendingInOrder = true
   /// Whether a target that is not in the store is left out instead of refused.
@@ -45,18 +46,162 @@ struct XMLRecordReader {
     self.modelEntityNames = model.entities.map(\.name)
   }
 
-  /// Reads every object, then checks the relationships' targets.
-  mutating func read() throws(StoreError) -> [StoreRecord] {
-    while let line = try parser.advanceToObject() {
-      try readObject(line: line)
+  /// Reads every object, then checks the relationships' targets: the records in the file's
+  /// order.
+  func read() throws(StoreError) -> [StoreRecord] {
+    while try parser.advanceToObject() != nil {
+      let object = try readObject(position: records.count)
+      for index in object.relationships {
+        if let last = pending.last, Int(last.record) == records.count,
+          Int(last.relationship) > index
+        {
+          isPendingInOrder = false
+        }
+        pending.append(
+          Pending(record: Int32(records.count), entity: object.entity, relationship: index))
+      }
+      recordEntities.append(object.entity)
+      records.append(object.record)
     }
     ids.renumber(&records, after: parser.nextObjectID ?? 0)
     try resolveTargets()
     return records
   }
 
+  // Streaming: each record is handed over as soon as its own ID and its targets' IDs are
+  // final. A record naming an object further on waits for it (in a Core Data file, a few
+  // records at most); one whose ID, or a target's, is provisional waits for the end, when
+  // provisional IDs get their numbers.
+
+  /// The ID each record was given, by position in the file (negative: provisional).
+  @exclusivity(unchecked) private var givenIDs: [Int64] = []
+  /// Records not handed over yet, by position.
+  @exclusivity(unchecked) private var waiting: [Int32: ReadObject] = [:]
+  /// The positions of the records waiting for an object not read yet, by its key.
+  @exclusivity(unchecked) private var waiters: [XMLObjectIDs.Key: [Int32]] = [:]
+
+  /// Reads every object, handing each record to `consumer` once its IDs are final; the order
+  /// is the file's but for records that wait for one further on.
+  func read<Consumer: StoreRecordConsumer>(into consumer: inout Consumer) throws(StoreError) {
+    try consumer.begin(
+      metadata: parser.metadata, nextObjectID: parser.nextObjectID ?? 1, recordCount: nil)
+    var position = 0
+    while try parser.advanceToObject() != nil {
+      var object = try readObject(position: position)
+      recordEntities.append(object.entity)
+      givenIDs.append(object.record.id)
+      if try isReady(&object, position: position) {
+        try resolve(&object, position: position)
+        try consumer.consume(object.record)
+      } else {
+        waiting[Int32(position)] = object
+      }
+      if object.record.id > 0, let woken = waiters.removeValue(forKey: object.key) {
+        for waiter in woken {
+          guard var entry = waiting[waiter] else { continue }
+          if try isReady(&entry, position: Int(waiter)) {
+            waiting[waiter] = nil
+            try resolve(&entry, position: Int(waiter))
+            try consumer.consume(entry.record)
+          } else {
+            waiting[waiter] = entry
+          }
+        }
+      }
+      position += 1
+    }
+    ids.renumber(&givenIDs, after: parser.nextObjectID ?? 0)
+    for waiter in waiting.keys.sorted() {
+      guard var entry = waiting[waiter] else { continue }
+      entry.record.id = givenIDs[Int(waiter)]
+      try resolve(&entry, position: Int(waiter))
+      try consumer.consume(entry.record)
+    }
+    waiting = [:]
+    waiters = [:]
+    try consumer.finish()
+  }
+
+  /// Whether `object`'s ID and every target's are final, moving its cursor past the targets
+  /// that are; a target not read yet makes the object wait for it (one key at a time, so each
+  /// target is looked at once however often the object is woken), and a provisional one makes
+  /// it wait for the end.
+  private func isReady(_ object: inout ReadObject, position: Int) throws(StoreError) -> Bool {
+    if object.record.id < 0 || object.waitsForEnd { return false }
+    let entity = names.entities[Int(object.entity)]
+    while object.cursor.relationship < object.relationships.count {
+      let relationship = entity.relationships[
+        Int(object.relationships[object.cursor.relationship])]
+      let targets = object.record.relationships[relationship.name] ?? []
+      while object.cursor.target < targets.count {
+        let target = targets[object.cursor.target]
+        guard let index = ids.index(of: target, root: relationship.destinationRoot) else {
+          waiters[
+            XMLObjectIDs.Key(root: relationship.destinationRoot, number: target), default: []
+          ].append(Int32(position))
+          return false
+        }
+        if givenIDs[index] < 0 {
+          object.waitsForEnd = true
+          return false
+        }
+        object.cursor.target += 1
+      }
+      object.cursor = (object.cursor.relationship + 1, 0)
+    }
+    return true
+  }
+
+  /// Turns `object`'s targets from the file's numbers into their records' IDs, checking that
+  /// each is of its relationship's destination: once ``isReady(_:position:)`` says so, or at
+  /// the end, when a target that is not in the store is refused (or left out when dangling
+  /// references are dropped).
+  private func resolve(_ object: inout ReadObject, position: Int) throws(StoreError) {
+    let entity = names.entities[Int(object.entity)]
+    var rewrites: [(name: String, targets: [Int64]?)] = []
+    for relationshipIndex in object.relationships {
+      let relationship = entity.relationships[Int(relationshipIndex)]
+      guard let targets = object.record.relationships[relationship.name] else { continue }
+      let destination =
+        relationship.destinationIndex >= 0 ? names.entities[relationship.destinationIndex] : nil
+      var resolved: [Int64] = []
+      var changed = false
+      for (offset, target) in targets.enumerated() {
+        func location() -> InputLocation {
+          parser.location(
+            tag: "relationship", named: relationship.diskName,
+            line: ids.line(ofRecord: position), entity: entity.name, property: relationship.name)
+        }
+        guard let index = ids.index(of: target, root: relationship.destinationRoot) else {
+          if dropsDanglingReferences {
+            if !changed {
+              changed = true
+              resolved = Array(targets[..<offset])
+            }
+            continue
+          }
+          throw StoreError.danglingReference(ids.text(of: target), at: location())
+        }
+        let targetEntity = Int(recordEntities[index])
+        if let destination, !destination.isKind[targetEntity] {
+          throw StoreError.wrongTarget(
+            ids.text(of: target), is: names.entities[targetEntity].name,
+            expected: destination.name, at: location())
+        }
+        let id = givenIDs[index]
+        if !changed, id != target {
+          changed = true
+          resolved = Array(targets[..<offset])
+        }
+        if changed { resolved.append(id) }
+      }
+      if changed { rewrites.append((relationship.name, resolved.isEmpty ? nil : resolved)) }
+    }
+    for rewrite in rewrites { object.record.relationships[rewrite.name] = rewrite.targets }
+  }
+
   /// The entity a store's `type` bytes name, checked as `readObject` checks it.
-  private mutating func entityIndex(_ type: UnsafeBufferPointer<UInt8>, line: Int)
+  private func entityIndex(_ type: UnsafeBufferPointer<UInt8>, line: Int)
     throws(StoreError) -> Int
   {
     if let last = lastEntity, last.bytes.count == type.count, last.bytes.elementsEqual(type) {
@@ -84,21 +229,39 @@ struct XMLRecordReader {
     return entityIndex
   }
 
-  private mutating func readObject(line _: Int) throws(StoreError) {
-    let (entityIndex, id) = try parser.objectHeader {
-      type, idBytes, line throws(StoreError) -> (Int, Int64) in
+  /// An object as read: its record (targets still the file's numbers), its entity, the key
+  /// it was defined with, and its relationships with targets, by index, in the file's order.
+  private struct ReadObject {
+    var record: StoreRecord
+    let entity: Int32
+    let key: XMLObjectIDs.Key
+    /// In model order.
+    let relationships: [Int32]
+    /// While streaming: the first target not yet known to be final, as a position in
+    /// `relationships` and in that relationship's targets.
+    var cursor = (relationship: 0, target: 0)
+    /// While streaming: whether some target's ID is provisional, so the record waits for the
+    /// end.
+    var waitsForEnd = false
+  }
+
+  /// Reads the object the parser stands at, as record number `position`.
+  private func readObject(position: Int) throws(StoreError) -> ReadObject {
+    let (entityIndex, id, key) = try parser.objectHeader {
+      type, idBytes, line throws(StoreError) -> (Int, Int64, XMLObjectIDs.Key) in
       let entityIndex = try self.entityIndex(type, line: line)
-      let id = try ids.define(
+      let (id, key) = try ids.define(
         bytes: idBytes, root: names.entities[entityIndex].root, line: line,
-        record: records.count
+        record: position
       ) { firstLine in
         StoreError.duplicateID(
           String(decoding: idBytes, as: UTF8.self), firstLine: firstLine,
           at: parser.location(tag: "object", named: nil, line: line))
       }
-      return (entityIndex, id)
+      return (entityIndex, id, key)
     }
     let entity = names.entities[entityIndex]
+    var withTargets: [Int32] = []
     var attributes: [String: AttributeValue] = [:]
     attributes.reserveCapacity(entity.attributes.count)
     var relationships: [String: [Int64]] = [:]
@@ -178,23 +341,15 @@ struct XMLRecordReader {
         if !targets.isEmpty {
           let relationship = entity.relationships[index]
           if relationships.updateValue(targets, forKey: relationship.name) == nil {
-            if let last = pending.last, Int(last.record) == records.count,
-              Int(last.relationship) > index
-            {
-              isPendingInOrder = false
-            }
-            pending.append(
-              Pending(
-                record: Int32(records.count), entity: Int32(entityIndex),
-                relationship: Int32(index)))
+            withTargets.append(Int32(index))
           }
         }
       }
     }
-    recordEntities.append(Int32(entityIndex))
-    records.append(
-      StoreRecord(
-        entityName: entity.name, id: id, attributes: attributes, relationships: relationships))
+    return ReadObject(
+      record: StoreRecord(
+        entityName: entity.name, id: id, attributes: attributes, relationships: relationships),
+      entity: Int32(entityIndex), key: key, relationships: withTargets.sorted())
   }
 
   private func property(_ name: String, of entity: XMLNameMap.Entity, line: Int, tag: String)
@@ -287,7 +442,7 @@ struct XMLRecordReader {
 
   /// Turns each target's number into its record's ID, checking that it exists and is of the
   /// relationship's destination entity.
-  private mutating func resolveTargets() throws(StoreError) {
+  private func resolveTargets() throws(StoreError) {
     if !isPendingInOrder {
       pending.sort { ($0.record, $0.relationship) < ($1.record, $1.relationship) }
     }

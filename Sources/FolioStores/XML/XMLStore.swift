@@ -90,13 +90,32 @@ public struct XMLStore: StoreFormat {
     if checksVersionHashes {
       try parser.metadata.checkVersionHashes(against: model, file: url.path)
     }
-    var reader = try XMLRecordReader(
+    let reader = try XMLRecordReader(
       parser: parser, model: model, dropsDanglingReferences: dropsDanglingReferences)
     let records = try reader.read()
     let metadata = parser.metadata
     let largest = records.map(\.id).max() ?? 0
     let next = max(parser.nextObjectID ?? 0, largest + 1)
     return StoreContents(metadata: metadata, records: records, nextObjectID: next)
+  }
+
+  /// Reads the store at `url` into `consumer`, checked as ``read(from:model:)`` checks it,
+  /// handing each record over as soon as its IDs are final: only records that name an object
+  /// further on in the file (or carry IDs that are not Core Data's `z` numbers) wait, so the
+  /// records are never all held at once. Records arrive in the file's order but for those
+  /// that waited.
+  ///
+  /// - Throws: what ``read(from:model:)`` throws, and whatever `consumer` throws.
+  public func read<Consumer: StoreRecordConsumer>(
+    from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
+  ) throws(StoreError) {
+    let parser = try XMLStoreParser(url: url)
+    if checksVersionHashes {
+      try parser.metadata.checkVersionHashes(against: model, file: url.path)
+    }
+    let reader = try XMLRecordReader(
+      parser: parser, model: model, dropsDanglingReferences: dropsDanglingReferences)
+    try reader.read(into: &consumer)
   }
 
   /// Writes `contents` to `url` atomically, as Core Data writes an XML store.
