@@ -66,6 +66,15 @@ let parseErrors: [ParseErrorCase] = [
   .init(
     "age == %@ OR age == %d", [.value(1)], .missingArgument,
     "column 21: %d needs argument 2, but 1 was given"),
+  .init(
+    "age == %@", [.value(1), .value(2)], .unusedArgument,
+    "column 10: format takes 1 argument, but 2 were given"),
+  .init(
+    "TRUEPREDICATE", [.value("x")], .unusedArgument,
+    "column 14: format takes 0 arguments, but 1 was given"),
+  .init(
+    "%K IN %@ AND age > %d", [.value("name"), .value(["Ann"]), .value(3), .null], .unusedArgument,
+    "column 22: format takes 3 arguments, but 4 were given"),
   .init("%K == 1", [.value(3)], .invalidArgument, "column 1: %K needs a key path string, found 3"),
   .init(
     "age == %d", [.value("x")], .invalidArgument, "column 8: %d needs an integer, found \"x\""),
