@@ -97,6 +97,15 @@ extension QueryError {
     QueryError(.syntax, "\"\(text)\" is not a number", at: InputLocation(column: column))
   }
 
+  static func integerOutOfRange(_ text: String, asDouble double: String? = nil, column: Int)
+    -> QueryError
+  {
+    let hint = double.map { " (write \($0) for a double)" } ?? ""
+    return QueryError(
+      .syntax, "\"\(text)\" does not fit a 64-bit integer\(hint)", at: InputLocation(column: column)
+    )
+  }
+
   static func unsupportedCast(_ type: String, column: Int) -> QueryError {
     QueryError(
       .syntax,

@@ -75,6 +75,21 @@ let parseErrors: [ParseErrorCase] = [
   .init(
     "%K IN %@ AND age > %d", [.value("name"), .value(["Ann"]), .value(3), .null], .unusedArgument,
     "column 22: format takes 3 arguments, but 4 were given"),
+  .init(
+    "age == 9223372036854775808",
+    "column 8: \"9223372036854775808\" does not fit a 64-bit integer "
+      + "(write 9223372036854775808.0 for a double)"),
+  .init(
+    "age > -9223372036854775809",
+    "column 7: \"-9223372036854775809\" does not fit a 64-bit integer "
+      + "(write -9223372036854775809.0 for a double)"),
+  .init(
+    "age == 0x10000000000000000",
+    "column 8: \"0x10000000000000000\" does not fit a 64-bit integer"),
+  .init(
+    "age == 0x8000000000000000", "column 8: \"0x8000000000000000\" does not fit a 64-bit integer"),
+  .init("age == 0x", "column 8: \"0x\" is not a number"),
+  .init("age == -0b12", "column 8: \"-0b12\" is not a number"),
   .init("%K == 1", [.value(3)], .invalidArgument, "column 1: %K needs a key path string, found 3"),
   .init(
     "age == %d", [.value("x")], .invalidArgument, "column 8: %d needs an integer, found \"x\""),
