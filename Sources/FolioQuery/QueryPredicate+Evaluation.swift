@@ -11,7 +11,7 @@ import Foundation
 // - String operators fold both sides with `[c]` and `[d]` (Unicode case folding, diacritic
 //   removal) before comparing, and need strings; nil on either side is false.
 // - `ANY`/`SOME` and `ALL` apply the comparison to each element of the left collection; `ALL`
-//   holds for an empty one. `NONE` was parsed as `NOT ANY`.
+//   holds for an empty one. `NONE` was parsed as `NOT ANY`, and errors under it say `NONE`.
 // - Reading a key the object does not have throws `.unknownKey`, wrapping the object's error.
 
 extension QueryPredicate {
@@ -62,21 +62,25 @@ struct PredicateEvaluator {
     case .or(let parts):
       for part in parts where try evaluate(part, on: object) { return true }
       return false
+    case .not(.comparison(let comparison)) where comparison.modifier == .any:
+      // `NONE x op y` was parsed as this `NOT ANY x op y`, so its errors name NONE.
+      return !(try evaluate(comparison, on: object, modifierName: "NONE"))
     case .not(let inner): return !(try evaluate(inner, on: object))
     case .comparison(let comparison): return try evaluate(comparison, on: object)
     }
   }
 
-  mutating func evaluate(_ comparison: QueryComparison, on object: Any?) throws(QueryError)
-    -> Bool
-  {
+  /// - Parameter modifierName: How errors name the modifier; `ANY` or `ALL` by default.
+  mutating func evaluate(
+    _ comparison: QueryComparison, on object: Any?, modifierName: String? = nil
+  ) throws(QueryError) -> Bool {
     let left = try value(of: comparison.left, on: object)
     let right = try value(of: comparison.right, on: object)
     switch comparison.modifier {
     case .direct:
       return try compare(left, comparison.operator, right, options: comparison.options)
     case .any, .all:
-      let name = comparison.modifier == .any ? "ANY" : "ALL"
+      let name = modifierName ?? (comparison.modifier == .any ? "ANY" : "ALL")
       let elements: [Any]
       if left == nil {
         elements = []

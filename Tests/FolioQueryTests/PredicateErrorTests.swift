@@ -139,6 +139,10 @@ let evaluationErrors: [EvaluationErrorCase] = [
   .init("name < 3", .invalidOperand, "cannot compare \"Ann\" < 3"),
   .init("spendings.amount > 3", .invalidOperand, "cannot compare a collection > 3"),
   .init("ANY name == \"A\"", .invalidOperand, "ANY needs a collection, found \"Ann\""),
+  .init("ALL name == \"A\"", .invalidOperand, "ALL needs a collection, found \"Ann\""),
+  .init("NONE name == \"A\"", .invalidOperand, "NONE needs a collection, found \"Ann\""),
+  .init("NOT ANY age > 3", .invalidOperand, "NONE needs a collection, found 30"),
+  .init("NOT (ALL age > 3)", .invalidOperand, "ALL needs a collection, found 30"),
   .init(
     "age BETWEEN {1}", .invalidOperand,
     "BETWEEN needs two bounds such as {1, 10}, found a collection"),
