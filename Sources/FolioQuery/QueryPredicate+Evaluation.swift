@@ -74,8 +74,12 @@ struct PredicateEvaluator {
   mutating func evaluate(
     _ comparison: QueryComparison, on object: Any?, modifierName: String? = nil
   ) throws(QueryError) -> Bool {
-    let left = try value(of: comparison.left, on: object)
-    let right = try value(of: comparison.right, on: object)
+    // The list that IN or CONTAINS searches keeps its nil elements: `nil IN {nil}` holds, as
+    // NSPredicate finds a nil in an array holding NSNull. Everywhere else a list drops them.
+    let isSearchedOnLeft = comparison.operator == .contains && comparison.modifier == .direct
+    let left = try value(of: comparison.left, on: object, keepingNils: isSearchedOnLeft)
+    let right = try value(
+      of: comparison.right, on: object, keepingNils: comparison.operator == .in)
     switch comparison.modifier {
     case .direct:
       return try compare(left, comparison.operator, right, options: comparison.options)
@@ -98,7 +102,11 @@ struct PredicateEvaluator {
     }
   }
 
-  mutating func value(of expression: QueryExpression, on object: Any?) throws(QueryError) -> Any? {
+  /// - Parameter keepingNils: Whether a `{…}` list keeps its nil elements, as `nil` boxed in
+  ///   `Any`, rather than dropping them.
+  mutating func value(
+    of expression: QueryExpression, on object: Any?, keepingNils: Bool = false
+  ) throws(QueryError) -> Any? {
     switch expression {
     case .constant(let value): return value.anyValue
     case .evaluatedObject: return object
@@ -111,7 +119,11 @@ struct PredicateEvaluator {
     case .aggregate(let elements):
       var values: [Any] = []
       for element in elements {
-        if let value = try value(of: element, on: object) { values.append(value) }
+        if let value = try value(of: element, on: object) {
+          values.append(value)
+        } else if keepingNils {
+          values.append(Any?.none as Any)
+        }
       }
       return values
     case .subquery(let collection, let variable, let predicate):
@@ -158,7 +170,10 @@ struct PredicateEvaluator {
     case .in:
       guard let right else { return false }
       if let elements = KeyPathWalker.elements(of: right) {
-        return elements.contains { QueryValues.equal(left, $0, options: options) }
+        // `flatten` reads a kept nil (or an optional in a variable's array) as nil.
+        return elements.contains {
+          QueryValues.equal(left, KeyPathWalker.flatten($0), options: options)
+        }
       }
       if let haystack = right as? String {
         guard let needle = left as? String else {
@@ -170,7 +185,9 @@ struct PredicateEvaluator {
       throw QueryError.notACollection(right, for: "IN")
     case .contains:
       if let elements = KeyPathWalker.elements(of: left) {
-        return elements.contains { QueryValues.equal($0, right, options: options) }
+        return elements.contains {
+          QueryValues.equal(KeyPathWalker.flatten($0), right, options: options)
+        }
       }
       return try strings(left, right, op, fold: options) { $0.contains($1) }
     case .beginsWith:

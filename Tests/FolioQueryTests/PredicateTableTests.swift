@@ -75,6 +75,8 @@ let predicateTable: [PredicateCase] = [
   .init("nickname == nil", "Bob eve"),
   .init("age < nil", ""),
   .init("age >= nil", ""),
+  .init("nil == nil", everyone),
+  .init("nil != nil", ""),
   // Booleans.
   .init("isActive == YES", "Ann Cécile Dmitri"),
   .init("isActive == TRUE", "Ann Cécile Dmitri"),
@@ -191,6 +193,17 @@ let predicateTable: [PredicateCase] = [
   .init("tags CONTAINS \"rust\"", "Ann Dmitri eve"),
   .init("languages CONTAINS \"en\"", "Ann Dmitri"),
   .init("tags CONTAINS[c] \"SWIFT\"", "Ann Bob Dmitri"),
+  // A nil value is in a list that has a nil element, as NSPredicate finds NSNull in an array.
+  .init("nil IN {nil}", everyone),
+  .init("nickname IN {nil}", "Bob eve"),
+  .init("nickname IN {nil, \"Annie\"}", "Ann Bob eve"),
+  .init("age IN {nil, 30}", "Ann eve"),
+  .init("age IN %@", [.value([nil, 25] as [Int?])], "Bob eve"),
+  .init("age IN $ages", variables: ["ages": .value([nil, 41] as [Int?])], "Cécile eve"),
+  .init("NOT age IN {nil}", "Ann Bob Cécile Dmitri"),
+  .init("30 IN {nil}", ""),
+  .init("{nil, 30} CONTAINS age", "Ann eve"),
+  .init("ANY tags IN {nil, \"go\"}", "Dmitri"),
   // AND, OR, NOT, parentheses, constants.
   .init("age > 26 AND isActive == YES", "Ann Cécile Dmitri"),
   .init("age > 26 && isActive == NO", ""),
