@@ -180,7 +180,8 @@ struct PredicateEvaluator {
           if left == nil { return false }
           throw QueryError.notAString(left, operator: "IN")
         }
-        return QueryValues.fold(haystack, options).contains(QueryValues.fold(needle, options))
+        return QueryComparison.Operator.in.finds(
+          QueryValues.fold(needle, options), in: QueryValues.fold(haystack, options))
       }
       throw QueryError.notACollection(right, for: "IN")
     case .contains:
@@ -189,11 +190,9 @@ struct PredicateEvaluator {
           QueryValues.equal(KeyPathWalker.flatten($0), right, options: options)
         }
       }
-      return try strings(left, right, op, fold: options) { $0.contains($1) }
-    case .beginsWith:
-      return try strings(left, right, op, fold: options) { $0.hasPrefix($1) }
-    case .endsWith:
-      return try strings(left, right, op, fold: options) { $0.hasSuffix($1) }
+      return try strings(left, right, op, fold: options) { op.finds($1, in: $0) }
+    case .beginsWith, .endsWith:
+      return try strings(left, right, op, fold: options) { op.finds($1, in: $0) }
     case .like:
       return try strings(left, right, op, fold: options) { QueryValues.like($0, pattern: $1) }
     case .matches:

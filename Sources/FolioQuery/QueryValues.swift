@@ -197,3 +197,21 @@ extension QueryComparison.Options {
   /// diacritics for `[d]`, unchanged when there are no options.
   public func fold(_ text: String) -> String { QueryValues.fold(text, self) }
 }
+
+extension QueryComparison.Operator {
+  /// Whether this string operator finds `needle` in `haystack`, both already folded:
+  /// `BEGINSWITH` at the start, `ENDSWITH` at the end, `CONTAINS` (and `IN`, its mirror)
+  /// anywhere.
+  ///
+  /// An empty needle is found nowhere, not even in an empty haystack, as NSString's
+  /// `hasPrefix:`, `hasSuffix:` and `range(of:)` answer. Evaluation and the fetch plan's
+  /// compiled string tests both call this, so they cannot disagree.
+  package func finds(_ needle: String, in haystack: String) -> Bool {
+    guard !needle.isEmpty else { return false }
+    switch self {
+    case .beginsWith: return haystack.hasPrefix(needle)
+    case .endsWith: return haystack.hasSuffix(needle)
+    default: return haystack.contains(needle)
+    }
+  }
+}

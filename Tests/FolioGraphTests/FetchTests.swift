@@ -207,6 +207,22 @@ struct FetchPlanTests {
     }
   }
 
+  @Test("an empty needle matches nothing, compiled or evaluated, with and without options")
+  func emptyNeedle() throws {
+    let context = ManagedObjectContext(model: try model())
+    for code in [nil, "", "a", "É"] as [String?] {
+      let item = try context.insertNewObject(forEntityName: "Item")
+      try item.setValue(code, forKey: "code")
+    }
+    for format in [
+      "code CONTAINS ''", "code BEGINSWITH ''", "code ENDSWITH ''", "code CONTAINS[cd] ''",
+      "code BEGINSWITH[c] \"\"", "code ENDSWITH[d] '\\u0301'",
+    ] {
+      #expect(try expectFetchAsEvaluation(format, in: context).isEmpty, "\(format)")
+    }
+    #expect(try expectFetchAsEvaluation("NOT code BEGINSWITH ''", in: context).count == 4)
+  }
+
   @Test("a fetch sorts as the key-path sort does, over an entity and its subentity")
   func sortsAsKeyPaths() throws {
     let context = ManagedObjectContext(model: try model())

@@ -128,6 +128,12 @@ let predicateTable: [PredicateCase] = [
   .init("name CONTAINS[c] \"E\"", "Cécile eve"),
   .init("name CONTAINS \"é\"", "Cécile"),
   .init("name CONTAINS \"ec\"", ""),
+  // An empty needle is found nowhere, as NSString's hasPrefix: and range(of:) answer.
+  .init("name CONTAINS \"\"", ""),
+  .init("name BEGINSWITH ''", ""),
+  .init("name ENDSWITH[cd] \"\"", ""),
+  .init("\"\" IN name", ""),
+  .init("NOT name BEGINSWITH \"\"", everyone),
   .init("name CONTAINS[d] \"ec\"", "Cécile"),
   .init("name Contains[Cd] \"EC\"", "Cécile"),
   .init("city CONTAINS \"z\"", ""),

@@ -73,19 +73,15 @@ enum FetchPlan {
   }
 
   /// `CONTAINS`, `BEGINSWITH`, `ENDSWITH` with their `[cd]` options, the constant folded
-  /// once; a `nil` value never matches, as in evaluation.
+  /// once; a `nil` value never matches, as in evaluation, and the search itself is
+  /// evaluation's own (`finds(_:in:)`: an empty needle is found nowhere).
   private static func stringTest(
     slot: Int, op: QueryComparison.Operator, text: String, options: QueryComparison.Options
   ) -> Test {
     let needle = options.fold(text)
     return { object in
       guard case .string(let value) = object.slots[slot] else { return false }
-      let haystack = options.fold(value)
-      switch op {
-      case .beginsWith: return haystack.hasPrefix(needle)
-      case .endsWith: return haystack.hasSuffix(needle)
-      default: return haystack.contains(needle)
-      }
+      return op.finds(needle, in: options.fold(value))
     }
   }
 
