@@ -5,6 +5,7 @@ import Foundation
 // - `==` and `!=` compare any two values: numbers by value across Int, Double, Float and
 //   Decimal (and Bool as 0 or 1), strings by Unicode canonical equivalence, objects by
 //   identity, collections element by element. `nil == nil` holds; nil equals nothing else.
+//   A NaN follows IEEE 754: equal to nothing, itself included, and ordering with it is false.
 // - `<`, `<=`, `>`, `>=` and `BETWEEN` order numbers, strings and dates; with nil on either
 //   side they are false, and with values that have no order between them they throw, rather
 //   than answer false, so a typo in a predicate cannot pass for "no results".

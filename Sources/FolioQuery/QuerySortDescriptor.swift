@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Values compare as predicates compare them: numbers by value across types, strings, dates;
 /// `nil` sorts before every value when ascending (and so after them when descending), as in
-/// Core Data. Strings compare by Unicode canonical equivalence, or as ``Comparison`` says.
+/// Core Data. Strings compare by Unicode canonical equivalence, or as ``Comparison`` says. A
+/// NaN, which predicates leave unordered, sorts where NSNumber's `compare:` puts it: after
+/// every number below zero, before zero and every number above it, tied with other NaNs.
 ///
 /// ```swift
 /// let byCity = QuerySortDescriptor(keyPath: "city", comparison: .localizedStandard)
@@ -96,13 +98,16 @@ public struct QuerySortDescriptor: Sendable, Hashable, CustomStringConvertible {
         return a.localizedStandardCompare(b)
       }
     }
+    if let a = QueryValues.number(first), let b = QueryValues.number(second) {
+      return QueryValues.sortOrder(a, b)
+    }
     return try QueryValues.order(first, second, options: [], operator: "with")
       ?? .orderedSame
   }
 }
 
 extension QueryValues {
-  static func order3<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+  package static func order3<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
     a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
   }
 }
@@ -199,7 +204,8 @@ extension Sequence {
 public enum QuerySortKeys {
   /// Strings (or `nil`), ordered by the descriptor's comparison.
   case strings([String?])
-  /// Numbers, or dates as seconds since 2001, ordered by value.
+  /// Numbers, or dates as seconds since 2001, ordered by value, with a NaN after every
+  /// number below zero and before the rest, as ``QuerySortDescriptor`` orders numbers.
   case doubles([Double?])
   /// Whole numbers, ordered by value.
   case integers([Int?])
@@ -260,11 +266,12 @@ private enum SortColumn {
   func compare(_ left: Int, _ right: Int) throws(QueryError) -> ComparisonResult {
     switch self {
     case .strings(let column, let ascending):
-      return Self.order(column[left], column[right], ascending: ascending)
+      return Self.order(column[left], column[right], ascending: ascending, by: QueryValues.order3)
     case .doubles(let column, let ascending):
-      return Self.order(column[left], column[right], ascending: ascending)
+      return Self.order(
+        column[left], column[right], ascending: ascending, by: QueryValues.sortOrder)
     case .integers(let column, let ascending):
-      return Self.order(column[left], column[right], ascending: ascending)
+      return Self.order(column[left], column[right], ascending: ascending, by: QueryValues.order3)
     case .values(let column, let descriptor):
       return try descriptor.compareValues(column[left], column[right])
     }
@@ -274,23 +281,29 @@ private enum SortColumn {
   /// rank, descending columns count down), so that comparing ranks compares values.
   func ranks() -> [Int32]? {
     switch self {
-    case .strings(let column, let ascending): return Self.ranks(column, ascending: ascending)
-    case .doubles(let column, let ascending): return Self.ranks(column, ascending: ascending)
-    case .integers(let column, let ascending): return Self.ranks(column, ascending: ascending)
+    case .strings(let column, let ascending):
+      return Self.ranks(column, ascending: ascending, by: QueryValues.order3)
+    case .doubles(let column, let ascending):
+      return Self.ranks(column, ascending: ascending, by: QueryValues.sortOrder)
+    case .integers(let column, let ascending):
+      return Self.ranks(column, ascending: ascending, by: QueryValues.order3)
     case .values: return nil
     }
   }
 
-  private static func ranks<T: Comparable>(_ column: [T?], ascending: Bool) -> [Int32]? {
+  private static func ranks<T>(
+    _ column: [T?], ascending: Bool, by compare: (T, T) -> ComparisonResult
+  ) -> [Int32]? {
     guard column.count < Int(Int32.max) else { return nil }
     let sequence = column.indices.sorted {
-      order(column[$0], column[$1], ascending: true) == .orderedAscending
+      order(column[$0], column[$1], ascending: true, by: compare) == .orderedAscending
     }
     var ranks = [Int32](repeating: 0, count: column.count)
     var rank: Int32 = 0
     for (position, index) in sequence.enumerated() {
       if position > 0,
-        order(column[sequence[position - 1]], column[index], ascending: true) != .orderedSame
+        order(column[sequence[position - 1]], column[index], ascending: true, by: compare)
+          != .orderedSame
       {
         rank += 1
       }
@@ -299,14 +312,16 @@ private enum SortColumn {
     return ranks
   }
 
-  /// `nil` first, then by `<`, the whole reversed when descending.
-  private static func order<T: Comparable>(_ a: T?, _ b: T?, ascending: Bool) -> ComparisonResult {
+  /// `nil` first, then by `compare`, the whole reversed when descending.
+  private static func order<T>(
+    _ a: T?, _ b: T?, ascending: Bool, by compare: (T, T) -> ComparisonResult
+  ) -> ComparisonResult {
     let order: ComparisonResult
     switch (a, b) {
     case (nil, nil): order = .orderedSame
     case (nil, _): order = .orderedAscending
     case (_, nil): order = .orderedDescending
-    case (let a?, let b?): order = QueryValues.order3(a, b)
+    case (let a?, let b?): order = compare(a, b)
     }
     guard !ascending else { return order }
     return order == .orderedAscending

@@ -59,8 +59,8 @@ enum FetchPlan {
       return stringTest(slot: slot, op: op, text: text, options: comparison.options)
     }
     guard comparison.options.isEmpty else { return nil }
-    if type.isInteger || type == .double || type == .float, let number = Self.number(constant) {
-      return numericTest(slot: slot, op: op, number: number)
+    if type.isInteger || type == .double || type == .float {
+      return numericTest(slot: slot, op: op, constant: constant)
     }
     if type == .string, case .string(let text) = constant, op == .equalTo || op == .notEqualTo {
       let wanted = op == .equalTo
@@ -85,32 +85,52 @@ enum FetchPlan {
     }
   }
 
-  static func number(_ constant: QueryValue) -> Double? {
+  /// `attribute OP number` on stored integers and doubles, compared exactly as evaluation
+  /// compares numbers: integers with integers and doubles by their exact values, and a NaN
+  /// (or a nil) unordered, so that only `!=` holds for it.
+  private static func numericTest(
+    slot: Int, op: QueryComparison.Operator, constant: QueryValue
+  ) -> Test? {
+    guard
+      [
+        .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan,
+        .greaterThanOrEqualTo,
+      ].contains(op)
+    else { return nil }
     switch constant {
-    case .integer(let value): return Double(value)
-    case .double(let value): return value
-    default: return nil
+    case .integer(let number):
+      return { object in
+        switch object.slots[slot] {
+        case .integer(let value): return holds(op, QueryValues.order3(Int(value), number))
+        case .real(let value):
+          return holds(op, QueryValues.compare(number, value).map(QueryValues.reversed))
+        default: return holds(op, nil)
+        }
+      }
+    case .double(let number):
+      return { object in
+        switch object.slots[slot] {
+        case .integer(let value): return holds(op, QueryValues.compare(Int(value), number))
+        case .real(let value): return holds(op, QueryValues.compare(value, number))
+        default: return holds(op, nil)
+        }
+      }
+    default:
+      return nil
     }
   }
 
-  private static func numericTest(slot: Int, op: QueryComparison.Operator, number: Double)
-    -> Test?
-  {
-    func value(_ object: ManagedObject) -> Double? {
-      switch object.slots[slot] {
-      case .integer(let value): return Double(value)
-      case .real(let value): return value
-      default: return nil
-      }
-    }
+  /// Whether `op` holds for a stored value in `order` to the constant; `nil` for a nil or a
+  /// NaN on either side.
+  @inline(__always)
+  private static func holds(_ op: QueryComparison.Operator, _ order: ComparisonResult?) -> Bool {
     switch op {
-    case .equalTo: return { value($0) == number }
-    case .notEqualTo: return { value($0) != number }
-    case .lessThan: return { value($0).map { $0 < number } ?? false }
-    case .lessThanOrEqualTo: return { value($0).map { $0 <= number } ?? false }
-    case .greaterThan: return { value($0).map { $0 > number } ?? false }
-    case .greaterThanOrEqualTo: return { value($0).map { $0 >= number } ?? false }
-    default: return nil
+    case .equalTo: return order == .orderedSame
+    case .notEqualTo: return order != .orderedSame
+    case .lessThan: return order == .orderedAscending
+    case .lessThanOrEqualTo: return order == .orderedAscending || order == .orderedSame
+    case .greaterThan: return order == .orderedDescending
+    default: return order == .orderedDescending || order == .orderedSame
     }
   }
 }
