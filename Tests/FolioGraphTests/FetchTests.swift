@@ -122,12 +122,14 @@ struct FetchPlanTests {
     code.isIndexed = true
     var rank = AttributeDescription("rank", .integer32)
     rank.isIndexed = true
+    var serial = AttributeDescription("serial", .integer64)
+    serial.isIndexed = true
     return try ManagedObjectModel {
       EntityDescription("Item") {
         code
         rank
         AttributeDescription("weight", .double)
-        AttributeDescription("serial", .integer64)
+        serial
       }
       EntityDescription("Special", parent: "Item")
     }
@@ -256,7 +258,7 @@ struct FetchPlanTests {
     }
   }
 
-  @Test("integers beyond 2^53 compare exactly, compiled or evaluated")
+  @Test("integers beyond 2^53 compare exactly, indexed, compiled or evaluated")
   func largeIntegers() throws {
     let context = ManagedObjectContext(model: try model())
     for serial in [nil, 9_007_199_254_740_992, 9_007_199_254_740_993, .max, .min] as [Int64?] {

@@ -148,6 +148,10 @@ final class AttributeIndex {
 }
 
 /// A value as an index keys it: numbers by value, so `3` and `3.0` find each other.
+///
+/// Numbers are keyed as doubles, so integers beyond 2⁵³ may share a key with their
+/// neighbours; the index only narrows the rows, and the comparison's compiled test, which
+/// compares exactly, decides each of them.
 enum IndexKey: Hashable {
   case number(Double)
   case string(String)
