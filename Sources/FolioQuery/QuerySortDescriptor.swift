@@ -215,7 +215,7 @@ public enum QuerySortKeys {
 
 private enum SortColumn {
   case strings([String?], ascending: Bool)
-  case doubles([Double?], ascending: Bool)
+  case doubles([SortableDouble?], ascending: Bool)
   case integers([Int?], ascending: Bool)
   case values([Any?], QuerySortDescriptor)
 
@@ -227,7 +227,7 @@ private enum SortColumn {
     case .strings(let strings):
       self = .values(strings.map { $0 }, descriptor)
     case .doubles(let doubles):
-      self = .doubles(doubles, ascending: ascending)
+      self = .doubles(doubles.map { $0.map(SortableDouble.init) }, ascending: ascending)
     case .integers(let integers):
       self = .integers(integers, ascending: ascending)
     case .values(let values):
@@ -240,7 +240,7 @@ private enum SortColumn {
     if descriptor.comparison == .default, let strings = Self.typed(values, as: String.self) {
       self = .strings(strings, ascending: ascending)
     } else if let doubles = Self.typed(values, as: Double.self) {
-      self = .doubles(doubles, ascending: ascending)
+      self = .doubles(doubles.map { $0.map(SortableDouble.init) }, ascending: ascending)
     } else if let integers = Self.typed(values, as: Int.self) {
       self = .integers(integers, ascending: ascending)
     } else {
@@ -266,12 +266,11 @@ private enum SortColumn {
   func compare(_ left: Int, _ right: Int) throws(QueryError) -> ComparisonResult {
     switch self {
     case .strings(let column, let ascending):
-      return Self.order(column[left], column[right], ascending: ascending, by: QueryValues.order3)
+      return Self.order(column[left], column[right], ascending: ascending)
     case .doubles(let column, let ascending):
-      return Self.order(
-        column[left], column[right], ascending: ascending, by: QueryValues.sortOrder)
+      return Self.order(column[left], column[right], ascending: ascending)
     case .integers(let column, let ascending):
-      return Self.order(column[left], column[right], ascending: ascending, by: QueryValues.order3)
+      return Self.order(column[left], column[right], ascending: ascending)
     case .values(let column, let descriptor):
       return try descriptor.compareValues(column[left], column[right])
     }
@@ -281,29 +280,23 @@ private enum SortColumn {
   /// rank, descending columns count down), so that comparing ranks compares values.
   func ranks() -> [Int32]? {
     switch self {
-    case .strings(let column, let ascending):
-      return Self.ranks(column, ascending: ascending, by: QueryValues.order3)
-    case .doubles(let column, let ascending):
-      return Self.ranks(column, ascending: ascending, by: QueryValues.sortOrder)
-    case .integers(let column, let ascending):
-      return Self.ranks(column, ascending: ascending, by: QueryValues.order3)
+    case .strings(let column, let ascending): return Self.ranks(column, ascending: ascending)
+    case .doubles(let column, let ascending): return Self.ranks(column, ascending: ascending)
+    case .integers(let column, let ascending): return Self.ranks(column, ascending: ascending)
     case .values: return nil
     }
   }
 
-  private static func ranks<T>(
-    _ column: [T?], ascending: Bool, by compare: (T, T) -> ComparisonResult
-  ) -> [Int32]? {
+  private static func ranks<T: Comparable>(_ column: [T?], ascending: Bool) -> [Int32]? {
     guard column.count < Int(Int32.max) else { return nil }
     let sequence = column.indices.sorted {
-      order(column[$0], column[$1], ascending: true, by: compare) == .orderedAscending
+      order(column[$0], column[$1], ascending: true) == .orderedAscending
     }
     var ranks = [Int32](repeating: 0, count: column.count)
     var rank: Int32 = 0
     for (position, index) in sequence.enumerated() {
       if position > 0,
-        order(column[sequence[position - 1]], column[index], ascending: true, by: compare)
-          != .orderedSame
+        order(column[sequence[position - 1]], column[index], ascending: true) != .orderedSame
       {
         rank += 1
       }
@@ -312,19 +305,33 @@ private enum SortColumn {
     return ranks
   }
 
-  /// `nil` first, then by `compare`, the whole reversed when descending.
-  private static func order<T>(
-    _ a: T?, _ b: T?, ascending: Bool, by compare: (T, T) -> ComparisonResult
-  ) -> ComparisonResult {
+  /// `nil` first, then by `<`, the whole reversed when descending.
+  private static func order<T: Comparable>(_ a: T?, _ b: T?, ascending: Bool) -> ComparisonResult {
     let order: ComparisonResult
     switch (a, b) {
     case (nil, nil): order = .orderedSame
     case (nil, _): order = .orderedAscending
     case (_, nil): order = .orderedDescending
-    case (let a?, let b?): order = compare(a, b)
+    case (let a?, let b?): order = QueryValues.order3(a, b)
     }
     guard !ascending else { return order }
     return order == .orderedAscending
       ? .orderedDescending : order == .orderedDescending ? .orderedAscending : .orderedSame
+  }
+}
+
+/// A double that orders as sort descriptors order numbers, a total order: by value, with every
+/// NaN equal to every other, after every number below zero and before zero and the rest.
+struct SortableDouble: Comparable {
+  var value: Double
+
+  static func < (lhs: SortableDouble, rhs: SortableDouble) -> Bool {
+    if lhs.value < rhs.value { return true }
+    guard lhs.value.isNaN || rhs.value.isNaN else { return false }
+    return QueryValues.sortOrder(lhs.value, rhs.value) == .orderedAscending
+  }
+
+  static func == (lhs: SortableDouble, rhs: SortableDouble) -> Bool {
+    lhs.value == rhs.value || (lhs.value.isNaN && rhs.value.isNaN)
   }
 }
