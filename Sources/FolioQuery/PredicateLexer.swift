@@ -165,12 +165,16 @@ struct PredicateLexer {
       let digitsStart = index
       while let character = peek(), character.isHexDigit { index += 1 }
       let radix = "xX".contains(base) ? 16 : "oO".contains(base) ? 8 : 2
-      let digits = String(characters[digitsStart..<index])
+      let digits = characters[digitsStart..<index]
       let text = String(characters[start..<index])
-      guard var value = Int(digits, radix: radix) else {
+      guard !digits.isEmpty, digits.allSatisfy({ ($0.hexDigitValue ?? radix) < radix }) else {
         throw QueryError.badNumber(text, column: start + 1)
       }
-      if characters[start] == "-" { value = -value }
+      // The sign goes into the conversion, so that -0x8000000000000000 (Int64.min) fits.
+      let sign = characters[start] == "-" ? "-" : ""
+      guard let value = Int(sign + String(digits), radix: radix) else {
+        throw QueryError.integerOutOfRange(text, column: start + 1)
+      }
       return token(.integer(value), from: start)
     }
     var isFraction = false
@@ -190,7 +194,12 @@ struct PredicateLexer {
       }
     }
     let text = String(characters[start..<index])
-    if !isFraction, let value = Int(text) {
+    if !isFraction {
+      // Only digits and a sign: the conversion fails only when the value needs more than 64
+      // bits, and a literal does not silently become a double that cannot hold it exactly.
+      guard let value = Int(text) else {
+        throw QueryError.integerOutOfRange(text, asDouble: text + ".0", column: start + 1)
+      }
       return token(.integer(value), from: start)
     }
     guard let value = Double(text) else { throw QueryError.badNumber(text, column: start + 1) }

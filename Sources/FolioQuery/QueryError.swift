@@ -17,6 +17,8 @@ public struct QueryError: Error, CustomStringConvertible {
     case missingArgument
     /// An argument of the wrong kind for its placeholder.
     case invalidArgument
+    /// More arguments than the format has placeholders for.
+    case unusedArgument
     /// A `$VARIABLE` with no value.
     case unboundVariable
     /// The object could not answer a key of a key path; ``QueryError/underlying`` says why.
@@ -95,6 +97,15 @@ extension QueryError {
     QueryError(.syntax, "\"\(text)\" is not a number", at: InputLocation(column: column))
   }
 
+  static func integerOutOfRange(_ text: String, asDouble double: String? = nil, column: Int)
+    -> QueryError
+  {
+    let hint = double.map { " (write \($0) for a double)" } ?? ""
+    return QueryError(
+      .syntax, "\"\(text)\" does not fit a 64-bit integer\(hint)", at: InputLocation(column: column)
+    )
+  }
+
   static func unsupportedCast(_ type: String, column: Int) -> QueryError {
     QueryError(
       .syntax,
@@ -114,6 +125,14 @@ extension QueryError {
     QueryError(
       .missingArgument,
       "\(placeholder) needs argument \(number), but \(given) "
+        + (given == 1 ? "was" : "were") + " given",
+      at: InputLocation(column: column))
+  }
+
+  static func unusedArguments(taken: Int, given: Int, column: Int) -> QueryError {
+    QueryError(
+      .unusedArgument,
+      "format takes \(taken) argument\(taken == 1 ? "" : "s"), but \(given) "
         + (given == 1 ? "was" : "were") + " given",
       at: InputLocation(column: column))
   }

@@ -79,15 +79,28 @@ extension QueryValue: CustomStringConvertible {
     case .null: return "nil"
     case .bool(let value): return value ? "YES" : "NO"
     case .integer(let value): return String(value)
-    case .double(let value): return value.description
+    case .double(let value): return Self.describe(value)
     case .decimal(let value): return "CAST(\(Self.quote(value.description)), \"NSDecimalNumber\")"
     case .string(let value): return Self.quote(value)
-    case .date(let value): return "CAST(\(value.timeIntervalSinceReferenceDate), \"NSDate\")"
+    case .date(let value):
+      return "CAST(\(Self.describe(value.timeIntervalSinceReferenceDate)), \"NSDate\")"
     case .data(let value): return "CAST(\(Self.quote(value.base64EncodedString())), \"NSData\")"
     case .uuid(let value): return "CAST(\(Self.quote(value.uuidString)), \"NSUUID\")"
     case .url(let value): return "CAST(\(Self.quote(value.absoluteString)), \"NSURL\")"
     case .object(let value): return value.description
     }
+  }
+
+  /// A double in format syntax: Swift's shortest form that reads back to the same value, which
+  /// always has a `.` or an exponent (`2.5`, `-0.0`, `1e+300`, `5e-324`); the infinities and
+  /// NaN, which have no literal, as the `CAST` of a string that reads them back
+  /// (`CAST("-inf", "NSNumber")`).
+  static func describe(_ value: Double) -> String {
+    if value.isNaN { return "CAST(\"nan\", \"NSNumber\")" }
+    if value.isInfinite {
+      return value < 0 ? "CAST(\"-inf\", \"NSNumber\")" : "CAST(\"inf\", \"NSNumber\")"
+    }
+    return value.description
   }
 
   /// `text` in double quotes, with `"`, `\` and control characters escaped.

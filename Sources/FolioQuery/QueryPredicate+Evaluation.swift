@@ -5,13 +5,14 @@ import Foundation
 // - `==` and `!=` compare any two values: numbers by value across Int, Double, Float and
 //   Decimal (and Bool as 0 or 1), strings by Unicode canonical equivalence, objects by
 //   identity, collections element by element. `nil == nil` holds; nil equals nothing else.
+//   A NaN follows IEEE 754: equal to nothing, itself included, and ordering with it is false.
 // - `<`, `<=`, `>`, `>=` and `BETWEEN` order numbers, strings and dates; with nil on either
 //   side they are false, and with values that have no order between them they throw, rather
 //   than answer false, so a typo in a predicate cannot pass for "no results".
 // - String operators fold both sides with `[c]` and `[d]` (Unicode case folding, diacritic
 //   removal) before comparing, and need strings; nil on either side is false.
 // - `ANY`/`SOME` and `ALL` apply the comparison to each element of the left collection; `ALL`
-//   holds for an empty one. `NONE` was parsed as `NOT ANY`.
+//   holds for an empty one. `NONE` was parsed as `NOT ANY`, and errors under it say `NONE`.
 // - Reading a key the object does not have throws `.unknownKey`, wrapping the object's error.
 
 extension QueryPredicate {
@@ -62,21 +63,29 @@ struct PredicateEvaluator {
     case .or(let parts):
       for part in parts where try evaluate(part, on: object) { return true }
       return false
+    case .not(.comparison(let comparison)) where comparison.modifier == .any:
+      // `NONE x op y` was parsed as this `NOT ANY x op y`, so its errors name NONE.
+      return !(try evaluate(comparison, on: object, modifierName: "NONE"))
     case .not(let inner): return !(try evaluate(inner, on: object))
     case .comparison(let comparison): return try evaluate(comparison, on: object)
     }
   }
 
-  mutating func evaluate(_ comparison: QueryComparison, on object: Any?) throws(QueryError)
-    -> Bool
-  {
-    let left = try value(of: comparison.left, on: object)
-    let right = try value(of: comparison.right, on: object)
+  /// - Parameter modifierName: How errors name the modifier; `ANY` or `ALL` by default.
+  mutating func evaluate(
+    _ comparison: QueryComparison, on object: Any?, modifierName: String? = nil
+  ) throws(QueryError) -> Bool {
+    // The list that IN or CONTAINS searches keeps its nil elements: `nil IN {nil}` holds, as
+    // NSPredicate finds a nil in an array holding NSNull. Everywhere else a list drops them.
+    let isSearchedOnLeft = comparison.operator == .contains && comparison.modifier == .direct
+    let left = try value(of: comparison.left, on: object, keepingNils: isSearchedOnLeft)
+    let right = try value(
+      of: comparison.right, on: object, keepingNils: comparison.operator == .in)
     switch comparison.modifier {
     case .direct:
       return try compare(left, comparison.operator, right, options: comparison.options)
     case .any, .all:
-      let name = comparison.modifier == .any ? "ANY" : "ALL"
+      let name = modifierName ?? (comparison.modifier == .any ? "ANY" : "ALL")
       let elements: [Any]
       if left == nil {
         elements = []
@@ -94,7 +103,11 @@ struct PredicateEvaluator {
     }
   }
 
-  mutating func value(of expression: QueryExpression, on object: Any?) throws(QueryError) -> Any? {
+  /// - Parameter keepingNils: Whether a `{…}` list keeps its nil elements, as `nil` boxed in
+  ///   `Any`, rather than dropping them.
+  mutating func value(
+    of expression: QueryExpression, on object: Any?, keepingNils: Bool = false
+  ) throws(QueryError) -> Any? {
     switch expression {
     case .constant(let value): return value.anyValue
     case .evaluatedObject: return object
@@ -107,7 +120,11 @@ struct PredicateEvaluator {
     case .aggregate(let elements):
       var values: [Any] = []
       for element in elements {
-        if let value = try value(of: element, on: object) { values.append(value) }
+        if let value = try value(of: element, on: object) {
+          values.append(value)
+        } else if keepingNils {
+          values.append(Any?.none as Any)
+        }
       }
       return values
     case .subquery(let collection, let variable, let predicate):
@@ -154,25 +171,29 @@ struct PredicateEvaluator {
     case .in:
       guard let right else { return false }
       if let elements = KeyPathWalker.elements(of: right) {
-        return elements.contains { QueryValues.equal(left, $0, options: options) }
+        // `flatten` reads a kept nil (or an optional in a variable's array) as nil.
+        return elements.contains {
+          QueryValues.equal(left, KeyPathWalker.flatten($0), options: options)
+        }
       }
       if let haystack = right as? String {
         guard let needle = left as? String else {
           if left == nil { return false }
           throw QueryError.notAString(left, operator: "IN")
         }
-        return QueryValues.fold(haystack, options).contains(QueryValues.fold(needle, options))
+        return QueryComparison.Operator.in.finds(
+          QueryValues.fold(needle, options), in: QueryValues.fold(haystack, options))
       }
       throw QueryError.notACollection(right, for: "IN")
     case .contains:
       if let elements = KeyPathWalker.elements(of: left) {
-        return elements.contains { QueryValues.equal($0, right, options: options) }
+        return elements.contains {
+          QueryValues.equal(KeyPathWalker.flatten($0), right, options: options)
+        }
       }
-      return try strings(left, right, op, fold: options) { $0.contains($1) }
-    case .beginsWith:
-      return try strings(left, right, op, fold: options) { $0.hasPrefix($1) }
-    case .endsWith:
-      return try strings(left, right, op, fold: options) { $0.hasSuffix($1) }
+      return try strings(left, right, op, fold: options) { op.finds($1, in: $0) }
+    case .beginsWith, .endsWith:
+      return try strings(left, right, op, fold: options) { op.finds($1, in: $0) }
     case .like:
       return try strings(left, right, op, fold: options) { QueryValues.like($0, pattern: $1) }
     case .matches:

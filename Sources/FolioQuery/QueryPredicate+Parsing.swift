@@ -30,7 +30,8 @@ extension QueryPredicate {
   /// ```
   ///
   /// - Throws: `QueryError.syntax` naming the column and what was expected;
-  ///   `.missingArgument` and `.invalidArgument` for placeholders.
+  ///   `.missingArgument` and `.invalidArgument` for placeholders, and `.unusedArgument` when
+  ///   `arguments` has more values than the format has placeholders.
   public init(format: String, arguments: [Any?] = []) throws(QueryError) {
     var parser = PredicateParser(
       tokens: try PredicateLexer.tokens(of: format), source: Array(format), arguments: arguments)
@@ -95,6 +96,11 @@ struct PredicateParser {
     if current.kind == .end { throw expected("a predicate") }
     let predicate = try parseOr()
     guard current.kind == .end else { throw expected("AND, OR or end of input") }
+    // An argument no placeholder took is a mistake in the call, as a missing one is.
+    guard argumentIndex == arguments.count else {
+      throw QueryError.unusedArguments(
+        taken: argumentIndex, given: arguments.count, column: current.column)
+    }
     return predicate
   }
 

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Values compare as predicates compare them: numbers by value across types, strings, dates;
 /// `nil` sorts before every value when ascending (and so after them when descending), as in
-/// Core Data. Strings compare by Unicode canonical equivalence, or as ``Comparison`` says.
+/// Core Data. Strings compare by Unicode canonical equivalence, or as ``Comparison`` says. A
+/// NaN, which predicates leave unordered, sorts where NSNumber's `compare:` puts it: after
+/// every number below zero, before zero and every number above it, tied with other NaNs.
 ///
 /// ```swift
 /// let byCity = QuerySortDescriptor(keyPath: "city", comparison: .localizedStandard)
@@ -96,13 +98,16 @@ public struct QuerySortDescriptor: Sendable, Hashable, CustomStringConvertible {
         return a.localizedStandardCompare(b)
       }
     }
+    if let a = QueryValues.number(first), let b = QueryValues.number(second) {
+      return QueryValues.sortOrder(a, b)
+    }
     return try QueryValues.order(first, second, options: [], operator: "with")
       ?? .orderedSame
   }
 }
 
 extension QueryValues {
-  static func order3<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+  package static func order3<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
     a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
   }
 }
@@ -199,7 +204,8 @@ extension Sequence {
 public enum QuerySortKeys {
   /// Strings (or `nil`), ordered by the descriptor's comparison.
   case strings([String?])
-  /// Numbers, or dates as seconds since 2001, ordered by value.
+  /// Numbers, or dates as seconds since 2001, ordered by value, with a NaN after every
+  /// number below zero and before the rest, as ``QuerySortDescriptor`` orders numbers.
   case doubles([Double?])
   /// Whole numbers, ordered by value.
   case integers([Int?])
@@ -209,7 +215,7 @@ public enum QuerySortKeys {
 
 private enum SortColumn {
   case strings([String?], ascending: Bool)
-  case doubles([Double?], ascending: Bool)
+  case doubles([SortableDouble?], ascending: Bool)
   case integers([Int?], ascending: Bool)
   case values([Any?], QuerySortDescriptor)
 
@@ -221,7 +227,7 @@ private enum SortColumn {
     case .strings(let strings):
       self = .values(strings.map { $0 }, descriptor)
     case .doubles(let doubles):
-      self = .doubles(doubles, ascending: ascending)
+      self = .doubles(doubles.map { $0.map(SortableDouble.init) }, ascending: ascending)
     case .integers(let integers):
       self = .integers(integers, ascending: ascending)
     case .values(let values):
@@ -234,7 +240,7 @@ private enum SortColumn {
     if descriptor.comparison == .default, let strings = Self.typed(values, as: String.self) {
       self = .strings(strings, ascending: ascending)
     } else if let doubles = Self.typed(values, as: Double.self) {
-      self = .doubles(doubles, ascending: ascending)
+      self = .doubles(doubles.map { $0.map(SortableDouble.init) }, ascending: ascending)
     } else if let integers = Self.typed(values, as: Int.self) {
       self = .integers(integers, ascending: ascending)
     } else {
@@ -311,5 +317,21 @@ private enum SortColumn {
     guard !ascending else { return order }
     return order == .orderedAscending
       ? .orderedDescending : order == .orderedDescending ? .orderedAscending : .orderedSame
+  }
+}
+
+/// A double that orders as sort descriptors order numbers, a total order: by value, with every
+/// NaN equal to every other, after every number below zero and before zero and the rest.
+struct SortableDouble: Comparable {
+  var value: Double
+
+  static func < (lhs: SortableDouble, rhs: SortableDouble) -> Bool {
+    if lhs.value < rhs.value { return true }
+    guard lhs.value.isNaN || rhs.value.isNaN else { return false }
+    return QueryValues.sortOrder(lhs.value, rhs.value) == .orderedAscending
+  }
+
+  static func == (lhs: SortableDouble, rhs: SortableDouble) -> Bool {
+    lhs.value == rhs.value || (lhs.value.isNaN && rhs.value.isNaN)
   }
 }

@@ -5,6 +5,11 @@ import Foundation
 /// Constants come from literals in a format string (`30`, `"Ann"`, `YES`, `nil`,
 /// `CAST(726868800, "NSDate")`), from `%@`, `%d` and `%f` arguments, from `$VARIABLE`
 /// substitutions, and from Swift values in predicates built in code.
+///
+/// Two constants are equal when they are the same constant, as a predicate's text tells them
+/// apart: the same case and the same value, with doubles (and dates' seconds) compared as
+/// they print, so `-0.0` differs from `0.0` and every NaN equals every other NaN. Evaluation
+/// compares values by other rules: there `-0.0 == 0` holds and a NaN equals nothing.
 public enum QueryValue: Sendable, Hashable {
   /// `nil` or `NULL`.
   case null
@@ -87,6 +92,54 @@ public enum QueryValue: Sendable, Hashable {
     case is any KeyValueReadable: return "an object"
     default: return "\(value)"
     }
+  }
+}
+
+extension QueryValue {
+  /// Whether both are the same constant; see ``QueryValue``.
+  public static func == (lhs: QueryValue, rhs: QueryValue) -> Bool {
+    switch (lhs, rhs) {
+    case (.null, .null): return true
+    case (.bool(let a), .bool(let b)): return a == b
+    case (.integer(let a), .integer(let b)): return a == b
+    case (.double(let a), .double(let b)): return isSame(a, b)
+    case (.decimal(let a), .decimal(let b)): return a == b
+    case (.string(let a), .string(let b)): return a == b
+    case (.date(let a), .date(let b)):
+      return isSame(a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate)
+    case (.data(let a), .data(let b)): return a == b
+    case (.uuid(let a), .uuid(let b)): return a == b
+    case (.url(let a), .url(let b)): return a == b
+    case (.object(let a), .object(let b)): return a == b
+    default: return false
+    }
+  }
+
+  /// Hashes the constant consistently with ``==(_:_:)``.
+  public func hash(into hasher: inout Hasher) {
+    switch self {
+    case .null: hasher.combine(0)
+    case .bool(let value): hasher.combine(value)
+    case .integer(let value): hasher.combine(value)
+    case .double(let value): hasher.combine(Self.identity(of: value))
+    case .decimal(let value): hasher.combine(value)
+    case .string(let value): hasher.combine(value)
+    case .date(let value): hasher.combine(Self.identity(of: value.timeIntervalSinceReferenceDate))
+    case .data(let value): hasher.combine(value)
+    case .uuid(let value): hasher.combine(value)
+    case .url(let value): hasher.combine(value)
+    case .object(let value): hasher.combine(value)
+    }
+  }
+
+  /// Whether two doubles print the same: both NaN, or equal with the same sign.
+  private static func isSame(_ a: Double, _ b: Double) -> Bool {
+    a.isNaN ? b.isNaN : a == b && a.sign == b.sign
+  }
+
+  /// The bits of a double, the same for every NaN.
+  private static func identity(of value: Double) -> UInt64 {
+    value.isNaN ? Double.nan.bitPattern : value.bitPattern
   }
 }
 

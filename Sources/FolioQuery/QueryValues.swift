@@ -1,7 +1,15 @@
 import Foundation
 
 /// Equality, order and arithmetic over the mixed values key paths return.
-enum QueryValues {
+///
+/// Numbers compare by value across types, and exactly: an integer and a double are compared
+/// as the numbers they are, not through a double that may round the integer (2⁵³ + 1 is
+/// greater than the double 2⁵³). A NaN has two orders. Predicates follow IEEE 754: a NaN is
+/// equal to nothing, itself included, and neither less nor greater than anything
+/// (`compare` answers `nil`). Sorting, `@min` and `@max` need a total order, and use
+/// NSNumber's `compare:` placement (`sortOrder`): every NaN equal to
+/// every other, after every number below zero and before zero and every number above it.
+package enum QueryValues {
   enum Number {
     case integer(Int)
     case double(Double)
@@ -22,6 +30,23 @@ enum QueryValues {
       case .decimal(let value): return value
       }
     }
+
+    var isNaN: Bool {
+      switch self {
+      case .integer: return false
+      case .double(let value): return value.isNaN
+      case .decimal(let value): return value.isNaN
+      }
+    }
+
+    /// Whether the number is below zero; -0.0 is not.
+    var isBelowZero: Bool {
+      switch self {
+      case .integer(let value): return value < 0
+      case .double(let value): return value < 0
+      case .decimal(let value): return value < 0
+      }
+    }
   }
 
   /// `value` as a number: any integer type, `Double`, `Float`, `Decimal`, and `Bool` as 0 or 1.
@@ -38,18 +63,69 @@ enum QueryValues {
     }
   }
 
-  static func compare(_ left: Number, _ right: Number) -> ComparisonResult {
+  /// The order of two numbers by value, as predicates compare them, or `nil` when either is a
+  /// NaN, which IEEE 754 leaves unordered. Integers compare exactly with integers and doubles,
+  /// decimals with decimals and integers; any other pair through doubles.
+  static func compare(_ left: Number, _ right: Number) -> ComparisonResult? {
     switch (left, right) {
     case (.integer(let a), .integer(let b)):
-      return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
+      return order3(a, b)
+    case (.integer(let a), .double(let b)):
+      return compare(a, b)
+    case (.double(let a), .integer(let b)):
+      return compare(b, a).map(reversed)
     case (.decimal, .decimal), (.decimal, .integer), (.integer, .decimal):
-      let a = left.decimal
-      let b = right.decimal
-      return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
+      guard !left.isNaN, !right.isNaN else { return nil }
+      return order3(left.decimal, right.decimal)
     default:
-      let a = left.double
-      let b = right.double
-      return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
+      return compare(left.double, right.double)
+    }
+  }
+
+  /// The order of two doubles, or `nil` when either is a NaN.
+  package static func compare(_ left: Double, _ right: Double) -> ComparisonResult? {
+    left < right
+      ? .orderedAscending : left > right ? .orderedDescending : left == right ? .orderedSame : nil
+  }
+
+  /// The order of an integer and a double by their exact values, or `nil` when the double is
+  /// a NaN.
+  package static func compare(_ integer: Int, _ double: Double) -> ComparisonResult? {
+    guard !double.isNaN else { return nil }
+    // A double at or beyond ±2⁶³ is beyond every Int; any other has an Int integral part.
+    if double >= 0x1p63 { return .orderedAscending }
+    if double < -0x1p63 { return .orderedDescending }
+    let whole = double.rounded(.towardZero)
+    let wholeInteger = Int(whole)
+    guard integer == wholeInteger else { return order3(integer, wholeInteger) }
+    return order3(whole, double)
+  }
+
+  /// The order in which sorting, `@min` and `@max` put two numbers: as `compare`, and
+  /// a NaN the same as another NaN, after every number below zero and before zero and every
+  /// number above it — where NSNumber's `compare:` puts it.
+  static func sortOrder(_ left: Number, _ right: Number) -> ComparisonResult {
+    if let order = compare(left, right) { return order }
+    switch (left.isNaN, right.isNaN) {
+    case (true, true): return .orderedSame
+    case (true, false): return right.isBelowZero ? .orderedDescending : .orderedAscending
+    default: return left.isBelowZero ? .orderedAscending : .orderedDescending
+    }
+  }
+
+  /// `sortOrder` for two doubles.
+  static func sortOrder(_ left: Double, _ right: Double) -> ComparisonResult {
+    if left < right { return .orderedAscending }
+    if left > right { return .orderedDescending }
+    if left == right { return .orderedSame }
+    return sortOrder(.double(left), .double(right))
+  }
+
+  package static func reversed(_ order: ComparisonResult) -> ComparisonResult {
+    switch order {
+    case .orderedAscending: return .orderedDescending
+    case .orderedDescending: return .orderedAscending
+    case .orderedSame: return .orderedSame
     }
   }
 
@@ -95,7 +171,8 @@ enum QueryValues {
     return false
   }
 
-  /// The order of two values, `nil` when either is nil.
+  /// The order of two values, `nil` when either is nil or a NaN (every comparison is then
+  /// false).
   ///
   /// - Throws: `.invalidOperand` when the values have no order between them.
   static func order(
@@ -177,8 +254,14 @@ enum QueryValues {
         best = value
         continue
       }
-      let order = try order(value, current, options: [], operator: keepLess ? "@min" : "@max")
-      if order == (keepLess ? .orderedAscending : .orderedDescending) { best = value }
+      // Numbers as sorting orders them, so that a NaN has a place.
+      let result: ComparisonResult?
+      if let a = number(value), let b = number(current) {
+        result = sortOrder(a, b)
+      } else {
+        result = try order(value, current, options: [], operator: keepLess ? "@min" : "@max")
+      }
+      if result == (keepLess ? .orderedAscending : .orderedDescending) { best = value }
     }
     return best
   }
@@ -196,4 +279,22 @@ extension QueryComparison.Options {
   /// `text` as a comparison with these options sees it: case-folded for `[c]`, without
   /// diacritics for `[d]`, unchanged when there are no options.
   public func fold(_ text: String) -> String { QueryValues.fold(text, self) }
+}
+
+extension QueryComparison.Operator {
+  /// Whether this string operator finds `needle` in `haystack`, both already folded:
+  /// `BEGINSWITH` at the start, `ENDSWITH` at the end, `CONTAINS` (and `IN`, its mirror)
+  /// anywhere.
+  ///
+  /// An empty needle is found nowhere, not even in an empty haystack, as NSString's
+  /// `hasPrefix:`, `hasSuffix:` and `range(of:)` answer. Evaluation and the fetch plan's
+  /// compiled string tests both call this, so they cannot disagree.
+  package func finds(_ needle: String, in haystack: String) -> Bool {
+    guard !needle.isEmpty else { return false }
+    switch self {
+    case .beginsWith: return haystack.hasPrefix(needle)
+    case .endsWith: return haystack.hasSuffix(needle)
+    default: return haystack.contains(needle)
+    }
+  }
 }

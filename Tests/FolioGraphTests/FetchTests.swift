@@ -122,11 +122,14 @@ struct FetchPlanTests {
     code.isIndexed = true
     var rank = AttributeDescription("rank", .integer32)
     rank.isIndexed = true
+    var serial = AttributeDescription("serial", .integer64)
+    serial.isIndexed = true
     return try ManagedObjectModel {
       EntityDescription("Item") {
         code
         rank
         AttributeDescription("weight", .double)
+        serial
       }
       EntityDescription("Special", parent: "Item")
     }
@@ -205,6 +208,73 @@ struct FetchPlanTests {
       let fetched = try expectFetchAsEvaluation(format, in: context)
       #expect(!fetched.isEmpty, "\(format) finds something")
     }
+  }
+
+  @Test("an empty needle matches nothing, compiled or evaluated, with and without options")
+  func emptyNeedle() throws {
+    let context = ManagedObjectContext(model: try model())
+    for code in [nil, "", "a", "É"] as [String?] {
+      let item = try context.insertNewObject(forEntityName: "Item")
+      try item.setValue(code, forKey: "code")
+    }
+    for format in [
+      "code CONTAINS ''", "code BEGINSWITH ''", "code ENDSWITH ''", "code CONTAINS[cd] ''",
+      "code BEGINSWITH[c] \"\"", "code ENDSWITH[d] '\\u0301'",
+    ] {
+      #expect(try expectFetchAsEvaluation(format, in: context).isEmpty, "\(format)")
+    }
+    #expect(try expectFetchAsEvaluation("NOT code BEGINSWITH ''", in: context).count == 4)
+  }
+
+  @Test("a NaN compares as IEEE 754 says, compiled or evaluated, and sorts before zero")
+  func notANumber() throws {
+    let context = ManagedObjectContext(model: try model())
+    for weight in [nil, .nan, -1.5, 0, 2, .nan, .infinity] as [Double?] {
+      let item = try context.insertNewObject(forEntityName: "Item")
+      try item.setValue(weight, forKey: "weight")
+    }
+    for format in [
+      "weight < 3", "weight <= 3", "weight > -2", "weight >= -2", "weight == 2", "weight != 2",
+      "NOT weight < 3", "weight BETWEEN {-2, 3}",
+    ] {
+      try expectFetchAsEvaluation(format, in: context)
+    }
+    #expect(try expectFetchAsEvaluation("weight <= 3", in: context).count == 3)
+    #expect(try expectFetchAsEvaluation("weight != 2", in: context).count == 6)
+    for ascending in [true, false] {
+      let descriptors = [QuerySortDescriptor(keyPath: "weight", ascending: ascending)]
+      let fetched = try context.fetch(
+        FetchRequest(entityName: "Item", sortDescriptors: descriptors))
+      let labels = try fetched.map { try $0.value(forKey: "weight") as? Double }.map {
+        $0.map { "\($0)" } ?? "nil"
+      }
+      let order = ["nil", "-1.5", "nan", "nan", "0.0", "2.0", "inf"]
+      #expect(labels == (ascending ? order : order.reversed()))
+      let expected = try context.objects(ofEntity: "Item").reversed().sorted(by: descriptors)
+      #expect(
+        try expected.map { try $0.value(forKey: "weight") as? Double }.map {
+          $0.map { "\($0)" } ?? "nil"
+        } == labels)
+    }
+  }
+
+  @Test("integers beyond 2^53 compare exactly, indexed, compiled or evaluated")
+  func largeIntegers() throws {
+    let context = ManagedObjectContext(model: try model())
+    for serial in [nil, 9_007_199_254_740_992, 9_007_199_254_740_993, .max, .min] as [Int64?] {
+      let item = try context.insertNewObject(forEntityName: "Item")
+      try item.setValue(serial, forKey: "serial")
+    }
+    for format in [
+      "serial == 9007199254740992", "serial == 9007199254740992.0", "serial != 9007199254740993",
+      "serial < 9007199254740993", "serial >= 9.2233720368547758e18",
+      "serial < -9.2233720368547758e18", "serial <= -9223372036854775808",
+    ] {
+      try expectFetchAsEvaluation(format, in: context)
+    }
+    #expect(try expectFetchAsEvaluation("serial == 9007199254740993", in: context).count == 1)
+    #expect(try expectFetchAsEvaluation("serial == 9007199254740992.0", in: context).count == 1)
+    #expect(try expectFetchAsEvaluation("serial >= 9.2233720368547758e18", in: context).isEmpty)
   }
 
   @Test("a fetch sorts as the key-path sort does, over an entity and its subentity")

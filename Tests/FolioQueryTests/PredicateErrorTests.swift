@@ -66,6 +66,30 @@ let parseErrors: [ParseErrorCase] = [
   .init(
     "age == %@ OR age == %d", [.value(1)], .missingArgument,
     "column 21: %d needs argument 2, but 1 was given"),
+  .init(
+    "age == %@", [.value(1), .value(2)], .unusedArgument,
+    "column 10: format takes 1 argument, but 2 were given"),
+  .init(
+    "TRUEPREDICATE", [.value("x")], .unusedArgument,
+    "column 14: format takes 0 arguments, but 1 was given"),
+  .init(
+    "%K IN %@ AND age > %d", [.value("name"), .value(["Ann"]), .value(3), .null], .unusedArgument,
+    "column 22: format takes 3 arguments, but 4 were given"),
+  .init(
+    "age == 9223372036854775808",
+    "column 8: \"9223372036854775808\" does not fit a 64-bit integer "
+      + "(write 9223372036854775808.0 for a double)"),
+  .init(
+    "age > -9223372036854775809",
+    "column 7: \"-9223372036854775809\" does not fit a 64-bit integer "
+      + "(write -9223372036854775809.0 for a double)"),
+  .init(
+    "age == 0x10000000000000000",
+    "column 8: \"0x10000000000000000\" does not fit a 64-bit integer"),
+  .init(
+    "age == 0x8000000000000000", "column 8: \"0x8000000000000000\" does not fit a 64-bit integer"),
+  .init("age == 0x", "column 8: \"0x\" is not a number"),
+  .init("age == -0b12", "column 8: \"-0b12\" is not a number"),
   .init("%K == 1", [.value(3)], .invalidArgument, "column 1: %K needs a key path string, found 3"),
   .init(
     "age == %d", [.value("x")], .invalidArgument, "column 8: %d needs an integer, found \"x\""),
@@ -115,6 +139,10 @@ let evaluationErrors: [EvaluationErrorCase] = [
   .init("name < 3", .invalidOperand, "cannot compare \"Ann\" < 3"),
   .init("spendings.amount > 3", .invalidOperand, "cannot compare a collection > 3"),
   .init("ANY name == \"A\"", .invalidOperand, "ANY needs a collection, found \"Ann\""),
+  .init("ALL name == \"A\"", .invalidOperand, "ALL needs a collection, found \"Ann\""),
+  .init("NONE name == \"A\"", .invalidOperand, "NONE needs a collection, found \"Ann\""),
+  .init("NOT ANY age > 3", .invalidOperand, "NONE needs a collection, found 30"),
+  .init("NOT (ALL age > 3)", .invalidOperand, "ALL needs a collection, found 30"),
   .init(
     "age BETWEEN {1}", .invalidOperand,
     "BETWEEN needs two bounds such as {1, 10}, found a collection"),

@@ -59,8 +59,8 @@ enum FetchPlan {
       return stringTest(slot: slot, op: op, text: text, options: comparison.options)
     }
     guard comparison.options.isEmpty else { return nil }
-    if type.isInteger || type == .double || type == .float, let number = Self.number(constant) {
-      return numericTest(slot: slot, op: op, number: number)
+    if type.isInteger || type == .double || type == .float {
+      return numericTest(slot: slot, op: op, constant: constant)
     }
     if type == .string, case .string(let text) = constant, op == .equalTo || op == .notEqualTo {
       let wanted = op == .equalTo
@@ -73,48 +73,64 @@ enum FetchPlan {
   }
 
   /// `CONTAINS`, `BEGINSWITH`, `ENDSWITH` with their `[cd]` options, the constant folded
-  /// once; a `nil` value never matches, as in evaluation.
+  /// once; a `nil` value never matches, as in evaluation, and the search itself is
+  /// evaluation's own (`finds(_:in:)`: an empty needle is found nowhere).
   private static func stringTest(
     slot: Int, op: QueryComparison.Operator, text: String, options: QueryComparison.Options
   ) -> Test {
     let needle = options.fold(text)
     return { object in
       guard case .string(let value) = object.slots[slot] else { return false }
-      let haystack = options.fold(value)
-      switch op {
-      case .beginsWith: return haystack.hasPrefix(needle)
-      case .endsWith: return haystack.hasSuffix(needle)
-      default: return haystack.contains(needle)
-      }
+      return op.finds(needle, in: options.fold(value))
     }
   }
 
-  static func number(_ constant: QueryValue) -> Double? {
+  /// `attribute OP number` on stored integers and doubles, compared exactly as evaluation
+  /// compares numbers: integers with integers and doubles by their exact values, and a NaN
+  /// (or a nil) unordered, so that only `!=` holds for it.
+  private static func numericTest(
+    slot: Int, op: QueryComparison.Operator, constant: QueryValue
+  ) -> Test? {
+    guard
+      [
+        .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan,
+        .greaterThanOrEqualTo,
+      ].contains(op)
+    else { return nil }
     switch constant {
-    case .integer(let value): return Double(value)
-    case .double(let value): return value
-    default: return nil
+    case .integer(let number):
+      return { object in
+        switch object.slots[slot] {
+        case .integer(let value): return holds(op, QueryValues.order3(Int(value), number))
+        case .real(let value):
+          return holds(op, QueryValues.compare(number, value).map(QueryValues.reversed))
+        default: return holds(op, nil)
+        }
+      }
+    case .double(let number):
+      return { object in
+        switch object.slots[slot] {
+        case .integer(let value): return holds(op, QueryValues.compare(Int(value), number))
+        case .real(let value): return holds(op, QueryValues.compare(value, number))
+        default: return holds(op, nil)
+        }
+      }
+    default:
+      return nil
     }
   }
 
-  private static func numericTest(slot: Int, op: QueryComparison.Operator, number: Double)
-    -> Test?
-  {
-    func value(_ object: ManagedObject) -> Double? {
-      switch object.slots[slot] {
-      case .integer(let value): return Double(value)
-      case .real(let value): return value
-      default: return nil
-      }
-    }
+  /// Whether `op` holds for a stored value in `order` to the constant; `nil` for a nil or a
+  /// NaN on either side.
+  @inline(__always)
+  private static func holds(_ op: QueryComparison.Operator, _ order: ComparisonResult?) -> Bool {
     switch op {
-    case .equalTo: return { value($0) == number }
-    case .notEqualTo: return { value($0) != number }
-    case .lessThan: return { value($0).map { $0 < number } ?? false }
-    case .lessThanOrEqualTo: return { value($0).map { $0 <= number } ?? false }
-    case .greaterThan: return { value($0).map { $0 > number } ?? false }
-    case .greaterThanOrEqualTo: return { value($0).map { $0 >= number } ?? false }
-    default: return nil
+    case .equalTo: return order == .orderedSame
+    case .notEqualTo: return order != .orderedSame
+    case .lessThan: return order == .orderedAscending
+    case .lessThanOrEqualTo: return order == .orderedAscending || order == .orderedSame
+    case .greaterThan: return order == .orderedDescending
+    default: return order == .orderedDescending || order == .orderedSame
     }
   }
 }
@@ -132,6 +148,10 @@ final class AttributeIndex {
 }
 
 /// A value as an index keys it: numbers by value, so `3` and `3.0` find each other.
+///
+/// Numbers are keyed as doubles, so integers beyond 2⁵³ may share a key with their
+/// neighbours; the index only narrows the rows, and the comparison's compiled test, which
+/// compares exactly, decides each of them.
 enum IndexKey: Hashable {
   case number(Double)
   case string(String)
