@@ -57,6 +57,7 @@ extension ManagedObjectContext {
   func write(_ value: Slot, to object: ManagedObject, slot: Int) {
     recordChange(of: object, slot: slot)
     if object.layout.indexedSlots[slot] { indexVersion &+= 1 }
+    valueVersion &+= 1
     object.slots[slot] = value
   }
 

@@ -112,6 +112,8 @@ struct GraphLoader: StoreRecordConsumer {
     throws(StoreError)
   {
     self.metadata = metadata
+    // Indexes and columns built before (on the empty context) are stale.
+    context.indexVersion &+= 1
     context.storeIdentifier = metadata.identifier
     context.nextPrimaryKey = max(nextObjectID, 1)
     // With the count known, the table is made at its final size at once; otherwise it grows

@@ -207,6 +207,9 @@ extension ManagedObjectContext {
     }
     guard !mergeChanges else { return }
     if let saved = object.records?.saved {
+      // Values change without `write`: indexes and columns are rebuilt.
+      indexVersion &+= 1
+      valueVersion &+= 1
       for slot in saved.indices {
         if case .unrecorded = saved[slot] { continue }
         object.slots[slot] = saved[slot].snapshot()

@@ -70,6 +70,10 @@ public final class ManagedObjectContext {
   @exclusivity(unchecked) var indexVersion = 0
   /// Attribute indexes by entity and slot, built on first use.
   var attributeIndexes: [Int: AttributeIndex] = [:]
+  /// Bumped by every write to a slot: a column built at another version is rebuilt.
+  @exclusivity(unchecked) var valueVersion = 0
+  /// Attribute columns by entity, slot and whether subentities count, built on first use.
+  var attributeColumns: [Int: AttributeColumn] = [:]
   /// Why the last processed turn could not be registered with the undo manager: with
   /// `groupsByEvent` off and no group open, there is nowhere to register (Cocoa raises an
   /// exception). The turn's changes stay in the graph but cannot be undone. `nil` once a turn
@@ -162,6 +166,7 @@ public final class ManagedObjectContext {
     rowByPrimaryKey = other.rowByPrimaryKey
     nextPrimaryKey = other.nextPrimaryKey
     storeIdentifier = other.storeIdentifier
+    indexVersion &+= 1
   }
 
   /// Processes pending changes at each of the undo manager's checkpoints, so a turn's changes

@@ -89,15 +89,25 @@ extension ManagedObjectContext {
     // The saved state skips new objects and keeps those deleted since the save.
     let excluded: ManagedObject.Flags =
       request.includesPendingChanges ? [.removed, .deleted] : [.removed, .inserted]
-    // One loop over either an index's rows or the whole table, without a closure per object.
-    let indexed = indexedRows(for: request, layout: layout)
+    // One loop over an index's rows, a column's matching rows, or the whole table, without a
+    // closure per object.
+    var indexed = indexedRows(for: request, layout: layout)
+    var isColumnMatch = false
+    if indexed == nil, let (slot, op, constant) = columnComparison(request, layout: layout) {
+      indexed = attributeColumn(
+        layout: layout, slot: slot, includesSubentities: request.includesSubentities
+      ).rows(where: op, constant)
+      isColumnMatch = true
+    }
     let total = indexed?.count ?? table.count
     for position in 0..<total {
       let row = indexed.map { Int($0[position]) } ?? position
       guard let object = table[row], object.flags.isDisjoint(with: excluded),
         accepted[object.layout.index]
       else { continue }
-      if let test {
+      if isColumnMatch {
+        // The column compared the values; entity and removal were its own filter.
+      } else if let test {
         guard test(object) else { continue }
       } else if let predicate = request.predicate {
         let isMatch: Bool
