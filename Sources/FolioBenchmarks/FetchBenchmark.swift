@@ -55,15 +55,26 @@ func fetchBenchmark(objects count: Int) throws -> [Case] {
   // Unindexed comparison.
   let comparison = FetchRequest(
     entityName: "Item", predicate: try QueryPredicate(format: "amount > 90"))
+  // The first fetch reads every object's value into the attribute's column; a repeated fetch,
+  // with no change in between, scans the column alone.
   let (scan, scanned) = try time { try context.fetch(comparison).count }
+  let (repeated, rescanned) = try time { try context.fetch(comparison).count }
   let (floor, floorCount) = time { plain.filter { $0.amount > 90 }.count }
   let objects = plain.map(PlainObject.init)
   let (objectFloor, _) = time { objects.filter { $0.values.amount > 90 }.count }
-  guard scanned == floorCount else { throw BenchmarkFailure("comparison results differ") }
-  results.append(Case(title: "amount > 90: fetch (ns per object)", value: scan, unit: "ns"))
+  guard scanned == floorCount, rescanned == floorCount else {
+    throw BenchmarkFailure("comparison results differ")
+  }
+  results.append(
+    Case(title: "amount > 90: first fetch (ns per object)", value: scan, unit: "ns"))
+  results.append(
+    Case(title: "amount > 90: repeated fetch (ns per object)", value: repeated, unit: "ns"))
   results.append(Case(title: "amount > 90: Swift filter (ns per object)", value: floor, unit: "ns"))
   results.append(
-    Case(title: "amount > 90: fetch / floor", value: scan / floor, unit: "x", limit: 3))
+    Case(title: "amount > 90: first fetch / floor", value: scan / floor, unit: "x", limit: 3))
+  results.append(
+    Case(
+      title: "amount > 90: repeated fetch / floor", value: repeated / floor, unit: "x", limit: 3))
   results.append(
     Case(
       title: "amount > 90: Swift filter over class instances (ns per object)",
@@ -81,7 +92,7 @@ func fetchBenchmark(objects count: Int) throws -> [Case] {
     Case(title: "code == 'k1234': Swift filter (ns per object)", value: equalityFloor, unit: "ns"))
   results.append(
     Case(
-      title: "indexed equality, times faster than the comparison scan (target >= 100)",
+      title: "indexed equality, times faster than the first comparison scan (target >= 100)",
       value: scan / indexed, unit: "x", limit: 100, isMinimum: true))
   // CONTAINS[cd].
   let contains = FetchRequest(
