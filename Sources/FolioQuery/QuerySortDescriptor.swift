@@ -166,13 +166,7 @@ extension Sequence {
     if ranks.count == columns.count {
       // Every key typed: each column is ranked once, then the sort compares ranks — integers,
       // with no casts, boxing or string comparisons in the final sort.
-      let order = elements.indices.sorted { left, right in
-        for column in ranks where column[left] != column[right] {
-          return column[left] < column[right]
-        }
-        return left < right
-      }
-      return order.map { elements[$0] }
+      return Self.sorted(elements, byRanks: ranks)
     }
     var failure: QueryError?
     let order = elements.indices.sorted { left, right in
@@ -194,6 +188,62 @@ extension Sequence {
     if let failure { throw failure }
     return order.map { elements[$0] }
   }
+
+  /// `elements` ordered by `ranks` (one column per sort level, one rank per element), ties
+  /// kept in their order. When the levels' ranks and the element's position fit one 64-bit
+  /// key together, the sort is of plain integers; otherwise of rank tuples.
+  private static func sorted(_ elements: [Element], byRanks ranks: [RankColumn]) -> [Element] {
+    let count = elements.count
+    func bits(_ value: Int) -> Int { value <= 0 ? 0 : Int.bitWidth - value.leadingZeroBitCount }
+    let positionBits = bits(count)
+    let rankBits = ranks.map { bits(Int($0.largest)) }
+    if positionBits + rankBits.reduce(0, +) <= 64 {
+      var keys = [UInt64](repeating: 0, count: count)
+      keys.withUnsafeMutableBufferPointer { keys in
+        for index in 0..<count { keys[index] = UInt64(index) }
+        var shift = positionBits
+        for (column, width) in zip(ranks, rankBits).reversed() {
+          column.ranks.withUnsafeBufferPointer { ranks in
+            for index in 0..<count { keys[index] |= UInt64(ranks[index]) << UInt64(shift) }
+          }
+          shift += width
+        }
+        keys.sort()
+      }
+      let mask = positionBits == 0 ? 0 : (UInt64(1) << UInt64(positionBits)) - 1
+      return keys.map { elements[Int($0 & mask)] }
+    }
+    let order = elements.indices.sorted { left, right in
+      for column in ranks where column.ranks[left] != column.ranks[right] {
+        return column.ranks[left] < column.ranks[right]
+      }
+      return left < right
+    }
+    return order.map { elements[$0] }
+  }
+}
+
+/// A string told apart from others by its UTF-8 bytes: equal bytes are equal strings, and
+/// hashing bytes skips the canonical normalization that hashing a `String` does.
+struct UTF8Key: Hashable {
+  let string: String
+
+  static func == (lhs: UTF8Key, rhs: UTF8Key) -> Bool {
+    lhs.string.utf8.elementsEqual(rhs.string.utf8)
+  }
+
+  func hash(into hasher: inout Hasher) {
+    var string = string
+    string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+  }
+}
+
+/// Each element's rank in one sort level: equal keys share a rank, and comparing ranks
+/// compares keys in the level's order (nil first ascending, last descending).
+struct RankColumn {
+  var ranks: [UInt32]
+  /// The largest rank.
+  var largest: UInt32
 }
 
 /// One sort key read from every element. A column whose values are all strings (compared
@@ -277,32 +327,68 @@ private enum SortColumn {
   }
 
   /// For a typed column, each element's rank in the column's order (equal values share a
-  /// rank, descending columns count down), so that comparing ranks compares values.
-  func ranks() -> [Int32]? {
+  /// rank), so that comparing ranks compares values.
+  func ranks() -> RankColumn? {
     switch self {
-    case .strings(let column, let ascending): return Self.ranks(column, ascending: ascending)
-    case .doubles(let column, let ascending): return Self.ranks(column, ascending: ascending)
-    case .integers(let column, let ascending): return Self.ranks(column, ascending: ascending)
+    case .strings(let column, let ascending):
+      return Self.ranks(column, ascending: ascending, key: UTF8Key.init)
+    case .doubles(let column, let ascending):
+      return Self.ranks(column, ascending: ascending) { $0 }
+    case .integers(let column, let ascending):
+      return Self.ranks(column, ascending: ascending) { $0 }
     case .values: return nil
     }
   }
 
-  private static func ranks<T: Comparable>(_ column: [T?], ascending: Bool) -> [Int32]? {
-    guard column.count < Int(Int32.max) else { return nil }
-    let sequence = column.indices.sorted {
-      order(column[$0], column[$1], ascending: true) == .orderedAscending
-    }
-    var ranks = [Int32](repeating: 0, count: column.count)
-    var rank: Int32 = 0
-    for (position, index) in sequence.enumerated() {
-      if position > 0,
-        order(column[sequence[position - 1]], column[index], ascending: true) != .orderedSame
-      {
-        rank += 1
+  /// The ranks of `column`: its distinct values are found by hashing (one lookup per
+  /// element), only they are sorted, and each element takes its value's rank — so a column of
+  /// few distinct values (most sort keys) costs a hash per element, not a comparison sort.
+  ///
+  /// Values are told apart by `key`, which may split values the order holds equal (strings
+  /// by their bytes, cheaper to hash than canonically); such values still share a rank.
+  private static func ranks<T: Comparable, Key: Hashable>(
+    _ column: [T?], ascending: Bool, key: (T) -> Key
+  ) -> RankColumn? {
+    guard column.count < Int(UInt32.max) else { return nil }
+    var distinctByValue: [Key: UInt32] = [:]
+    var distinct: [T] = []
+    var ids = [UInt32](repeating: 0, count: column.count)
+    for (index, value) in column.enumerated() {
+      guard let value else {
+        ids[index] = UInt32.max
+        continue
       }
-      ranks[index] = ascending ? rank : -rank
+      let valueKey = key(value)
+      if let id = distinctByValue[valueKey] {
+        ids[index] = id
+      } else {
+        let id = UInt32(distinct.count)
+        distinctByValue[valueKey] = id
+        distinct.append(value)
+        ids[index] = id
+      }
     }
-    return ranks
+    distinctByValue = [:]
+    let order = distinct.indices.sorted { distinct[$0] < distinct[$1] }
+    // Ascending: nil 0, then the values from 1 up; descending: the values from the largest
+    // down, then nil.
+    // Values the order holds equal are neighbours in `order` and share a rank.
+    var levels = [UInt32](repeating: 0, count: order.count)
+    for position in order.indices.dropFirst() {
+      let isAbove = distinct[order[position - 1]] < distinct[order[position]]
+      levels[position] = levels[position - 1] + (isAbove ? 1 : 0)
+    }
+    let top = levels.last ?? 0
+    var rankByID = [UInt32](repeating: 0, count: distinct.count)
+    for (position, id) in order.enumerated() {
+      rankByID[id] = ascending ? levels[position] + 1 : top - levels[position]
+    }
+    let nilRank: UInt32 = ascending ? 0 : top + 1
+    var ranks = [UInt32](repeating: 0, count: column.count)
+    for index in ids.indices {
+      ranks[index] = ids[index] == UInt32.max ? nilRank : rankByID[Int(ids[index])]
+    }
+    return RankColumn(ranks: ranks, largest: top + 1)
   }
 
   /// `nil` first, then by `<`, the whole reversed when descending.
@@ -322,7 +408,7 @@ private enum SortColumn {
 
 /// A double that orders as sort descriptors order numbers, a total order: by value, with every
 /// NaN equal to every other, after every number below zero and before zero and the rest.
-struct SortableDouble: Comparable {
+struct SortableDouble: Comparable, Hashable {
   var value: Double
 
   static func < (lhs: SortableDouble, rhs: SortableDouble) -> Bool {
@@ -333,5 +419,14 @@ struct SortableDouble: Comparable {
 
   static func == (lhs: SortableDouble, rhs: SortableDouble) -> Bool {
     lhs.value == rhs.value || (lhs.value.isNaN && rhs.value.isNaN)
+  }
+
+  /// Equal values hash alike: every NaN as one, and -0.0 as 0.0.
+  func hash(into hasher: inout Hasher) {
+    if value.isNaN {
+      hasher.combine(Double.nan.bitPattern)
+    } else {
+      hasher.combine(value == 0 ? 0 : value.bitPattern)
+    }
   }
 }
