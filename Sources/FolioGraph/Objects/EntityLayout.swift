@@ -76,7 +76,10 @@ final class EntityLayout {
   func isKind(of other: Int) -> Bool { kinds.contains(other) }
 }
 
-struct PropertyLayout {
+/// One property of an entity's layout. A class, like ``RelationshipLayout``: hot paths (every
+/// value set, validated, loaded) look properties up by slot, and a reference costs one retain
+/// where a struct holding a whole description costs one per field of it.
+final class PropertyLayout {
   enum Kind {
     case attribute(AttributeDescription)
     case relationship(RelationshipLayout)
@@ -85,19 +88,24 @@ struct PropertyLayout {
 
   let name: String
   let kind: Kind
+  /// The attribute, for an attribute.
+  let attribute: AttributeDescription?
+  /// The relationship, for a relationship.
+  let relationship: RelationshipLayout?
 
-  var relationship: RelationshipLayout? {
-    if case .relationship(let relationship) = kind { return relationship }
-    return nil
-  }
-
-  var attribute: AttributeDescription? {
-    if case .attribute(let attribute) = kind { return attribute }
-    return nil
+  init(name: String, kind: Kind) {
+    self.name = name
+    self.kind = kind
+    if case .attribute(let attribute) = kind { self.attribute = attribute } else { attribute = nil }
+    if case .relationship(let relationship) = kind {
+      self.relationship = relationship
+    } else {
+      relationship = nil
+    }
   }
 }
 
-struct RelationshipLayout {
+final class RelationshipLayout {
   let description: RelationshipDescription
   /// The destination entity's index.
   let destination: Int
@@ -105,8 +113,20 @@ struct RelationshipLayout {
   let inverseSlot: Int?
   let inverseIsToMany: Bool
 
-  var isToMany: Bool { description.isToMany }
-  var isOrdered: Bool { description.isOrdered }
+  let isToMany: Bool
+  let isOrdered: Bool
   var deleteRule: DeleteRule { description.deleteRule }
   var name: String { description.name }
+
+  init(
+    description: RelationshipDescription, destination: Int, inverseSlot: Int?,
+    inverseIsToMany: Bool
+  ) {
+    self.description = description
+    self.destination = destination
+    self.inverseSlot = inverseSlot
+    self.inverseIsToMany = inverseIsToMany
+    self.isToMany = description.isToMany
+    self.isOrdered = description.isOrdered
+  }
 }

@@ -49,13 +49,13 @@ extension ManagedObject {
   public func setValue(_ value: Any?, forKey key: String) throws(GraphError) {
     let context = try context()
     let slot = try slot(of: key)
-    switch layout.properties[slot].kind {
-    case .attribute(let attribute):
+    let property = layout.properties[slot]
+    if let attribute = property.attribute {
       guard !attribute.isDerived else { throw GraphError.readOnly(entity: entityName, key: key) }
       let new = try Slot.checked(value, for: attribute, entity: entityName)
       guard !context.same(new, slots[slot]) else { return }
       context.write(new, to: self, slot: slot)
-    case .relationship(let relationship):
+    } else if let relationship = property.relationship {
       if relationship.isToMany {
         let targets = try checkedTargets(value, relationship: relationship, context: context)
         context.setTargets(of: self, slot: slot, relationship: relationship, to: targets)
@@ -63,7 +63,7 @@ extension ManagedObject {
         let target = try checkedTarget(value, relationship: relationship, context: context)
         context.setTarget(of: self, slot: slot, relationship: relationship, to: target)
       }
-    case .fetched:
+    } else {
       throw GraphError.readOnly(entity: entityName, key: key)
     }
   }
@@ -202,10 +202,10 @@ extension ManagedObject {
     let context = try context()
     let slot = try slot(of: key)
     var candidate: Slot
-    switch layout.properties[slot].kind {
-    case .attribute(let attribute):
+    let property = layout.properties[slot]
+    if let attribute = property.attribute {
       candidate = try Slot.checked(value, for: attribute, entity: entityName)
-    case .relationship(let relationship):
+    } else if let relationship = property.relationship {
       if relationship.isToMany {
         let targets = try checkedTargets(value, relationship: relationship, context: context)
         candidate =
@@ -216,7 +216,7 @@ extension ManagedObject {
           try checkedTarget(value, relationship: relationship, context: context)
           .map { .object($0.row) } ?? .null
       }
-    case .fetched:
+    } else {
       return
     }
     var failures = context.propertyFailures(of: self, slot: slot, value: candidate)

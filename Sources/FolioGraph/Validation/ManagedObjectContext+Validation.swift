@@ -109,14 +109,12 @@ extension ManagedObjectContext {
 
   func propertyFailures(of object: ManagedObject, slot: Int, value: Slot) -> [ValidationFailure] {
     let property = object.layout.properties[slot]
-    switch property.kind {
-    case .attribute(let attribute):
+    if let attribute = property.attribute {
       return attributeFailures(of: object, attribute: attribute, value: value)
-    case .relationship(let relationship):
+    } else if let relationship = property.relationship {
       return relationshipFailures(of: object, relationship: relationship, value: value)
-    case .fetched:
-      return []
     }
+    return []
   }
 
   private func attributeFailures(
