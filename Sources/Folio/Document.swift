@@ -116,12 +116,7 @@ public final class Document {
     do {
       try context.save()
     } catch {
-      if let previous {
-        coordinator.removePersistentStore(coordinator.persistentStores[0])
-        if let oldURL = previous.url, let oldFormat = previous.format {
-          try? coordinator.relocateStore(to: oldURL, format: oldFormat)
-        }
-      }
+      if let previous { coordinator.restoreStore(previous) }
       throw error
     }
     fileURL = url

@@ -135,6 +135,8 @@ public final class UndoManager {
 
   private func openImplicitGroup() {
     post(.checkpoint)
+    // The checkpoint may flush pending changes, and registering them opens the turn's group.
+    guard openGroups.isEmpty else { return }
     openGroups.append(makeGroup())
     implicitGroupOpen = true
     post(.didOpenGroup)

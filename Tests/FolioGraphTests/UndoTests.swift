@@ -34,6 +34,20 @@ struct ContextUndoTests {
     #expect(context.updatedObjects == [track])
   }
 
+  @Test("undoing an insertion is not a deletion: the object's Deny rules do not stop a save")
+  func undoneInsertionIsNotDenied() throws {
+    let (context, undo, loop) = try undoContext()
+    let ada = try context.insertNewObject(forEntityName: "Employee")
+    loop.endTurn()
+    let acme = try context.insertNewObject(forEntityName: "Company")
+    try acme.setValue("Acme", forKey: "name")
+    try acme.add(ada, toKey: "employees")
+    loop.endTurn()
+    try undo.undo()
+    #expect(try ada.value(forKey: "company") == nil)
+    try context.save()
+  }
+
   @Test("an object inserted and deleted in one turn leaves nothing to undo")
   func insertedAndDeleted() throws {
     let (context, undo, loop) = try undoContext()

@@ -148,4 +148,23 @@ struct DocumentTests {
     }
     #expect(document.fileURL?.lastPathComponent == "music.test")
   }
+
+  @Test("a save as that fails leaves the document saving to its old file")
+  func failedSaveAsKeepsTheOldFile() throws {
+    let fixture = try DocumentFixture()
+    defer { fixture.remove() }
+    let model = try musicModel()
+    let document = try Document(model: model, eventLoop: fixture.loop)
+    try document.save(to: fixture.url("music.test"), format: TestFormat())
+    #expect(throws: (any Error).self) {
+      try document.save(to: fixture.url("missing/music.test"), format: TestFormat())
+    }
+    #expect(document.fileURL?.lastPathComponent == "music.test")
+    let mix = try document.context.insertNewObject(forEntityName: "Playlist")
+    try mix.setValue("Mix", forKey: "name")
+    try document.save()
+    let reopened = try Document.open(
+      fixture.url("music.test"), model: model, formats: [TestFormat()])
+    #expect(try reopened.context.objects(ofEntity: "Playlist").count == 1)
+  }
 }

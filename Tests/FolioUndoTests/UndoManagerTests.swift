@@ -75,6 +75,28 @@ struct GroupingTests {
     #expect(!undo.canUndo)
   }
 
+  @Test("a change registered at beginUndoGrouping's checkpoint joins the turn's one group")
+  func checkpointRegistrationJoinsTurnGroup() throws {
+    // A context registers its pending changes when a checkpoint is posted, as Core Data does:
+    // that registration opens the turn's group, and begin must not open a second one.
+    let (document, undo, loop) = makeDocument()
+    var pending: String? = "B"
+    undo.addObserver { notification in
+      guard notification == .checkpoint, let title = pending else { return }
+      pending = nil
+      try? document.setTitle(title)
+    }
+    undo.beginUndoGrouping()
+    #expect(undo.groupingLevel == 2)
+    try document.setTitle("C")
+    try undo.endUndoGrouping()
+    loop.endTurn()
+    #expect(undo.groupingLevel == 0)
+    #expect(undo.undoCount == 1)
+    try undo.undo()
+    #expect(document.title == "A")
+  }
+
   @Test("without grouping by event, explicit groups are the steps")
   func explicitGroups() throws {
     let (document, undo, _) = makeDocument()

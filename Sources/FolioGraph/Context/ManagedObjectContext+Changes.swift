@@ -226,7 +226,9 @@ extension ManagedObjectContext {
       object.flags.remove(.inserted)
       object.flags.insert(.removed)
       insertedRows.remove(object.row)
-      discardedRows.insert(object.row)
+      // Only an object the app deleted keeps its Deny rules until the save: undoing an
+      // insertion (or rolling it back) is not a deletion.
+      if propagating { discardedRows.insert(object.row) }
     } else {
       object.flags.insert(.deleted)
       deletedRows.insert(object.row)

@@ -91,6 +91,10 @@ public final class PersistentStoreCoordinator {
     try format.write(contents, model: managedObjectModel, to: url)
   }
 
+  /// Makes `store` the coordinator's only store again: a failed "save as" goes back to the
+  /// store it moved from.
+  package func restoreStore(_ store: PersistentStore) { persistentStores = [store] }
+
   /// Removes `store`; contexts keep the objects they loaded from it.
   public func removePersistentStore(_ store: PersistentStore) {
     persistentStores.removeAll { $0 === store }
