@@ -1,11 +1,13 @@
-# Folio — make demo, make test, make bench.
+# Folio — make demo, make test, make bench, make soak OPS=N SEED=S.
 # Each target first installs the system libraries Folio links (libxml2, zlib) when missing.
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FOLIO := .build/release/folio
+OPS ?= 10000000
+SEED ?= 1
 
-.PHONY: all build demo test lint bench deps clean
+.PHONY: all build demo test lint bench soak deps clean
 
 all: build
 
@@ -43,6 +45,12 @@ lint:
 bench: deps
 	$(SWIFT) build -c release --product FolioBenchmarks
 	.build/release/FolioBenchmarks
+
+# A differential soak: OPS random operations on Folio and on a simple oracle, compared after
+# each one; a divergence prints a shrunk undo script that reproduces it.
+soak: deps
+	$(SWIFT) build -c release --product FolioSoakRunner
+	FOLIO_SOAK_OPS=$(OPS) FOLIO_SOAK_SEED=$(SEED) .build/release/FolioSoakRunner
 
 clean:
 	rm -rf .build company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio

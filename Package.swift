@@ -105,6 +105,20 @@ let package = Package(
       name: "FolioScriptTests",
       dependencies: ["FolioScript", "FolioTestSupport"]
     ),
+    .target(
+      name: "FolioSoak",
+      dependencies: ["Folio", "FolioScript", "FolioTestSupport"],
+      path: "Tests/FolioSoak"
+    ),
+    .testTarget(
+      name: "FolioSoakTests",
+      dependencies: ["FolioSoak", "Folio"]
+    ),
+    .executableTarget(
+      name: "FolioSoakRunner",
+      dependencies: ["FolioSoak"],
+      path: "Tests/FolioSoakRunner"
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,104 @@
+import FolioTestSupport
+
+/// Chooses each next operation from the oracle's state, so that every operation names live
+/// objects and the session keeps a graph of a few dozen objects.
+public struct SoakGenerator {
+  var random: SeededGenerator
+  var nextUID = 1
+  /// The most live objects the generator lets the graph grow to.
+  public var maximumObjects = 40
+
+  public init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+
+  static let strings = ["a", "b", "c", "d"]
+  static let doubles = [0.5, 1.5, -2.25, 3.0]
+
+  mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+
+  mutating func pick<T>(_ items: [T]) -> T? {
+    items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &random)]
+  }
+
+  /// The next operation for a session whose oracle is `oracle`, saved to a file or not.
+  public mutating func next(for oracle: SoakOracle, hasFile: Bool) -> SoakOperation {
+    let live = oracle.liveObjects.keys.sorted()
+    while true {
+      let roll = Int.random(in: 0..<1000, using: &random)
+      switch roll {
+      case 0..<120:
+        if live.count >= maximumObjects && !chance(5) { continue }
+        defer { nextUID += 1 }
+        return .insert(entity: pick(SoakSchema.entities) ?? "Owner", uid: nextUID)
+      case 120..<300:
+        if let operation = attributeChange(oracle, live) { return operation }
+      case 300..<520:
+        if let operation = relationshipChange(oracle, live) { return operation }
+      case 520..<580:
+        if let uid = pick(live) { return .delete(uid: uid) }
+      case 580..<720: return .endTurn
+      case 720..<745: return .process
+      case 745..<775: return .begin
+      case 775..<805:
+        if oracle.groupingLevel > 1 || chance(10) { return .end }
+      case 805..<855: return .undo
+      case 855..<865: return .undoNested
+      case 865..<905: return .redo
+      case 905..<915: return .levels(pick([0, 0, 1, 2, 3, 5, 10]) ?? 0)
+      case 915..<925:
+        if oracle.disableCount == 0 || chance(20) { return .disable }
+      case 925..<940:
+        if oracle.disableCount > 0 || chance(5) { return .enable }
+      case 940..<950: return .rollback
+      case 950..<975: return .save(pick(SoakFormat.allCases) ?? .xml)
+      case 975..<985: return .saveAs(pick(SoakFormat.allCases) ?? .xml)
+      default:
+        if hasFile { return .reopen }
+      }
+    }
+  }
+
+  mutating func attributeChange(_ oracle: SoakOracle, _ live: [Int]) -> SoakOperation? {
+    guard let uid = pick(live), let entity = oracle.graph[uid]?.entity,
+      let attribute = pick(SoakSchema.attributes[entity] ?? [])
+    else { return nil }
+    var value: SoakOracle.Value?
+    if !chance(15) {
+      switch attribute.kind {
+      case .string: value = pick(Self.strings).map { .string($0) }
+      case .integer32: value = .integer(Int64.random(in: -3...3, using: &random))
+      case .double: value = pick(Self.doubles).map { .double($0) }
+      case .boolean: value = .boolean(chance(50))
+      }
+    }
+    return .setAttribute(uid: uid, key: attribute.name, value: value)
+  }
+
+  mutating func relationshipChange(_ oracle: SoakOracle, _ live: [Int]) -> SoakOperation? {
+    guard let uid = pick(live), let entity = oracle.graph[uid]?.entity,
+      let relationship = pick(SoakSchema.relationships[entity] ?? [])
+    else { return nil }
+    let candidates = live.filter { oracle.graph[$0]?.entity == relationship.destination }
+    guard relationship.isToMany else {
+      return .setToOne(
+        uid: uid, key: relationship.name, target: chance(20) ? nil : pick(candidates))
+    }
+    let current = oracle.many(uid, relationship.name)
+    switch Int.random(in: 0..<10, using: &random) {
+    case 0..<5:
+      guard let target = pick(candidates) else { return nil }
+      let index =
+        relationship.isOrdered && chance(50)
+        ? Int.random(in: 0...current.count, using: &random) : nil
+      return .add(uid: uid, key: relationship.name, target: target, index: index)
+    case 5..<8:
+      guard let target = pick(current.filter(oracle.isLive)) ?? pick(candidates) else { return nil }
+      return .remove(uid: uid, key: relationship.name, target: target)
+    default:
+      var targets: [Int] = []
+      for _ in 0..<Int.random(in: 0...3, using: &random) {
+        if let target = pick(candidates) { targets.append(target) }
+      }
+      return .setToMany(uid: uid, key: relationship.name, targets: targets)
+    }
+  }
+}

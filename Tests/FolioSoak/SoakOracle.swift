@@ -1,0 +1,535 @@
+/// The soak's oracle: the simplest model of a document that could work.
+///
+/// ## The model
+/// The graph is a dictionary from `uid` to a plain object: its entity, its values by key (an
+/// empty value has no entry) and whether it is deleted. Objects are never forgotten within a
+/// session — a deleted object keeps its values, because inverse maintenance may still reach it
+/// and an undo may bring it back — and only the live ones are compared with Folio.
+///
+/// Inverses are kept the obvious way, one relationship change at a time: setting a to-one
+/// unlinks the old target's inverse and links the new one, taking the new target from its
+/// previous partner. Deleting marks the object and queues it; processing applies the queued
+/// objects' delete rules (Nullify unlinks the inverse of every target not deleted in the same
+/// turn, Cascade deletes every target, Deny and No Action do nothing) until the queue is empty.
+///
+/// Undo copies the whole graph: processing compares the graph with a copy taken at the last
+/// processing and, when something changed, registers both copies. Undoing a registered change
+/// sets every object and key that differs between the two copies back to the earlier copy's
+/// value — which is restoring the earlier copy, unless changes made with registration disabled
+/// came in between (then they stay, as with any NSUndoManager). Groups, nesting, the turn's
+/// automatic group, levels, disabled registration, the redo stack and the save point follow
+/// NSUndoManager's documented behaviour.
+public final class SoakOracle {
+  /// A value of an attribute or relationship.
+  public enum Value: Hashable, Sendable {
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case boolean(Bool)
+    /// A to-one relationship's target.
+    case one(Int)
+    /// An ordered to-many relationship's targets, in order.
+    case list([Int])
+    /// An unordered to-many relationship's targets.
+    case set(Set<Int>)
+  }
+
+  /// An object of the graph.
+  public struct Object: Equatable, Sendable {
+    public var entity: String
+    public var values: [String: Value]
+    public var isDeleted = false
+  }
+
+  public typealias Graph = [Int: Object]
+
+  /// One processed turn's change: the graph before and after it.
+  struct Change {
+    var before: Graph
+    var after: Graph
+  }
+
+  struct Group {
+    var id: Int
+    var changes: [Change] = []
+  }
+
+  /// Every object of the session.
+  public private(set) var graph: Graph = [:]
+  /// The live objects as of the last save (or open).
+  public private(set) var saved: Graph = [:]
+  /// The graph at the last processing.
+  var turnStart: Graph = [:]
+  var pendingDeletes: [Int] = []
+  var deletedInTurn: Set<Int> = []
+  /// Objects inserted since the save and then deleted by `delete` or a cascade: their Deny
+  /// rules still hold at save.
+  var discarded: Set<Int> = []
+
+  var undoStack: [Group] = []
+  var redoStack: [Group] = []
+  var openGroups: [Group] = []
+  var implicitGroupOpen = false
+  var collector: Group?
+  public private(set) var disableCount = 0
+  public private(set) var levelsOfUndo = 0
+  var nextGroupID = 1
+  var savePoint: Int?
+  /// Whether the save point can be compared: not after a rollback or changes registration
+  /// did not record, until the next save.
+  public private(set) var isSavePointComparable = true
+
+  public init() {}
+
+  // MARK: Reading
+
+  /// The live objects.
+  public var liveObjects: Graph { graph.filter { !$0.value.isDeleted } }
+
+  /// Whether `uid` names a live object.
+  public func isLive(_ uid: Int) -> Bool { graph[uid].map { !$0.isDeleted } ?? false }
+
+  public var groupingLevel: Int { openGroups.count }
+  public var undoCount: Int { undoStack.count }
+  public var redoCount: Int { redoStack.count }
+  public var canUndo: Bool { !undoStack.isEmpty || openGroups.contains { !$0.changes.isEmpty } }
+
+  /// Whether anything was inserted, updated or deleted since the save.
+  public var hasChanges: Bool {
+    for (uid, object) in graph {
+      if object.isDeleted {
+        if saved[uid] != nil { return true }
+      } else if saved[uid]?.values != object.values {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// Whether the state differs from the save point.
+  public var isEdited: Bool { stateIdentifier != savePoint }
+
+  var stateIdentifier: Int? {
+    if let open = openGroups.first, !open.changes.isEmpty { return open.id }
+    return undoStack.last?.id
+  }
+
+  // MARK: Changing the graph
+
+  public func insert(_ entity: String, uid: Int) {
+    graph[uid] = Object(entity: entity, values: ["uid": .integer(Int64(uid))])
+  }
+
+  public func setAttribute(_ uid: Int, _ key: String, _ value: Value?) {
+    graph[uid]?.values[key] = value
+  }
+
+  public func setToOne(_ uid: Int, _ key: String, _ target: Int?) {
+    guard let entity = graph[uid]?.entity,
+      let relationship = SoakSchema.relationship(key, of: entity)
+    else { return }
+    let old = one(uid, key)
+    guard old != target else { return }
+    if let old { unlinkInverse(of: uid, relationship, from: old) }
+    graph[uid]?.values[key] = target.map { .one($0) }
+    if let target { linkInverse(of: uid, relationship, to: target) }
+  }
+
+  public func add(_ uid: Int, _ key: String, _ target: Int, at index: Int?) {
+    guard let entity = graph[uid]?.entity,
+      let relationship = SoakSchema.relationship(key, of: entity)
+    else { return }
+    guard !many(uid, key).contains(target) else { return }
+    primitiveAdd(target, to: uid, key, ordered: relationship.isOrdered, at: index)
+    linkInverse(of: uid, relationship, to: target)
+  }
+
+  public func remove(_ uid: Int, _ key: String, _ target: Int) {
+    guard let entity = graph[uid]?.entity,
+      let relationship = SoakSchema.relationship(key, of: entity)
+    else { return }
+    guard many(uid, key).contains(target) else { return }
+    primitiveRemove(target, from: uid, key)
+    unlinkInverse(of: uid, relationship, from: target)
+  }
+
+  public func setToMany(_ uid: Int, _ key: String, _ targets: [Int]) {
+    guard let entity = graph[uid]?.entity,
+      let relationship = SoakSchema.relationship(key, of: entity)
+    else { return }
+    for old in many(uid, key) where !targets.contains(old) { remove(uid, key, old) }
+    for target in targets { add(uid, key, target, at: nil) }
+    if relationship.isOrdered {
+      var seen: Set<Int> = []
+      let order = targets.filter { seen.insert($0).inserted }
+      if many(uid, key) != order { setMany(uid, key, order, ordered: true) }
+    }
+  }
+
+  public func delete(_ uid: Int) {
+    markDeleted(uid)
+    pendingDeletes.append(uid)
+  }
+
+  private func markDeleted(_ uid: Int) {
+    guard let object = graph[uid], !object.isDeleted else { return }
+    graph[uid]?.isDeleted = true
+    deletedInTurn.insert(uid)
+    if saved[uid] == nil { discarded.insert(uid) }
+  }
+
+  // MARK: Relationship primitives
+
+  func one(_ uid: Int, _ key: String) -> Int? {
+    if case .one(let target)? = graph[uid]?.values[key] { return target }
+    return nil
+  }
+
+  func many(_ uid: Int, _ key: String) -> [Int] {
+    switch graph[uid]?.values[key] {
+    case .list(let targets)?: return targets
+    case .set(let targets)?: return targets.sorted()
+    default: return []
+    }
+  }
+
+  func targets(_ uid: Int, _ relationship: SoakSchema.Relationship) -> [Int] {
+    if relationship.isToMany { return many(uid, relationship.name) }
+    return one(uid, relationship.name).map { [$0] } ?? []
+  }
+
+  private func setMany(_ uid: Int, _ key: String, _ targets: [Int], ordered: Bool) {
+    guard graph[uid] != nil else { return }
+    if targets.isEmpty {
+      graph[uid]?.values[key] = nil
+    } else {
+      graph[uid]?.values[key] = ordered ? .list(targets) : .set(Set(targets))
+    }
+  }
+
+  private func primitiveAdd(
+    _ target: Int, to uid: Int, _ key: String, ordered: Bool, at index: Int?
+  ) {
+    var targets = many(uid, key)
+    guard !targets.contains(target) else { return }
+    if ordered, let index, index <= targets.count {
+      targets.insert(target, at: index)
+    } else {
+      targets.append(target)
+    }
+    setMany(uid, key, targets, ordered: ordered)
+  }
+
+  private func primitiveRemove(_ target: Int, from uid: Int, _ key: String) {
+    guard let entity = graph[uid]?.entity,
+      let relationship = SoakSchema.relationship(key, of: entity)
+    else { return }
+    setMany(uid, key, many(uid, key).filter { $0 != target }, ordered: relationship.isOrdered)
+  }
+
+  private func linkInverse(of uid: Int, _ relationship: SoakSchema.Relationship, to target: Int) {
+    guard let inverse = SoakSchema.inverse(of: relationship) else { return }
+    if inverse.isToMany {
+      primitiveAdd(uid, to: target, inverse.name, ordered: inverse.isOrdered, at: nil)
+      return
+    }
+    if let previous = one(target, inverse.name), previous != uid {
+      if relationship.isToMany {
+        primitiveRemove(target, from: previous, relationship.name)
+      } else {
+        graph[previous]?.values[relationship.name] = nil
+      }
+    }
+    graph[target]?.values[inverse.name] = .one(uid)
+  }
+
+  private func unlinkInverse(of uid: Int, _ relationship: SoakSchema.Relationship, from target: Int)
+  {
+    guard let inverse = SoakSchema.inverse(of: relationship) else { return }
+    if inverse.isToMany {
+      primitiveRemove(uid, from: target, inverse.name)
+    } else if one(target, inverse.name) == uid {
+      graph[target]?.values[inverse.name] = nil
+    }
+  }
+
+  // MARK: Processing
+
+  /// Applies the delete rules of the queued deletions, then registers the turn's change.
+  public func processPendingChanges() {
+    var next = 0
+    while next < pendingDeletes.count {
+      let uid = pendingDeletes[next]
+      next += 1
+      guard let object = graph[uid] else { continue }
+      for relationship in SoakSchema.relationships[object.entity] ?? [] {
+        let targets = targets(uid, relationship)
+        switch relationship.deleteRule {
+        case .nullify:
+          for target in targets where !deletedInTurn.contains(target) {
+            unlinkInverse(of: uid, relationship, from: target)
+          }
+        case .cascade:
+          for target in targets where graph[target]?.isDeleted == false {
+            markDeleted(target)
+            pendingDeletes.append(target)
+          }
+        case .deny, .noAction:
+          break
+        }
+      }
+    }
+    pendingDeletes.removeAll()
+    deletedInTurn.removeAll()
+    let change = Change(before: turnStart, after: graph)
+    turnStart = graph
+    if isEffective(change) { register(change) }
+  }
+
+  /// Whether a change changes anything: an object inserted and deleted within it does not.
+  func isEffective(_ change: Change) -> Bool {
+    for (uid, after) in change.after where change.before[uid] != after {
+      if change.before[uid] == nil && after.isDeleted { continue }
+      return true
+    }
+    return false
+  }
+
+  func register(_ change: Change) {
+    guard disableCount == 0 else {
+      isSavePointComparable = false
+      return
+    }
+    if collector != nil {
+      collector?.changes.append(change)
+      return
+    }
+    if openGroups.isEmpty {
+      openGroups.append(makeGroup())
+      implicitGroupOpen = true
+    }
+    openGroups[openGroups.count - 1].changes.append(change)
+    redoStack.removeAll()
+  }
+
+  private func makeGroup() -> Group {
+    defer { nextGroupID += 1 }
+    return Group(id: nextGroupID)
+  }
+
+  // MARK: Turns and groups
+
+  /// The end of an event-loop turn.
+  public func endTurn() {
+    processPendingChanges()
+    if implicitGroupOpen, openGroups.count == 1 { try? endGroup() }
+  }
+
+  public func beginGroup() {
+    processPendingChanges()
+    if openGroups.isEmpty {
+      openGroups.append(makeGroup())
+      implicitGroupOpen = true
+    }
+    openGroups.append(makeGroup())
+  }
+
+  /// Closes the innermost group; `no-open-group` when none is open.
+  public func endGroup() throws(SoakFailure) {
+    guard !openGroups.isEmpty else { throw SoakFailure("no-open-group") }
+    processPendingChanges()
+    let group = openGroups.removeLast()
+    if !openGroups.isEmpty {
+      openGroups[openGroups.count - 1].changes += group.changes
+    } else {
+      implicitGroupOpen = false
+      if !group.changes.isEmpty {
+        undoStack.append(group)
+        trim()
+      }
+    }
+  }
+
+  public func undo() throws(SoakFailure) {
+    if openGroups.count == 1 { try endGroup() }
+    guard openGroups.isEmpty else { throw SoakFailure("open-group") }
+    processPendingChanges()
+    if openGroups.count == 1, implicitGroupOpen { try endGroup() }
+    guard let group = undoStack.popLast() else { return }
+    let replayed = replay(group)
+    if !replayed.changes.isEmpty { redoStack.append(replayed) }
+    trim()
+  }
+
+  /// Undoes the last group; `open-group` while any group is open.
+  public func undoNestedGroup() throws(SoakFailure) {
+    guard openGroups.isEmpty else { throw SoakFailure("open-group") }
+    processPendingChanges()
+    if openGroups.count == 1, implicitGroupOpen { try endGroup() }
+    guard let group = undoStack.popLast() else { return }
+    let replayed = replay(group)
+    if !replayed.changes.isEmpty { redoStack.append(replayed) }
+    trim()
+  }
+
+  public func redo() throws(SoakFailure) {
+    if openGroups.count == 1 { try endGroup() }
+    guard openGroups.isEmpty else { throw SoakFailure("open-group") }
+    processPendingChanges()
+    if openGroups.count == 1, implicitGroupOpen { try endGroup() }
+    guard let group = redoStack.popLast() else { return }
+    let replayed = replay(group)
+    if !replayed.changes.isEmpty { undoStack.append(replayed) }
+    trim()
+  }
+
+  /// Applies a group's changes in reverse, collecting what they register (their inverses).
+  private func replay(_ group: Group) -> Group {
+    collector = Group(id: group.id)
+    for change in group.changes.reversed() {
+      processPendingChanges()
+      apply(from: change.after, to: change.before)
+      processPendingChanges()
+    }
+    defer { collector = nil }
+    return collector ?? Group(id: group.id)
+  }
+
+  /// Sets every object and key that differs between `from` and `to` to its value in `to`.
+  private func apply(from: Graph, to: Graph) {
+    for uid in Set(from.keys).union(to.keys) where from[uid] != to[uid] {
+      guard let target = to[uid] else {
+        if graph[uid] != nil { graph[uid]?.isDeleted = true }
+        continue
+      }
+      guard let source = from[uid], graph[uid] != nil else {
+        graph[uid] = target
+        continue
+      }
+      if source.isDeleted != target.isDeleted {
+        graph[uid]?.isDeleted = target.isDeleted
+        if !target.isDeleted { discarded.remove(uid) }
+      }
+      for key in Set(source.values.keys).union(target.values.keys)
+      where source.values[key] != target.values[key] {
+        graph[uid]?.values[key] = target.values[key]
+      }
+    }
+  }
+
+  public func setLevelsOfUndo(_ levels: Int) {
+    levelsOfUndo = levels
+    trim()
+  }
+
+  private func trim() {
+    guard levelsOfUndo > 0 else { return }
+    if undoStack.count > levelsOfUndo { undoStack.removeFirst(undoStack.count - levelsOfUndo) }
+    if redoStack.count > levelsOfUndo { redoStack.removeFirst(redoStack.count - levelsOfUndo) }
+  }
+
+  public func disableUndoRegistration() { disableCount += 1 }
+
+  public func enableUndoRegistration() throws(SoakFailure) {
+    guard disableCount > 0 else { throw SoakFailure("enable-without-disable") }
+    disableCount -= 1
+  }
+
+  // MARK: Rollback, save, reopen
+
+  /// Every live saved object takes its saved values; everything else is deleted. Both stacks
+  /// and every open group are cleared.
+  public func rollback() {
+    processPendingChanges()
+    for uid in graph.keys {
+      if let saved = saved[uid] {
+        graph[uid]?.values = saved.values
+        graph[uid]?.isDeleted = false
+      } else {
+        graph[uid]?.isDeleted = true
+      }
+    }
+    discarded.removeAll()
+    turnStart = graph
+    undoStack.removeAll()
+    redoStack.removeAll()
+    openGroups.removeAll()
+    implicitGroupOpen = false
+    isSavePointComparable = false
+  }
+
+  /// Saves, unless a deleted object's Deny relationship still holds a live object (`deny`).
+  public func save() throws(SoakFailure) {
+    processPendingChanges()
+    for (uid, object) in graph
+    where object.isDeleted && (saved[uid] != nil || discarded.contains(uid)) {
+      for relationship in SoakSchema.relationships[object.entity] ?? []
+      where relationship.deleteRule == .deny {
+        let targets =
+          targets(uid, relationship)
+        if targets.contains(where: isLive) { throw SoakFailure("deny") }
+      }
+    }
+    saved = liveObjects
+    discarded.removeAll()
+    savePoint = stateIdentifier
+    isSavePointComparable = true
+  }
+
+  /// Closes the document and opens its file: the saved live objects, with references to
+  /// objects that were not saved dropped and each relationship's missing inverse side added
+  /// (as a store that keeps one side would read back). Undo starts afresh.
+  public func reopen() {
+    var loaded = saved
+    for (uid, object) in loaded {
+      for (key, value) in object.values {
+        switch value {
+        case .one(let target) where loaded[target] == nil: loaded[uid]?.values[key] = nil
+        case .list(let targets):
+          let kept = targets.filter { loaded[$0] != nil }
+          loaded[uid]?.values[key] = kept.isEmpty ? nil : .list(kept)
+        case .set(let targets):
+          let kept = targets.filter { loaded[$0] != nil }
+          loaded[uid]?.values[key] = kept.isEmpty ? nil : .set(kept)
+        default: break
+        }
+      }
+    }
+    graph = loaded
+    for (uid, object) in loaded {
+      for relationship in SoakSchema.relationships[object.entity] ?? [] {
+        guard let inverse = SoakSchema.inverse(of: relationship) else { continue }
+        let targets =
+          targets(uid, relationship)
+        for target in targets {
+          if inverse.isToMany {
+            primitiveAdd(uid, to: target, inverse.name, ordered: inverse.isOrdered, at: nil)
+          } else if one(target, inverse.name) == nil {
+            graph[target]?.values[inverse.name] = .one(uid)
+          }
+        }
+      }
+    }
+    saved = graph
+    turnStart = graph
+    pendingDeletes.removeAll()
+    deletedInTurn.removeAll()
+    discarded.removeAll()
+    undoStack.removeAll()
+    redoStack.removeAll()
+    openGroups.removeAll()
+    implicitGroupOpen = false
+    collector = nil
+    disableCount = 0
+    levelsOfUndo = 0
+    savePoint = nil
+    isSavePointComparable = true
+  }
+}
+
+/// A failure the oracle predicts, by the undo-script error code Folio's would have.
+public struct SoakFailure: Error, Hashable, Sendable, CustomStringConvertible {
+  public var code: String
+  public init(_ code: String) { self.code = code }
+  public var description: String { code }
+}

@@ -1,0 +1,170 @@
+import Folio
+import FolioScript
+import Foundation
+
+/// Runs soak sessions: random ones from a seed, and replays of a fixed list of operations,
+/// which is how a divergence is shrunk to a short reproducing script.
+///
+/// A session closes and reopens its document now and then, which also empties the undo stack,
+/// so memory stays bounded however long it runs. A long soak runs several sessions of
+/// ``sessionLength`` operations, each from its own seed, so a divergence replays from the start
+/// of its session only.
+public struct SoakRunner {
+  /// The model file (`Samples/Soak/Soak.xcdatamodeld`).
+  public let modelURL: URL
+  let model: ManagedObjectModel
+  /// Operations per session. The default is 20,000.
+  public var sessionLength = 20_000
+
+  /// The soak model, found from this file's place in the package.
+  public static let defaultModelURL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Samples/Soak/Soak.xcdatamodeld")
+
+  public init(modelURL: URL = SoakRunner.defaultModelURL) throws {
+    self.modelURL = modelURL
+    model = try ManagedObjectModel(contentsOf: modelURL)
+  }
+
+  /// What a soak found.
+  public struct Report {
+    public var operations = 0
+    public var counts: [String: Int] = [:]
+    /// The first divergence, shrunk, with its reproducing script and operation list.
+    public var divergence: SoakDivergence?
+    public var shrunk: [SoakOperation] = []
+    public var script: [String] = []
+    /// Whether running ``script`` with `folio replay` fails, as it should.
+    public var scriptReproduces = false
+    public var seed: UInt64 = 0
+  }
+
+  /// Runs `operations` random operations from `seed`, in sessions; stops at the first
+  /// divergence and shrinks it.
+  public func run(operations: Int, seed: UInt64, progress: ((Int) -> Void)? = nil) throws -> Report
+  {
+    var report = Report()
+    report.seed = seed
+    var done = 0
+    var session = 0
+    while done < operations {
+      let length = min(sessionLength, operations - done)
+      let sessionSeed = seed &+ UInt64(session) &* 0x9E37_79B9
+      var generator = SoakGenerator(seed: sessionSeed)
+      let folder = try Self.makeFolder()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let soak = try SoakSession(model: model, folder: folder, modelPath: modelURL.path)
+      var log: [SoakOperation] = []
+      for index in 0..<length {
+        let operation = generator.next(for: soak.oracle, hasFile: soak.file != nil)
+        log.append(operation)
+        do {
+          try soak.apply(operation, index: index)
+        } catch let divergence as SoakDivergence {
+          report.operations = done + index + 1
+          report.counts.merge(soak.counts, uniquingKeysWith: +)
+          report.seed = sessionSeed
+          try shrink(log, divergence: divergence, into: &report)
+          return report
+        }
+        if (done + index + 1) % 10_000 == 0 { progress?(done + index + 1) }
+      }
+      report.counts.merge(soak.counts, uniquingKeysWith: +)
+      done += length
+      session += 1
+    }
+    report.operations = done
+    return report
+  }
+
+  /// Replays `operations` on a fresh session: the divergence, if any.
+  public func replay(_ operations: [SoakOperation]) throws -> (SoakDivergence?, [String]) {
+    let folder = try Self.makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let soak = try SoakSession(model: model, folder: folder, modelPath: "Soak.xcdatamodeld")
+    for (index, operation) in operations.enumerated() {
+      do {
+        try soak.apply(operation, index: index)
+      } catch let divergence as SoakDivergence {
+        return (divergence, soak.script + divergence.expectations)
+      }
+    }
+    return (nil, soak.script)
+  }
+
+  /// Delta debugging: removes chunks of operations, halving the chunk size, while the rest
+  /// still diverges the same way.
+  func shrink(_ log: [SoakOperation], divergence: SoakDivergence, into report: inout Report)
+    throws
+  {
+    var operations = Array(log.prefix(divergence.index + 1))
+    var current = divergence
+    let deadline = Date().addingTimeInterval(120)
+    var chunk = max(operations.count / 2, 1)
+    while chunk >= 1, Date() < deadline {
+      var start = 0
+      var removed = false
+      while start < operations.count, Date() < deadline {
+        var candidate = operations
+        candidate.removeSubrange(start..<min(start + chunk, operations.count))
+        if let found = try replay(candidate).0, found.kind == current.kind {
+          operations = Array(candidate.prefix(found.index + 1))
+          current = found
+          removed = true
+        } else {
+          start += chunk
+        }
+      }
+      if !removed { chunk /= 2 }
+    }
+    let (final, script) = try replay(operations)
+    report.divergence = final ?? current
+    report.shrunk = operations
+    report.script = script
+    report.scriptReproduces = try reproduces(script)
+  }
+
+  /// Whether `script` fails when run as `folio replay` runs it, beside a copy of the model.
+  public func reproduces(_ script: [String]) throws -> Bool {
+    let folder = try Self.makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.copyItem(
+      at: modelURL, to: folder.appendingPathComponent("Soak.xcdatamodeld"))
+    let path = folder.appendingPathComponent("soak.undo").path
+    try (script.joined(separator: "\n") + "\n").write(
+      toFile: path, atomically: true, encoding: .utf8)
+    do {
+      try ScriptRunner(formats: [XMLStore(), BinaryStore()], output: { _ in })
+        .run(Script(contentsOfFile: path))
+      return false
+    } catch {
+      return true
+    }
+  }
+
+  static func makeFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("folio-soak-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+  }
+}
+
+extension SoakRunner.Report: CustomStringConvertible {
+  public var description: String {
+    let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+      .joined(separator: ", ")
+    guard let divergence else {
+      return "soak: \(operations) operations from seed \(seed), no divergence\n  \(summary)"
+    }
+    return """
+      soak: divergence in the session with seed \(seed), after \(operations) operations
+      \(divergence)
+      shrunk to \(shrunk.count) operations:
+        \(shrunk.map(\.description).joined(separator: "\n  "))
+      reproducing undo script (save beside Samples/Soak/Soak.xcdatamodeld; \
+      \(scriptReproduces ? "folio replay fails on it" : "does NOT fail under folio replay")):
+      \(script.joined(separator: "\n"))
+      """
+  }
+}
