@@ -36,6 +36,8 @@ public struct SoakRunner {
     public var script: [String] = []
     /// Whether running ``script`` with `folio replay` fails, as it should.
     public var scriptReproduces = false
+    /// How many operations of ``shrunk`` the script could not express.
+    public var inexpressible = 0
     public var seed: UInt64 = 0
   }
 
@@ -79,6 +81,13 @@ public struct SoakRunner {
 
   /// Replays `operations` on a fresh session: the divergence, if any.
   public func replay(_ operations: [SoakOperation]) throws -> (SoakDivergence?, [String]) {
+    let (divergence, script, _) = try replayCountingInexpressible(operations)
+    return (divergence, script)
+  }
+
+  func replayCountingInexpressible(_ operations: [SoakOperation]) throws
+    -> (SoakDivergence?, [String], Int)
+  {
     let folder = try Self.makeFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let soak = try SoakSession(model: model, folder: folder, modelPath: "Soak.xcdatamodeld")
@@ -86,10 +95,10 @@ public struct SoakRunner {
       do {
         try soak.apply(operation, index: index)
       } catch let divergence as SoakDivergence {
-        return (divergence, soak.script + divergence.expectations)
+        return (divergence, soak.script + divergence.expectations, soak.inexpressible)
       }
     }
-    return (nil, soak.script)
+    return (nil, soak.script, soak.inexpressible)
   }
 
   /// Delta debugging: removes chunks of operations, halving the chunk size, while the rest
@@ -117,15 +126,20 @@ public struct SoakRunner {
       }
       if !removed { chunk /= 2 }
     }
-    let (final, script) = try replay(operations)
+    let (final, script, inexpressible) = try replayCountingInexpressible(operations)
     report.divergence = final ?? current
     report.shrunk = operations
     report.script = script
+    report.inexpressible = inexpressible
     report.scriptReproduces = try reproduces(script)
   }
 
   /// Whether `script` fails when run as `folio replay` runs it, beside a copy of the model.
-  public func reproduces(_ script: [String]) throws -> Bool {
+  public func reproduces(_ script: [String]) throws -> Bool { try failure(of: script) != nil }
+
+  /// The error that stops `script` when run as `folio replay` runs it, beside a copy of the
+  /// model; `nil` when it runs to its end.
+  public func failure(of script: [String]) throws -> String? {
     let folder = try Self.makeFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     try FileManager.default.copyItem(
@@ -136,9 +150,9 @@ public struct SoakRunner {
     do {
       try ScriptRunner(formats: [XMLStore(), BinaryStore()], output: { _ in })
         .run(Script(contentsOfFile: path))
-      return false
+      return nil
     } catch {
-      return true
+      return error.description
     }
   }
 
@@ -162,6 +176,7 @@ extension SoakRunner.Report: CustomStringConvertible {
       \(divergence)
       shrunk to \(shrunk.count) operations:
         \(shrunk.map(\.description).joined(separator: "\n  "))
+      \(inexpressible == 0 ? "" : "\(inexpressible) operations are NOT EXPRESSIBLE in the script: the operation list above is exact\n")\
       reproducing undo script (save beside Samples/Soak/Soak.xcdatamodeld; \
       \(scriptReproduces ? "folio replay fails on it" : "does NOT fail under folio replay")):
       \(script.joined(separator: "\n"))

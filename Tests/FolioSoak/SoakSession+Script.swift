@@ -9,6 +9,11 @@ extension SoakSession {
       guard !order.contains(target), index < order.count else {
         return "add $o\(uid).\(key) $o\(target)"
       }
+      guard isExpressible(operation) else {
+        // A set cannot name the deleted objects the relationship still holds.
+        inexpressible += 1
+        return "add $o\(uid).\(key) $o\(target)  # NOT EXPRESSIBLE: at index \(index)"
+      }
       order.insert(target, at: index)
       let list = order.map { "$o\($0)" }.joined(separator: ", ")
       return "set $o\(uid).\(key) = [\(list)]  # add $o\(target) at \(index)"
@@ -18,6 +23,37 @@ extension SoakSession {
     case .reopen: return "close\nopen \(file?.fileName ?? "")"
     default: return operation.description
     }
+  }
+
+  /// Whether ``scriptLine(for:)`` can express `operation`: all but an `add` at an index of an
+  /// ordered relationship that holds deleted objects.
+  public func isExpressible(_ operation: SoakOperation) -> Bool {
+    guard case .add(let uid, let key, _, _?) = operation else { return true }
+    return oracle.many(uid, key).allSatisfy(oracle.isLive)
+  }
+
+  /// `expect` lines for the oracle's whole state: how many live objects each entity has, and
+  /// every value of every live object. A script that ends with them passes only if Folio, run
+  /// from the script, reaches the oracle's state.
+  public func stateExpectations() -> [String] {
+    let live = oracle.liveObjects
+    var lines: [String] = []
+    for entity in SoakSchema.entities {
+      lines.append("expect count \(entity) == \(live.values.filter { $0.entity == entity }.count)")
+    }
+    for (uid, object) in live.sorted(by: { $0.key < $1.key }) {
+      let keys =
+        ["uid"] + (SoakSchema.attributes[object.entity] ?? []).map(\.name)
+        + (SoakSchema.relationships[object.entity] ?? []).map(\.name)
+      for key in keys {
+        let isToMany = SoakSchema.relationship(key, of: object.entity)?.isToMany == true
+        let value = object.values[key]?.description ?? (isToMany ? "[]" : "nil")
+        lines.append("expect $o\(uid).\(key) == \(value)")
+      }
+    }
+    lines.append("expect grouping-level == \(oracle.groupingLevel)")
+    lines.append("expect \(oracle.canUndo ? "" : "!")can-undo")
+    return lines
   }
 
   func writeScript(

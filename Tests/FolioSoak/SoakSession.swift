@@ -33,6 +33,10 @@ public final class SoakSession {
   public private(set) var file: SoakFormat?
   /// The undo script of the operations applied so far, with the oracle's outcomes.
   public internal(set) var script: [String]
+  /// How many operations ``script`` could not express: an `add` at an index of an ordered
+  /// relationship that still holds deleted objects (a `set` of the whole order cannot name
+  /// them). The script then shows the operation as a comment.
+  public internal(set) var inexpressible = 0
   /// How many operations ran, and how many were skipped because they named objects that are
   /// not live.
   public private(set) var counts: [String: Int] = [:]
@@ -64,6 +68,7 @@ public final class SoakSession {
     let expected = Result { () throws(SoakFailure) in try applyToOracle(operation) }
     let found = Result { try applyToFolio(operation) }
     writeScript(line, for: operation, outcome: expected)
+    if case .failure = expected { counts["\(operationName(operation)) (refused)", default: 0] += 1 }
     switch (expected, found) {
     case (.success, .success): break
     case (.failure(let failure), .failure(let error)) where failure.code == code(of: error): break
