@@ -48,6 +48,28 @@ struct ContextUndoTests {
     try context.save()
   }
 
+  @Test("redoing a deletion gives the deleted object back the relationships the change left it")
+  func redoRestoresDeletedObjectsRelationships() throws {
+    let (context, undo, loop) = try undoContext()
+    let acme = try context.insertNewObject(forEntityName: "Company")
+    try acme.setValue("Acme", forKey: "name")
+    let globex = try context.insertNewObject(forEntityName: "Company")
+    try globex.setValue("Globex", forKey: "name")
+    let ada = try context.insertNewObject(forEntityName: "Employee")
+    try ada.setValue(acme, forKey: "company")
+    try context.save()
+    loop.endTurn()
+    // Company.employees is Deny: Acme may go once Ada has moved to Globex.
+    try context.delete(acme)
+    try ada.setValue(globex, forKey: "company")
+    loop.endTurn()
+    try undo.undo()
+    #expect(set(try acme.value(forKey: "employees")) == [ada])
+    try undo.redo()
+    #expect(set(try acme.value(forKey: "employees")).isEmpty)
+    try context.save()
+  }
+
   @Test("an object inserted and deleted in one turn leaves nothing to undo")
   func insertedAndDeleted() throws {
     let (context, undo, loop) = try undoContext()

@@ -33,8 +33,17 @@ public struct SoakGenerator {
         if let operation = attributeChange(oracle, live) { return operation }
       case 300..<520:
         if let operation = relationshipChange(oracle, live) { return operation }
-      case 520..<580:
+      case 520..<575:
         if let uid = pick(live) { return .delete(uid: uid) }
+      case 575..<580:
+        // An object deleted since the save is still in the context: set it, or delete it again.
+        let deleted = oracle.graph.keys.filter(oracle.isDeletedInContext).sorted()
+        guard let uid = pick(deleted), let entity = oracle.graph[uid]?.entity else { continue }
+        if chance(25) { return .delete(uid: uid) }
+        let attribute = pick(SoakSchema.attributes[entity] ?? [])
+        if attribute?.kind == .string {
+          return .setAttribute(uid: uid, key: "name", value: pick(Self.strings).map { .string($0) })
+        }
       case 580..<720: return .endTurn
       case 720..<745: return .process
       case 745..<775: return .begin

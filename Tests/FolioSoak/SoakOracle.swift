@@ -106,6 +106,27 @@ public final class SoakOracle {
     return false
   }
 
+  /// The objects inserted, updated and deleted since the save, by uid.
+  public var changeSets: (inserted: Set<Int>, updated: Set<Int>, deleted: Set<Int>) {
+    var sets: (inserted: Set<Int>, updated: Set<Int>, deleted: Set<Int>) = ([], [], [])
+    for (uid, object) in graph {
+      if object.isDeleted {
+        if saved[uid] != nil { sets.deleted.insert(uid) }
+      } else if let savedObject = saved[uid] {
+        if savedObject.values != object.values { sets.updated.insert(uid) }
+      } else {
+        sets.inserted.insert(uid)
+      }
+    }
+    return sets
+  }
+
+  /// Whether `uid` names an object that is deleted but still in the context: deleted since the
+  /// save, which it was in.
+  public func isDeletedInContext(_ uid: Int) -> Bool {
+    graph[uid]?.isDeleted == true && saved[uid] != nil
+  }
+
   /// Whether the state differs from the save point.
   public var isEdited: Bool { stateIdentifier != savePoint }
 

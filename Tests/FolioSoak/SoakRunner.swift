@@ -15,6 +15,8 @@ public struct SoakRunner {
   let model: ManagedObjectModel
   /// Operations per session. The default is 20,000.
   public var sessionLength = 20_000
+  /// How long shrinking a divergence may take, in seconds. The default is 600.
+  public var shrinkingTime: TimeInterval = 600
 
   /// The soak model, found from this file's place in the package.
   public static let defaultModelURL = URL(fileURLWithPath: #filePath)
@@ -108,7 +110,7 @@ public struct SoakRunner {
   {
     var operations = Array(log.prefix(divergence.index + 1))
     var current = divergence
-    let deadline = Date().addingTimeInterval(120)
+    let deadline = Date().addingTimeInterval(shrinkingTime)
     var chunk = max(operations.count / 2, 1)
     while chunk >= 1, Date() < deadline {
       var start = 0

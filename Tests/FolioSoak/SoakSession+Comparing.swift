@@ -110,6 +110,23 @@ extension SoakSession {
         details: ["has changes: oracle \(oracle.hasChanges), Folio \(document.context.hasChanges)"],
         expectations: ["expect \(oracle.hasChanges ? "" : "!")has-changes"])
     }
+    let context = document.context
+    let sets = oracle.changeSets
+    let folioSets = (
+      inserted: Set(try context.insertedObjects.map(uid)),
+      updated: Set(try context.updatedObjects.map(uid)),
+      deleted: Set(try context.deletedObjects.map(uid))
+    )
+    if sets != folioSets {
+      throw SoakDivergence(
+        index: index, kind: "change-sets",
+        details: [
+          "inserted: oracle \(sets.inserted.sorted()), Folio \(folioSets.inserted.sorted())",
+          "updated: oracle \(sets.updated.sorted()), Folio \(folioSets.updated.sorted())",
+          "deleted: oracle \(sets.deleted.sorted()), Folio \(folioSets.deleted.sorted())",
+        ],
+        expectations: [])
+    }
     if oracle.isSavePointComparable, document.isEdited != oracle.isEdited {
       throw SoakDivergence(
         index: index, kind: "is-edited",

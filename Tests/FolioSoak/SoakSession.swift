@@ -60,7 +60,9 @@ public final class SoakSession {
   /// - Throws: ``SoakDivergence``.
   @discardableResult
   public func apply(_ operation: SoakOperation, index: Int) throws -> Bool {
-    guard operation.objects.allSatisfy(oracle.isLive) else { return skip() }
+    guard operation.objects.allSatisfy(oracle.isLive) || isOnDeletedObject(operation) else {
+      return skip()
+    }
     if case .insert(_, let uid) = operation, oracle.graph[uid] != nil { return skip() }
     if case .reopen = operation, file == nil { return skip() }
     counts[operationName(operation), default: 0] += 1
@@ -84,6 +86,15 @@ public final class SoakSession {
     let processed = (try? expected.get()) != nil && processesChanges(operation)
     try compare(index: index, processed: processed)
     return true
+  }
+
+  /// Setting an attribute of, or deleting again, an object deleted since the save: it is still
+  /// in the context.
+  private func isOnDeletedObject(_ operation: SoakOperation) -> Bool {
+    switch operation {
+    case .setAttribute(let uid, _, _), .delete(let uid): oracle.isDeletedInContext(uid)
+    default: false
+    }
   }
 
   private func skip() -> Bool {

@@ -10,7 +10,9 @@ struct SoakTests {
     let environment = ProcessInfo.processInfo.environment
     let operations = environment["FOLIO_SOAK_OPS"].flatMap { Int($0) } ?? 20_000
     let seed = environment["FOLIO_SOAK_SEED"].flatMap { UInt64($0) } ?? 20_261_122
-    let report = try SoakRunner().run(operations: operations, seed: seed)
+    var runner = try SoakRunner()
+    runner.shrinkingTime = 120
+    let report = try runner.run(operations: operations, seed: seed)
     #expect(report.divergence == nil, "\(report)")
     #expect(report.operations == operations)
   }

@@ -30,7 +30,7 @@ extension ManagedObjectContext {
       }
       if !object.flags.contains(.deleted) { markUpdated(object) }
     }
-    if !object.flags.contains(.turnInserted) {
+    if !object.flags.contains(.turnInserted) || object.flags.contains(.turnRevived) {
       if object.records?.turn == nil {
         object.changeRecords().turn = ContiguousArray(
           repeating: .unrecorded, count: object.slots.count)
@@ -332,7 +332,7 @@ extension ManagedObjectContext {
   /// Forgets the turn's records.
   func clearTurn() {
     for row in turnRows { table[Int(row)]?.records?.turn = nil }
-    for row in turnInsertedRows { table[Int(row)]?.flags.remove(.turnInserted) }
+    for row in turnInsertedRows { table[Int(row)]?.flags.remove([.turnInserted, .turnRevived]) }
     for row in turnDeleted { table[Int(row)]?.flags.remove(.turnDeleted) }
     turnRows.removeAll()
     turnInsertedRows.removeAll()
@@ -340,9 +340,10 @@ extension ManagedObjectContext {
   }
 
   private func notification(for change: TurnChange) -> ObjectsDidChangeNotification {
-    let deleted = Set(change.deleted)
+    // An object brought back has its values recorded (for redo), but it is inserted, not updated.
+    let notUpdated = Set(change.deleted).union(change.inserted)
     var updated: [ManagedObject: [String: Any?]] = [:]
-    for index in change.rows.indices where !deleted.contains(change.rows[index]) {
+    for index in change.rows.indices where !notUpdated.contains(change.rows[index]) {
       guard let object = object(atRow: change.rows[index]) else { continue }
       let slot = Int(change.slots[index])
       updated[object, default: [:]][object.layout.properties[slot].name] = publicValue(

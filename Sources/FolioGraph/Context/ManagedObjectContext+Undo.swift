@@ -103,7 +103,7 @@ extension ManagedObjectContext {
     if object.flags.contains(.turnDeleted) {
       object.flags.remove(.turnDeleted)
     } else if !object.flags.contains(.turnInserted) {
-      object.flags.insert(.turnInserted)
+      object.flags.insert([.turnInserted, .turnRevived])
       turnInsertedRows.append(row)
     }
     settleUpdated(object)

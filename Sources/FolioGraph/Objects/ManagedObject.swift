@@ -55,6 +55,9 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     static let turnInserted = Flags(rawValue: 1 << 5)
     /// Deleted in the current turn.
     static let turnDeleted = Flags(rawValue: 1 << 6)
+    /// Brought back in the current turn (with `turnInserted`): unlike a new object, it had
+    /// values before the turn, which a redo of its deletion must restore.
+    static let turnRevived = Flags(rawValue: 1 << 7)
   }
 
   init(context: ManagedObjectContext, layout: EntityLayout, row: Int32) {
