@@ -40,6 +40,9 @@ public enum SoakOperation: Hashable, Sendable {
   /// Closes the document and opens its file again.
   case reopen
 
+  /// The operation's kind, its first word as ``description`` writes it (`insert`, `undo`).
+  var kind: String { description.split(separator: " ").first.map(String.init) ?? "" }
+
   /// The objects the operation names: each must be live for it to apply.
   var objects: [Int] {
     switch self {

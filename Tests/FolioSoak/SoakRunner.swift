@@ -103,31 +103,52 @@ public struct SoakRunner {
     return (nil, soak.script, soak.inexpressible)
   }
 
-  /// Delta debugging: removes chunks of operations, halving the chunk size, while the rest
-  /// still diverges the same way.
+  /// Shrinks a divergence while it keeps its kind: first whole kinds of operation (every
+  /// `levels`, every `process`…), then chunks by delta debugging, halving the chunk size, then
+  /// everything naming one object, then single operations again.
   func shrink(_ log: [SoakOperation], divergence: SoakDivergence, into report: inout Report)
     throws
   {
     var operations = Array(log.prefix(divergence.index + 1))
     var current = divergence
     let deadline = Date().addingTimeInterval(shrinkingTime)
-    var chunk = max(operations.count / 2, 1)
-    while chunk >= 1, Date() < deadline {
-      var start = 0
-      var removed = false
-      while start < operations.count, Date() < deadline {
-        var candidate = operations
-        candidate.removeSubrange(start..<min(start + chunk, operations.count))
-        if let found = try replay(candidate).0, found.kind == current.kind {
-          operations = Array(candidate.prefix(found.index + 1))
-          current = found
-          removed = true
-        } else {
-          start += chunk
-        }
-      }
-      if !removed { chunk /= 2 }
+    func attempt(_ candidate: [SoakOperation]) throws -> Bool {
+      guard Date() < deadline, candidate.count < operations.count,
+        let found = try replay(candidate).0, found.kind == current.kind
+      else { return false }
+      operations = Array(candidate.prefix(found.index + 1))
+      current = found
+      return true
     }
+    let kinds = Set(operations.map(\.kind)).sorted()
+    for kind in kinds { _ = try attempt(operations.filter { $0.kind != kind }) }
+    func removeChunks(from size: Int) throws {
+      var chunk = max(size, 1)
+      while chunk >= 1, Date() < deadline {
+        var start = 0
+        var removed = false
+        while start < operations.count, Date() < deadline {
+          var candidate = operations
+          candidate.removeSubrange(start..<min(start + chunk, operations.count))
+          if try attempt(candidate) { removed = true } else { start += chunk }
+        }
+        if !removed { chunk /= 2 }
+      }
+    }
+    try removeChunks(from: operations.count / 2)
+    var uids: [Int] = []
+    for operation in operations {
+      if case .insert(_, let uid) = operation { uids.append(uid) }
+    }
+    var removedObject = false
+    for uid in uids {
+      let candidate = operations.filter { operation in
+        if case .insert(_, uid) = operation { return false }
+        return !operation.objects.contains(uid)
+      }
+      if try attempt(candidate) { removedObject = true }
+    }
+    if removedObject { try removeChunks(from: 1) }
     let (final, script, inexpressible) = try replayCountingInexpressible(operations)
     report.divergence = final ?? current
     report.shrunk = operations

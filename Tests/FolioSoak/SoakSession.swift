@@ -65,12 +65,12 @@ public final class SoakSession {
     }
     if case .insert(_, let uid) = operation, oracle.graph[uid] != nil { return skip() }
     if case .reopen = operation, file == nil { return skip() }
-    counts[operationName(operation), default: 0] += 1
+    counts[operation.kind, default: 0] += 1
     let line = scriptLine(for: operation)
     let expected = Result { () throws(SoakFailure) in try applyToOracle(operation) }
     let found = Result { try applyToFolio(operation) }
     writeScript(line, for: operation, outcome: expected)
-    if case .failure = expected { counts["\(operationName(operation)) (refused)", default: 0] += 1 }
+    if case .failure = expected { counts["\(operation.kind) (refused)", default: 0] += 1 }
     switch (expected, found) {
     case (.success, .success): break
     case (.failure(let failure), .failure(let error)) where failure.code == code(of: error): break
@@ -100,10 +100,6 @@ public final class SoakSession {
   private func skip() -> Bool {
     counts["skipped", default: 0] += 1
     return false
-  }
-
-  private func operationName(_ operation: SoakOperation) -> String {
-    String(describing: operation).split(separator: " ").first.map(String.init) ?? "?"
   }
 
   func applyToOracle(_ operation: SoakOperation) throws(SoakFailure) {
