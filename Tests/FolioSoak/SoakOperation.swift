@@ -1,5 +1,5 @@
 /// A store format the soak saves in.
-public enum SoakFormat: String, Sendable, Hashable, CaseIterable {
+public enum SoakFormat: String, Sendable, Hashable, CaseIterable, Codable {
   case xml
   case binary = "folio"
 
@@ -10,7 +10,7 @@ public enum SoakFormat: String, Sendable, Hashable, CaseIterable {
 /// One step of a soak session, applied to Folio and to the oracle alike.
 ///
 /// Objects are named by `uid`, so a step means the same thing after undo, redo or reopening.
-public enum SoakOperation: Hashable, Sendable {
+public enum SoakOperation: Hashable, Sendable, Codable {
   case insert(entity: String, uid: Int)
   case setAttribute(uid: Int, key: String, value: SoakOracle.Value?)
   case setToOne(uid: Int, key: String, target: Int?)

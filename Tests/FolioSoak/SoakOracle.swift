@@ -21,7 +21,7 @@
 /// NSUndoManager's documented behaviour.
 public final class SoakOracle {
   /// A value of an attribute or relationship.
-  public enum Value: Hashable, Sendable {
+  public enum Value: Hashable, Sendable, Codable {
     case integer(Int64)
     case double(Double)
     case string(String)
@@ -187,7 +187,9 @@ public final class SoakOracle {
     }
   }
 
+  /// Deletes `uid`; deleting a deleted object does nothing (its rules ran when it was deleted).
   public func delete(_ uid: Int) {
+    guard graph[uid]?.isDeleted == false else { return }
     markDeleted(uid)
     pendingDeletes.append(uid)
   }

@@ -81,6 +81,15 @@ public struct SoakRunner {
     return report
   }
 
+  /// Replays a fixed list of operations, and shrinks the divergence it shows, if any.
+  public func run(_ operations: [SoakOperation]) throws -> Report {
+    var report = Report()
+    report.operations = operations.count
+    guard let divergence = try replay(operations).0 else { return report }
+    try shrink(operations, divergence: divergence, into: &report)
+    return report
+  }
+
   /// Replays `operations` on a fresh session: the divergence, if any.
   public func replay(_ operations: [SoakOperation]) throws -> (SoakDivergence?, [String]) {
     let (divergence, script, _) = try replayCountingInexpressible(operations)
