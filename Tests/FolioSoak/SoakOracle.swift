@@ -19,6 +19,18 @@
 /// came in between (then they stay, as with any NSUndoManager). Groups, nesting, the turn's
 /// automatic group, levels, disabled registration, the redo stack and the save point follow
 /// NSUndoManager's documented behaviour.
+///
+/// ## Where the oracle follows Folio's documented choices
+/// Where Core Data leaves a case undefined, or Folio documents a deliberate difference, the
+/// oracle takes Folio's side, so a divergence always means something:
+/// - An object inserted and then deleted before a save keeps its Deny rules until the save
+///   (`Formats/undo-script.md`, `validate`); Core Data validates only `deletedObjects`. An
+///   insertion undone or rolled back is not such a deletion.
+/// - Updated objects are those whose values differ from the saved ones, so a value changed
+///   and changed back, or undone, is not an update (Core Data keeps such objects updated).
+/// - Reopening drops references to objects that were not saved (No Action leaves them) and
+///   adds each relationship's missing inverse side, as Folio's stores read a file.
+/// - Nullify leaves alone targets deleted in the same turn (they are deleted anyway).
 public final class SoakOracle {
   /// A value of an attribute or relationship.
   public enum Value: Hashable, Sendable, Codable {
