@@ -531,7 +531,9 @@ public final class SoakOracle {
       }
     }
     graph = loaded
-    for (uid, object) in loaded {
+    // In uid order, which is the order objects were inserted and so the order the store
+    // lists them: an ordered side completed from the other gets its objects in that order.
+    for (uid, object) in loaded.sorted(by: { $0.key < $1.key }) {
       for relationship in SoakSchema.relationships[object.entity] ?? [] {
         guard let inverse = SoakSchema.inverse(of: relationship) else { continue }
         let targets =
