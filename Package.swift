@@ -90,7 +90,8 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioStoresTests",
-      dependencies: ["FolioStores", "FolioTestSupport"]
+      dependencies: ["FolioStores", "FolioTestSupport"],
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "FolioGraphTests",
