@@ -84,7 +84,8 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioQueryTests",
-      dependencies: ["FolioQuery", "FolioTestSupport"]
+      dependencies: ["FolioQuery", "FolioTestSupport"],
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "FolioUndoTests",
@@ -110,7 +111,8 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioScriptTests",
-      dependencies: ["FolioScript", "FolioTestSupport"]
+      dependencies: ["FolioScript", "FolioTestSupport"],
+      exclude: ["Fixtures"]
     ),
     // Fuzzing (`make fuzz`, RELIABILITY.md): one executable per parser. The normal build makes
     // them input reproducers; the fuzz build (-sanitize=fuzzer -D FOLIO_FUZZING) makes them
