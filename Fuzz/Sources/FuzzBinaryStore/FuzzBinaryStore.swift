@@ -5,7 +5,7 @@ import FolioFuzzing
 #if FOLIO_FUZZING
   @_cdecl("LLVMFuzzerTestOneInput")
   func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    BinaryStoreFuzzing.run(FuzzDriver.data(bytes, count))
+    FuzzDriver.onSmallStack { BinaryStoreFuzzing.run(FuzzDriver.data(bytes, count)) }
     return 0
   }
 #endif
@@ -14,7 +14,7 @@ import FolioFuzzing
 enum FuzzBinaryStore {
   static func main() {
     FuzzDriver.main("FuzzBinaryStore", prepare: BinaryStoreFuzzing.prepare) { bytes, count in
-      BinaryStoreFuzzing.run(FuzzDriver.data(bytes, count))
+      FuzzDriver.onSmallStack { BinaryStoreFuzzing.run(FuzzDriver.data(bytes, count)) }
       return 0
     }
   }
