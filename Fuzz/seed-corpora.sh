@@ -9,13 +9,14 @@ rm -rf "$out"
 mkdir -p "$out/FuzzXMLStore" "$out/FuzzBinaryStore" "$out/FuzzBinaryBody" "$out/FuzzXcodeModel" \
   "$out/FuzzPredicate" "$out/FuzzUndoScript"
 
-# copy FOLDER FILE...: copies each file under a name made from its path, so names never clash.
+# copy FOLDER FILE...: copies each file under a name made from its path, so names never clash
+# (and never start with ".", which libFuzzer skips as hidden).
 copy() {
   folder=$1
   shift
   for file in "$@"; do
     [ -f "$file" ] || continue
-    cp "$file" "$folder/$(printf '%s' "$file" | tr -c 'A-Za-z0-9._-' '_')"
+    cp "$file" "$folder/$(printf '%s' "$file" | sed 's|^[./]*||' | tr -c 'A-Za-z0-9._-' '_')"
   done
 }
 
