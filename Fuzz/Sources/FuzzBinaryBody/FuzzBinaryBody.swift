@@ -5,7 +5,7 @@ import FolioFuzzing
 #if FOLIO_FUZZING
   @_cdecl("LLVMFuzzerTestOneInput")
   func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    FuzzDriver.onSmallStack { BinaryBodyFuzzing.run(FuzzDriver.data(bytes, count)) }
+    BinaryBodyFuzzing.run(FuzzDriver.data(bytes, count))
     return 0
   }
 #endif
@@ -14,7 +14,7 @@ import FolioFuzzing
 enum FuzzBinaryBody {
   static func main() {
     FuzzDriver.main("FuzzBinaryBody", prepare: BinaryBodyFuzzing.prepare) { bytes, count in
-      FuzzDriver.onSmallStack { BinaryBodyFuzzing.run(FuzzDriver.data(bytes, count)) }
+      BinaryBodyFuzzing.run(FuzzDriver.data(bytes, count))
       return 0
     }
   }

@@ -5,7 +5,7 @@ import FolioFuzzing
 #if FOLIO_FUZZING
   @_cdecl("LLVMFuzzerTestOneInput")
   func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    FuzzDriver.onSmallStack { BinaryStoreFuzzing.run(FuzzDriver.data(bytes, count)) }
+    BinaryStoreFuzzing.run(FuzzDriver.data(bytes, count))
     return 0
   }
 #endif
@@ -14,7 +14,7 @@ import FolioFuzzing
 enum FuzzBinaryStore {
   static func main() {
     FuzzDriver.main("FuzzBinaryStore", prepare: BinaryStoreFuzzing.prepare) { bytes, count in
-      FuzzDriver.onSmallStack { BinaryStoreFuzzing.run(FuzzDriver.data(bytes, count)) }
+      BinaryStoreFuzzing.run(FuzzDriver.data(bytes, count))
       return 0
     }
   }

@@ -5,7 +5,7 @@ import FolioFuzzing
 #if FOLIO_FUZZING
   @_cdecl("LLVMFuzzerTestOneInput")
   func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    FuzzDriver.onSmallStack { PredicateFuzzing.run(FuzzDriver.data(bytes, count)) }
+    PredicateFuzzing.run(FuzzDriver.data(bytes, count))
     return 0
   }
 #endif
@@ -14,7 +14,7 @@ import FolioFuzzing
 enum FuzzPredicate {
   static func main() {
     FuzzDriver.main("FuzzPredicate", prepare: PredicateFuzzing.prepare) { bytes, count in
-      FuzzDriver.onSmallStack { PredicateFuzzing.run(FuzzDriver.data(bytes, count)) }
+      PredicateFuzzing.run(FuzzDriver.data(bytes, count))
       return 0
     }
   }

@@ -5,7 +5,7 @@ import FolioFuzzing
 #if FOLIO_FUZZING
   @_cdecl("LLVMFuzzerTestOneInput")
   func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    FuzzDriver.onSmallStack { UndoScriptFuzzing.run(FuzzDriver.data(bytes, count)) }
+    UndoScriptFuzzing.run(FuzzDriver.data(bytes, count))
     return 0
   }
 #endif
@@ -14,7 +14,7 @@ import FolioFuzzing
 enum FuzzUndoScript {
   static func main() {
     FuzzDriver.main("FuzzUndoScript", prepare: UndoScriptFuzzing.prepare) { bytes, count in
-      FuzzDriver.onSmallStack { UndoScriptFuzzing.run(FuzzDriver.data(bytes, count)) }
+      UndoScriptFuzzing.run(FuzzDriver.data(bytes, count))
       return 0
     }
   }

@@ -5,7 +5,7 @@ import FolioFuzzing
 #if FOLIO_FUZZING
   @_cdecl("LLVMFuzzerTestOneInput")
   func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    FuzzDriver.onSmallStack { XMLStoreFuzzing.run(FuzzDriver.data(bytes, count)) }
+    XMLStoreFuzzing.run(FuzzDriver.data(bytes, count))
     return 0
   }
 #endif
@@ -14,7 +14,7 @@ import FolioFuzzing
 enum FuzzXMLStore {
   static func main() {
     FuzzDriver.main("FuzzXMLStore", prepare: XMLStoreFuzzing.prepare) { bytes, count in
-      FuzzDriver.onSmallStack { XMLStoreFuzzing.run(FuzzDriver.data(bytes, count)) }
+      XMLStoreFuzzing.run(FuzzDriver.data(bytes, count))
       return 0
     }
   }

@@ -5,7 +5,7 @@ import FolioFuzzing
 #if FOLIO_FUZZING
   @_cdecl("LLVMFuzzerTestOneInput")
   func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    FuzzDriver.onSmallStack { XcodeModelFuzzing.run(FuzzDriver.data(bytes, count)) }
+    XcodeModelFuzzing.run(FuzzDriver.data(bytes, count))
     return 0
   }
 #endif
@@ -14,7 +14,7 @@ import FolioFuzzing
 enum FuzzXcodeModel {
   static func main() {
     FuzzDriver.main("FuzzXcodeModel", prepare: XcodeModelFuzzing.prepare) { bytes, count in
-      FuzzDriver.onSmallStack { XcodeModelFuzzing.run(FuzzDriver.data(bytes, count)) }
+      XcodeModelFuzzing.run(FuzzDriver.data(bytes, count))
       return 0
     }
   }
