@@ -43,7 +43,8 @@ test: deps
 ASAN_BUILD := --scratch-path .build-asan --sanitize=address
 test-asan: deps
 	$(SWIFT) build --build-tests $(ASAN_BUILD)
-	$(SWIFT) test --skip-build $(ASAN_BUILD)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
+	  $(SWIFT) test --skip-build $(ASAN_BUILD)
 
 # The fuzz executables of the normal build replay inputs: every checked-in seed and fuzz
 # regression input must still run through its target without a crash.
