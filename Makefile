@@ -7,7 +7,7 @@ FOLIO := .build/release/folio
 OPS ?= 10000000
 SEED ?= 1
 
-.PHONY: all build demo test lint bench soak deps clean
+.PHONY: all build demo test test-asan lint bench soak deps clean fuzz fuzz-build fuzz-replay
 
 all: build
 
@@ -38,6 +38,47 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	.build/debug/folio replay Samples/*/*.undo
+	$(MAKE) --no-print-directory fuzz-replay
+
+# The whole suite under AddressSanitizer, in its own build folder. (swiftc refuses
+# -sanitize=undefined on Linux; Swift code traps on overflow and bad casts by itself.)
+ASAN_BUILD := --scratch-path .build-asan --sanitize=address
+test-asan: deps
+	$(SWIFT) build --build-tests $(ASAN_BUILD)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
+	  $(SWIFT) test --skip-build $(ASAN_BUILD)
+
+# The fuzz executables of the normal build replay inputs: every checked-in seed and fuzz
+# regression input must still run through its target without a crash.
+FUZZ_FOUND = $(wildcard Tests/*/Fixtures/fuzz/$(1)-*)
+fuzz-replay:
+	.build/debug/FuzzXMLStore Samples/Expenses/Expenses.xml Fuzz/Seeds/xml-store \
+	  $(call FUZZ_FOUND,xml-store)
+	.build/debug/FuzzBinaryStore Fuzz/Seeds/binary-store Tests/FolioCLITests/Fixtures \
+	  $(call FUZZ_FOUND,binary-store)
+	.build/debug/FuzzBinaryBody Fuzz/Seeds/binary-body $(call FUZZ_FOUND,binary-body)
+	.build/debug/FuzzXcodeModel Samples/*/*.xcdatamodeld/*/contents \
+	  Fuzz/Seeds/*.xcdatamodel/contents $(call FUZZ_FOUND,xcode-model)
+	.build/debug/FuzzUndoScript Samples/*/*.undo Fuzz/Seeds/*.undo $(call FUZZ_FOUND,undo-script)
+	.build/debug/FuzzPredicate Fuzz/Seeds/predicate $(call FUZZ_FOUND,predicate)
+
+# Fuzzing (RELIABILITY.md): `make fuzz SECONDS=N` runs each libFuzzer target for N seconds and
+# fails on any crash, leak, timeout (> 1 s) or out-of-memory (> 512 MB). It builds with its
+# own scratch path, so the normal build is untouched.
+SECONDS ?= 60
+FUZZ_BUILD := .build-fuzz
+FUZZ_TARGETS := FuzzXMLStore FuzzBinaryStore FuzzBinaryBody FuzzXcodeModel FuzzPredicate \
+  FuzzUndoScript
+
+fuzz-build: deps
+	for target in $(FUZZ_TARGETS); do \
+	  nice -n 10 $(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product $$target \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFOLIO_FUZZING || exit 1; \
+	done
+
+fuzz: fuzz-build
+	sh Fuzz/seed-corpora.sh $(FUZZ_BUILD)/seeds
+	bash Fuzz/fuzz.sh $(SECONDS) $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
@@ -53,4 +94,4 @@ soak: deps
 	FOLIO_SOAK_OPS=$(OPS) FOLIO_SOAK_SEED=$(SEED) .build/release/FolioSoakRunner
 
 clean:
-	rm -rf .build company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio
+	rm -rf .build .build-fuzz .build-asan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio

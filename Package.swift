@@ -1,6 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// The fuzz executables, one per parser; `make fuzz` builds and runs each.
+let fuzzTargets = [
+  "FuzzXMLStore", "FuzzBinaryStore", "FuzzBinaryBody", "FuzzXcodeModel", "FuzzPredicate",
+  "FuzzUndoScript",
+]
+
 let package = Package(
   name: "Folio",
   platforms: [.macOS(.v14)],
@@ -78,7 +84,8 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioQueryTests",
-      dependencies: ["FolioQuery", "FolioTestSupport"]
+      dependencies: ["FolioQuery", "FolioTestSupport"],
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "FolioUndoTests",
@@ -90,7 +97,8 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioStoresTests",
-      dependencies: ["FolioStores", "FolioTestSupport"]
+      dependencies: ["FolioStores", "FolioTestSupport"],
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "FolioGraphTests",
@@ -103,7 +111,8 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioScriptTests",
-      dependencies: ["FolioScript", "FolioTestSupport"]
+      dependencies: ["FolioScript", "FolioTestSupport"],
+      exclude: ["Fixtures"]
     ),
     .target(
       name: "FolioSoak",
@@ -119,6 +128,23 @@ let package = Package(
       dependencies: ["FolioSoak"],
       path: "Tests/FolioSoakRunner"
     ),
-  ],
+    // Fuzzing (`make fuzz`, RELIABILITY.md): one executable per parser. The normal build makes
+    // them input reproducers; the fuzz build (-sanitize=fuzzer -D FOLIO_FUZZING) makes them
+    // libFuzzer binaries.
+    .systemLibrary(
+      name: "CLibFuzzer",
+      path: "Fuzz/CLibFuzzer"
+    ),
+    .target(
+      name: "FolioFuzzing",
+      dependencies: [
+        "FolioModel", "FolioStores", "FolioQuery", "FolioScript", "CZlib", "CLibFuzzer",
+      ],
+      path: "Fuzz/Sources/FolioFuzzing"
+    ),
+  ]
+    + fuzzTargets.map { name in
+      .executableTarget(name: name, dependencies: ["FolioFuzzing"], path: "Fuzz/Sources/\(name)")
+    },
   swiftLanguageModes: [.v6]
 )

@@ -21,7 +21,10 @@ extension PredicateParser {
       return try parsePlaceholder(letter, token: token)
     case .symbol("{"):
       _ = advance()
-      return try parseSteps(after: .aggregate(try parseList(open: token)))
+      let list = try nested(at: token.column) { (parser) throws(QueryError) in
+        try parser.parseList(open: token)
+      }
+      return try parseSteps(after: .aggregate(list))
     case .collectionOperator:
       return .keyPath(try parseKeyPath())
     case .identifier:
@@ -41,10 +44,15 @@ extension PredicateParser {
         return try parseSteps(after: .evaluatedObject)
       case "SUBQUERY":
         _ = advance()
-        return try parseSteps(after: try parseSubquery())
+        let subquery = try nested(at: token.column) { (parser) throws(QueryError) in
+          try parser.parseSubquery()
+        }
+        return try parseSteps(after: subquery)
       case "CAST":
         _ = advance()
-        return try parseCast()
+        return try nested(at: token.column) { (parser) throws(QueryError) in
+          try parser.parseCast()
+        }
       default:
         throw expected("a value")
       }

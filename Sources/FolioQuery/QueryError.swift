@@ -68,6 +68,14 @@ extension QueryError {
     QueryError(.syntax, "expected \(what), found \(found)", at: InputLocation(column: column))
   }
 
+  static func tooDeep(_ limit: Int, column: Int) -> QueryError {
+    QueryError(
+      .syntax,
+      "the predicate nests more than \(limit) levels deep "
+        + "(parentheses, NOT, lists, SUBQUERY, CAST)",
+      at: InputLocation(column: column))
+  }
+
   static func unterminatedString(column: Int) -> QueryError {
     QueryError(.syntax, "string has no closing quote", at: InputLocation(column: column))
   }

@@ -47,11 +47,17 @@ extension QueryPredicate {
 }
 
 struct PredicateParser {
+  /// How deeply parentheses, `NOT`, lists and `SUBQUERY` may nest. The parser, the printer and
+  /// the evaluator recurse once per level, and a few thousand levels overflow the stack.
+  static let maximumDepth = 100
+
   let tokens: [PredicateToken]
   let source: [Character]
   let arguments: [Any?]
   var index = 0
   var argumentIndex = 0
+  /// How many nesting constructs enclose the current token.
+  var depth = 0
 
   init(tokens: [PredicateToken], source: [Character], arguments: [Any?]) {
     self.tokens = tokens
@@ -124,17 +130,35 @@ struct PredicateParser {
     return parts.count == 1 ? parts[0] : .and(parts)
   }
 
+  /// Runs `body` one level deeper, for the nesting construct that starts at `column`:
+  /// `(`, `NOT` or `!`, `{`, `SUBQUERY` or `CAST`. Input nested past ``maximumDepth`` is refused.
+  mutating func nested<Result>(
+    at column: Int, _ body: (inout PredicateParser) throws(QueryError) -> Result
+  ) throws(QueryError) -> Result {
+    guard depth < Self.maximumDepth else {
+      throw QueryError.tooDeep(Self.maximumDepth, column: column)
+    }
+    depth += 1
+    defer { depth -= 1 }
+    return try body(&self)
+  }
+
   mutating func parseUnary(after start: Int?) throws(QueryError) -> QueryPredicate {
     let what = start.map { "a predicate after \"\(tokens[$0].text)\"" } ?? "a predicate"
     if isKeyword("NOT") || isSymbol("!") {
       let start = index
-      _ = advance()
-      return .not(try parseUnary(after: start))
+      let not = advance()
+      return .not(
+        try nested(at: not.column) { (parser) throws(QueryError) in
+          try parser.parseUnary(after: start)
+        })
     }
     if isSymbol("(") {
       let openIndex = index
       let open = advance()
-      let inner = try parseOr(after: openIndex)
+      let inner = try nested(at: open.column) { (parser) throws(QueryError) in
+        try parser.parseOr(after: openIndex)
+      }
       guard isSymbol(")") else {
         throw expected("\")\" to close \"(\" at column \(open.column)")
       }

@@ -194,6 +194,10 @@ extension ScriptError {
     ScriptError(.syntax, "invalid number \"\(text)\"", at: location)
   }
 
+  static func listTooDeep(_ limit: Int, at location: InputLocation) -> ScriptError {
+    ScriptError(.syntax, "lists nest more than \(limit) levels deep", at: location)
+  }
+
   static func numberOutOfRange(_ text: String, at location: InputLocation) -> ScriptError {
     ScriptError(.syntax, "number \(text) is out of range", at: location)
   }

@@ -94,7 +94,23 @@ let parseErrors: [ParseErrorCase] = [
   .init(
     "age == %d", [.value("x")], .invalidArgument, "column 8: %d needs an integer, found \"x\""),
   .init("age == %f", [.value("x")], .invalidArgument, "column 8: %f needs a number, found \"x\""),
+  // Nesting deeper than 100 levels; the message names the column of the 101st level.
+  .init(
+    String(repeating: "(", count: 101) + "age == 30" + String(repeating: ")", count: 101),
+    "column 101: \(tooDeep)"),
+  .init(String(repeating: "NOT ", count: 101) + "age == 30", "column 401: \(tooDeep)"),
+  .init(
+    String(repeating: "!", count: 50) + String(repeating: "(", count: 60), "column 101: \(tooDeep)"),
+  .init(
+    "age IN " + String(repeating: "{", count: 101) + "1" + String(repeating: "}", count: 101),
+    "column 108: \(tooDeep)"),
+  .init("age == " + String(repeating: "CAST(", count: 101), "column 508: \(tooDeep)"),
+  .init(
+    String(repeating: "SUBQUERY(", count: 101), "column 901: \(tooDeep)"),
 ]
+
+let tooDeep =
+  "the predicate nests more than 100 levels deep (parentheses, NOT, lists, SUBQUERY, CAST)"
 
 struct EvaluationErrorCase: Sendable, CustomTestStringConvertible {
   var format: String

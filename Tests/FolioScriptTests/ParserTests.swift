@@ -183,6 +183,10 @@ struct ParserTests {
 
   static let syntaxErrors: [SyntaxCase] = [
     SyntaxCase(
+      "lists nested 33 deep",
+      "set $a.b = " + String(repeating: "[", count: 33) + String(repeating: "]", count: 33),
+      "t.undo:1:44: lists nest more than 32 levels deep"),
+    SyntaxCase(
       "unknown command", "new\n\ninser Person $p",
       "t.undo:3:1: unknown command \"inser\" (did you mean \"insert\"?)"),
     SyntaxCase(

@@ -170,7 +170,7 @@ extension ManagedObjectModel {
 
 private func readFile(_ url: URL) throws -> Data {
   do {
-    return try Data(contentsOf: url)
+    return try Data(contentsOfFile: url)
   } catch {
     throw ModelError.unreadable(url.relativePath, reason: error.localizedDescription)
   }

@@ -15,8 +15,14 @@ struct Parser {
     "close", "fetch",
   ]
 
+  /// How deeply lists may nest: `[[1]]` is two levels. Reading, comparing and printing values
+  /// recurse once per level, and a few thousand levels overflow the stack.
+  static let maximumListDepth = 32
+
   private var lexer: Lexer
   private var lookahead: Token?
+  /// How many lists enclose the value being read.
+  private var listDepth = 0
 
   private init(lexer: Lexer) { self.lexer = lexer }
 
@@ -269,6 +275,11 @@ struct Parser {
     case .word("nil"): return .null
     case .variable(let name, let path) where path.isEmpty: return .variable(name)
     case .symbol("["):
+      guard listDepth < Self.maximumListDepth else {
+        throw ScriptError.listTooDeep(Self.maximumListDepth, at: location(of: token))
+      }
+      listDepth += 1
+      defer { listDepth -= 1 }
       var values: [ScriptValue] = []
       if try peek().kind == .symbol("]") {
         _ = try next()

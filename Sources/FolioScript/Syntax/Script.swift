@@ -44,7 +44,7 @@ public struct Script: Sendable {
     else { throw ScriptError.fileNotFound(path) }
     let data: Data
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      data = try Data(contentsOfFile: URL(fileURLWithPath: path))
     } catch {
       throw ScriptError.unreadable(path, reason: error.localizedDescription)
     }

@@ -18,7 +18,7 @@ struct BinaryFile {
   /// Every byte of the file.
   func readAll() throws(StoreError) -> Data {
     do {
-      return try Data(contentsOf: url)
+      return try Data(contentsOfFile: url)
     } catch {
       throw failure(error)
     }

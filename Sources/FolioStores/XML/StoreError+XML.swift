@@ -121,6 +121,13 @@ extension StoreError {
       at: location)
   }
 
+  static func compositeNotInferable(at location: InputLocation) -> StoreError {
+    StoreError(
+      .malformedStore,
+      "a composite value cannot be inferred: its members' types need the model it was written with",
+      at: location)
+  }
+
   static func incompatibleType(_ word: String, expected: AttributeType, at location: InputLocation)
     -> StoreError
   {

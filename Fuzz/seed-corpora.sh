@@ -1,0 +1,59 @@
+#!/bin/sh
+# Builds the fuzz seed corpora in $1 (default .build-fuzz/seeds), one folder per target, from
+# Samples/, the shared Core Data corpus ($FOLIO_CORPUS, default ../shared/corpus, skipped when
+# missing), the test fixtures and Fuzz/Seeds/. Nothing here is committed: `make fuzz` runs it.
+set -eu
+out=${1:-.build-fuzz/seeds}
+corpus=${FOLIO_CORPUS:-../shared/corpus}
+rm -rf "$out"
+mkdir -p "$out/FuzzXMLStore" "$out/FuzzBinaryStore" "$out/FuzzBinaryBody" "$out/FuzzXcodeModel" \
+  "$out/FuzzPredicate" "$out/FuzzUndoScript"
+
+# copy FOLDER FILE...: copies each file under a name made from its path, so names never clash
+# (and never start with ".", which libFuzzer skips as hidden).
+copy() {
+  folder=$1
+  shift
+  for file in "$@"; do
+    [ -f "$file" ] || continue
+    cp "$file" "$folder/$(printf '%s' "$file" | sed 's|^[./]*||' | tr -c 'A-Za-z0-9._-' '_')"
+  done
+}
+
+copy "$out/FuzzXMLStore" Samples/*/*.xml Fuzz/Seeds/xml-store/* Tests/*/Fixtures/fuzz/xml-store-*
+copy "$out/FuzzBinaryStore" Fuzz/Seeds/binary-store/* Tests/*/Fixtures/*.folio \
+  Tests/*/Fixtures/fuzz/binary-store-*
+copy "$out/FuzzBinaryBody" Fuzz/Seeds/binary-body/* Tests/*/Fixtures/fuzz/binary-body-*
+copy "$out/FuzzXcodeModel" Samples/*/*.xcdatamodeld/*/contents \
+  Fuzz/Seeds/*.xcdatamodel/contents Tests/FolioModelTests/Fixtures/*.xml \
+  Tests/*/Fixtures/fuzz/xcode-model-*
+copy "$out/FuzzUndoScript" Samples/*/*.undo Fuzz/Seeds/*.undo Tests/*/Fixtures/*.undo Tests/*/Fixtures/fuzz/undo-script-*
+copy "$out/FuzzPredicate" Fuzz/Seeds/predicate/* Tests/*/Fixtures/fuzz/predicate-*
+if [ -d "$corpus/models" ]; then
+  copy "$out/FuzzXcodeModel" "$corpus"/models/*
+  # The third-party stores run to 3.6 MB; libFuzzer's -max_len would cut them anyway, so only
+  # the small ones seed the XML store target.
+  find "$corpus/stores" -type f -size -64k | while read -r file; do copy "$out/FuzzXMLStore" "$file"; done
+fi
+
+# Predicates: the format strings of the predicate tests and the `where` clauses of the samples.
+python3 - "$out/FuzzPredicate" Tests/FolioQueryTests/*.swift Tests/FolioGraphTests/*.swift \
+  Samples/*/*.undo <<'PYTHON'
+import re, sys, os
+out = sys.argv[1]
+formats = set()
+for path in sys.argv[2:]:
+    text = open(path, encoding="utf-8").read()
+    if path.endswith(".undo"):
+        formats.update(m.group(1) for m in re.finditer(r"\bwhere (.*?)(?: sort | limit |$)", text, re.M))
+    else:
+        for m in re.finditer(r'(?:\.init\(|format: )"((?:[^"\\]|\\.)*)"', text):
+            formats.add(m.group(1).encode().decode("unicode_escape").encode("latin-1", "replace").decode("utf-8", "replace"))
+for index, format in enumerate(sorted(formats)):
+    with open(os.path.join(out, "predicate-%03d.txt" % index), "w", encoding="utf-8") as file:
+        file.write(format)
+PYTHON
+
+for folder in "$out"/*; do
+  echo "$(ls "$folder" | wc -l) seeds in $folder"
+done

@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+@testable import FolioQuery
+
+/// Inputs that fuzzing (`make fuzz`, RELIABILITY.md) found, minimised, in `Fixtures/fuzz/`.
+@Suite("Fuzz findings: predicates")
+struct FuzzRegressionTests {
+  static func fixture(_ name: String) throws -> String {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/fuzz/\(name)")
+    return try String(contentsOf: url, encoding: .utf8)
+  }
+
+  @Test("10,000 opening parentheses are refused at the 101st, not by a stack overflow")
+  func deepParentheses() throws {
+    let format = try Self.fixture("predicate-deep-parentheses.txt")
+    let error = try #require(throws: QueryError.self) { try QueryPredicate(format: format) }
+    #expect(error.code == .syntax)
+    #expect(error.description == "column 101: \(tooDeep)")
+  }
+
+  @Test("100 levels of nesting parse, print back and evaluate")
+  func deepestAllowedNesting() throws {
+    let format =
+      String(repeating: "NOT (", count: 50) + "age == 30" + String(repeating: ")", count: 50)
+    let predicate = try QueryPredicate(format: format)
+    #expect(try QueryPredicate(format: predicate.description) == predicate)
+    #expect(try predicate.evaluate(with: Node("Person", ["age": 30])))
+  }
+}

@@ -1,0 +1,45 @@
+import FolioModel
+import FolioTestSupport
+import Foundation
+import Testing
+
+@testable import FolioStores
+
+/// Inputs that fuzzing (`make fuzz`, RELIABILITY.md) found, minimised, in
+/// `Fixtures/fuzz/`. Each must keep failing cleanly; `make test-asan` also checks that reading
+/// them leaks nothing.
+@Suite("Fuzz findings: stores")
+struct FuzzRegressionTests {
+  static func fixture(_ name: String) -> URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/fuzz/\(name)")
+  }
+
+  @Test("an empty binary store is refused as truncated, in every reading")
+  func emptyBinaryStore() throws {
+    let url = Self.fixture("binary-store-empty.folio")
+    let model = try BinaryFixtures.model()
+    let message = "\(url.path)@0: the magic needs 10 bytes but only 0 remain (header)"
+    let reads: [() throws -> Void] = [
+      { _ = try BinaryStore().read(from: url, model: model) },
+      { _ = try BinaryStore().readMetadata(from: url) },
+      { _ = try BinaryStore().readModel(from: url) },
+    ]
+    for read in reads {
+      let error = try #require(throws: StoreError.self) { try read() }
+      #expect(error.code == .truncated)
+      #expect(error.description == message)
+    }
+  }
+
+  @Test("inferring a model from a store with a composite value names the cause")
+  func compositeInference() throws {
+    let url = Self.fixture("xml-store-composite-inference.xml")
+    let error = try #require(throws: StoreError.self) { try XMLStore.inferModel(from: url) }
+    #expect(error.code == .malformedStore)
+    #expect(
+      error.description
+        == "\(url.path):4:9: a composite value cannot be inferred: its members' types need the "
+        + "model it was written with")
+  }
+}
