@@ -206,16 +206,8 @@ struct XMLObjectIDs {
   /// The ID as the file wrote it.
   func text(of number: Int64) -> String { originalText[number] ?? "z\(number)" }
 
-  /// Gives provisional record IDs their numbers, above every `z` ID and `nextObjectID - 1`.
-  mutating func renumber(_ records: inout [StoreRecord], after nextObjectID: Int64) {
-    guard hasProvisionalIDs else { return }
-    let base = renumberTexts(after: nextObjectID)
-    for index in records.indices where records[index].id < 0 {
-      records[index].id = base - records[index].id
-    }
-  }
-
-  /// Gives provisional IDs (`ids`, by record) their numbers, as ``renumber(_:after:)`` does.
+  /// Gives provisional record IDs (`ids`, by record) their numbers, above every `z` ID and
+  /// `nextObjectID - 1`.
   mutating func renumber(_ ids: inout [Int64], after nextObjectID: Int64) {
     guard hasProvisionalIDs else { return }
     let base = renumberTexts(after: nextObjectID)

@@ -19,21 +19,11 @@ final class XMLRecordReader {
   let modelEntityNames: [String]
   // A reader is used from one thread, once; the runtime's exclusivity checks buy nothing.
   @exclusivity(unchecked) private var ids = XMLObjectIDs()
-  @exclusivity(unchecked) private var records: [StoreRecord] = []
   private var entityCache: [String: Int] = [:]
   /// The disk name and index of the entity of the last object read.
   private var lastEntity: (bytes: [UInt8], index: Int)?
   /// Each record's entity index.
   private var recordEntities: [Int32] = []
-  /// A relationship with targets, to be checked when every object is read.
-  private struct Pending {
-    let record: Int32
-    let entity: Int32
-    let relationship: Int32
-  }
-  @exclusivity(unchecked) private var pending: [Pending] = []
-  /// Whether `pending` is in record order and, within a record, in model order.
-  private var isPendingInOrder = true
   /// Whether a target that is not in the store is left out instead of refused.
   let dropsDanglingReferences: Bool
 
@@ -49,22 +39,22 @@ final class XMLRecordReader {
   /// Reads every object, then checks the relationships' targets: the records in the file's
   /// order.
   func read() throws(StoreError) -> [StoreRecord] {
+    var objects: [ReadObject] = []
     while try parser.advanceToObject() != nil {
-      let object = try readObject(position: records.count)
-      for index in object.relationships {
-        if let last = pending.last, Int(last.record) == records.count,
-          Int(last.relationship) > index
-        {
-          isPendingInOrder = false
-        }
-        pending.append(
-          Pending(record: Int32(records.count), entity: object.entity, relationship: index))
-      }
+      let object = try readObject(position: objects.count)
       recordEntities.append(object.entity)
+      givenIDs.append(object.record.id)
+      objects.append(object)
+    }
+    ids.renumber(&givenIDs, after: parser.nextObjectID ?? 0)
+    var records: [StoreRecord] = []
+    records.reserveCapacity(objects.count)
+    for position in objects.indices {
+      var object = objects[position]
+      object.record.id = givenIDs[position]
+      try resolve(&object, position: position)
       records.append(object.record)
     }
-    ids.renumber(&records, after: parser.nextObjectID ?? 0)
-    try resolveTargets()
     return records
   }
 
@@ -438,54 +428,5 @@ final class XMLRecordReader {
       }
     }
     return members
-  }
-
-  /// Turns each target's number into its record's ID, checking that it exists and is of the
-  /// relationship's destination entity.
-  private func resolveTargets() throws(StoreError) {
-    if !isPendingInOrder {
-      pending.sort { ($0.record, $0.relationship) < ($1.record, $1.relationship) }
-    }
-    for item in pending {
-      let position = Int(item.record)
-      let entity = names.entities[Int(item.entity)]
-      let relationship = entity.relationships[Int(item.relationship)]
-      guard let targets = records[position].relationships[relationship.name] else { continue }
-      let destination =
-        relationship.destinationIndex >= 0 ? names.entities[relationship.destinationIndex] : nil
-      var resolved: [Int64] = []
-      var changed = false
-      for (offset, target) in targets.enumerated() {
-        func location() -> InputLocation {
-          parser.location(
-            tag: "relationship", named: relationship.diskName,
-            line: ids.line(ofRecord: position), entity: entity.name, property: relationship.name)
-        }
-        guard let index = ids.index(of: target, root: relationship.destinationRoot) else {
-          if dropsDanglingReferences {
-            if !changed {
-              changed = true
-              resolved = Array(targets[..<offset])
-            }
-            continue
-          }
-          throw StoreError.danglingReference(ids.text(of: target), at: location())
-        }
-        if let destination, !destination.isKind[Int(recordEntities[index])] {
-          throw StoreError.wrongTarget(
-            ids.text(of: target), is: records[index].entityName, expected: destination.name,
-            at: location())
-        }
-        let id = records[index].id
-        if !changed, id != target {
-          changed = true
-          resolved = Array(targets[..<offset])
-        }
-        if changed { resolved.append(id) }
-      }
-      if changed {
-        records[position].relationships[relationship.name] = resolved.isEmpty ? nil : resolved
-      }
-    }
   }
 }
