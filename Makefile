@@ -7,7 +7,7 @@ FOLIO := .build/release/folio
 OPS ?= 10000000
 SEED ?= 1
 
-.PHONY: all build demo test test-asan lint bench soak deps clean fuzz fuzz-build fuzz-replay
+.PHONY: all build demo test test-asan test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay
 
 all: build
 
@@ -47,6 +47,10 @@ test-asan: deps
 	$(SWIFT) build --build-tests $(ASAN_BUILD)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
 	  $(SWIFT) test --skip-build $(ASAN_BUILD)
+
+# The store limits at their full size (values of 128 MiB): gigabytes of memory, minutes of CPU.
+test-limits: deps
+	FOLIO_HEAVY_TESTS=1 $(SWIFT) test --filter StoreLimitFullSizeTests
 
 # The fuzz executables of the normal build replay inputs: every checked-in seed and fuzz
 # regression input must still run through its target without a crash.

@@ -80,7 +80,9 @@ let package = Package(
     ),
     .executableTarget(
       name: "FolioBenchmarks",
-      dependencies: ["FolioGraph", "FolioUndo", "FolioStores", "FolioQuery", "CZlib", "CLibXML2"]
+      dependencies: [
+        "Folio", "FolioGraph", "FolioUndo", "FolioStores", "FolioQuery", "CZlib", "CLibXML2",
+      ]
     ),
     .testTarget(
       name: "FolioQueryTests",

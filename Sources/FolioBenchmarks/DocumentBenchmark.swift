@@ -1,6 +1,8 @@
+import Folio
 import FolioGraph
 import FolioModel
 import FolioStores
+import FolioUndo
 import Foundation
 
 #if canImport(Glibc)
@@ -123,6 +125,99 @@ func documentLoadBenchmark(_ argument: String) throws -> (String, [Case]) {
       Case(title: "load", value: seconds * 1000, unit: "ms"),
       Case(title: "loaded graph (RSS per object)", value: graphBytes, unit: "B", limit: 250),
       Case(title: "peak while loading / loaded graph", value: peakRatio, unit: "×", limit: 1.5),
+    ]
+  )
+}
+
+// A whole editing session on a large document (issue 7, limits): open an Expenses document of
+// N objects with its undo manager, change every object in one turn, delete a tenth of the
+// people (their spendings cascade) and insert new spendings in a second turn, undo that turn,
+// and save. The peak resident memory of the whole session is what RELIABILITY.md states as
+// the bound: 1,280 B per object (1.2 GiB for 1,000,000 objects).
+
+/// `document-session FORMAT:N`: the session above, measured.
+func documentSessionBenchmark(_ argument: String) throws -> (String, [Case]) {
+  let parts = argument.split(separator: ":").map(String.init)
+  guard parts.count == 2, let count = Int(parts[1]) else {
+    throw BenchmarkFailure("document-session takes FORMAT:N")
+  }
+  let format = try storeFormat(named: parts[0])
+  let path = FileManager.default.temporaryDirectory
+    .appendingPathComponent(
+      "folio-session-\(ProcessInfo.processInfo.processIdentifier).\(parts[0])")
+  defer { try? FileManager.default.removeItem(at: path) }
+  let writer = Process()
+  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+  writer.arguments = ["document-write", "\(parts[0]):\(count):\(path.path)"]
+  try writer.run()
+  writer.waitUntilExit()
+  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+  let fileBytes = (try FileManager.default.attributesOfItem(atPath: path.path)[.size] as? Int) ?? 0
+  let model = try documentExpensesModel()
+  let before = baseline()
+  var start = now()
+  let loop = ManualEventLoop()
+  let document = try Document.open(path, model: model, formats: [format], eventLoop: loop)
+  let context = document.context
+  let openMilliseconds = Double(now() - start) / 1e6
+  trimMalloc()
+  let loaded = memory().resident - before
+  let people = try context.fetch(FetchRequest(entityName: "Person"))
+  let spendings = try context.fetch(FetchRequest(entityName: "Spending"))
+  let objects = people.count + spendings.count
+  guard objects >= count - 11 else { throw BenchmarkFailure("the store did not load") }
+
+  start = now()
+  for (index, spending) in spendings.enumerated() {
+    try spending.setValue(Double(index) * 0.25, forKey: "amount")
+  }
+  for person in people { try person.setValue("renamed", forKey: "name") }
+  loop.endTurn()
+  let changeMilliseconds = Double(now() - start) / 1e6
+
+  start = now()
+  for person in people.prefix(people.count / 10) { try context.delete(person) }
+  for index in 0..<10_000 {
+    let spending = try context.insertNewObject(forEntityName: "Spending")
+    try spending.setValue(Double(index), forKey: "amount")
+    try spending.setValue(people[people.count - 1 - index % (people.count / 2)], forKey: "person")
+  }
+  loop.endTurn()
+  context.processPendingChanges()
+  let deleteMilliseconds = Double(now() - start) / 1e6
+
+  start = now()
+  try document.undoManager?.undo()
+  let undoMilliseconds = Double(now() - start) / 1e6
+  guard context.registeredObjects.count == objects,
+    try people[0].value(forKey: "name") as? String == "renamed"
+  else { throw BenchmarkFailure("undo did not bring the deleted people back") }
+
+  let peakBeforeSave = memory().peak - before
+  start = now()
+  try document.save()
+  let saveMilliseconds = Double(now() - start) / 1e6
+  let peak = memory().peak - before
+  guard !document.isEdited else { throw BenchmarkFailure("the saved document is edited") }
+  withExtendedLifetime(document) {}
+  let megabyte = 1_048_576.0
+  return (
+    "A session on a \(parts[0]) document of \(objects.formatted()) objects"
+      + " (\(String(format: "%.0f", Double(fileBytes) / megabyte)) MiB file): open, change"
+      + " every object, delete 10% of people with their spendings and insert 10,000 spendings,"
+      + " undo that, save",
+    [
+      Case(title: "open", value: openMilliseconds, unit: "ms"),
+      Case(title: "change every object (one turn)", value: changeMilliseconds, unit: "ms"),
+      Case(title: "delete and insert (one turn)", value: deleteMilliseconds, unit: "ms"),
+      Case(title: "undo the delete-and-insert turn", value: undoMilliseconds, unit: "ms"),
+      Case(title: "save", value: saveMilliseconds, unit: "ms"),
+      Case(title: "loaded graph", value: Double(loaded) / megabyte, unit: "MiB"),
+      Case(title: "peak before saving", value: Double(peakBeforeSave) / megabyte, unit: "MiB"),
+      Case(title: "peak over the session", value: Double(peak) / megabyte, unit: "MiB"),
+      Case(
+        title: "peak over the session per object", value: Double(peak) / Double(objects),
+        unit: "B", limit: 1280),
     ]
   )
 }

@@ -82,8 +82,16 @@ struct PredicateLexer {
       end: index)
   }
 
+  /// `_` or a letter that does not start with a combining mark. A mark stands alone as a
+  /// character only after a control character (a tab, a line break); printed back after the
+  /// space that replaces that white space, it would join the space and not read back.
   private static func isIdentifierStart(_ character: Character) -> Bool {
-    character == "_" || character.isLetter
+    guard character != "_" else { return true }
+    guard character.isLetter, let first = character.unicodeScalars.first else { return false }
+    switch first.properties.generalCategory {
+    case .nonspacingMark, .spacingMark, .enclosingMark: return false
+    default: return true
+    }
   }
 
   private static func isIdentifierPart(_ character: Character) -> Bool {

@@ -76,6 +76,14 @@ extension QueryError {
       at: InputLocation(column: column))
   }
 
+  static func tooLong(_ format: String, limit: Int) -> QueryError {
+    let past = format.utf8.index(format.startIndex, offsetBy: limit)
+    return QueryError(
+      .syntax,
+      "the predicate is \(format.utf8.count) bytes long, more than the limit of"
+        + " \(limit) bytes", at: InputLocation(column: format[..<past].count + 1))
+  }
+
   static func unterminatedString(column: Int) -> QueryError {
     QueryError(.syntax, "string has no closing quote", at: InputLocation(column: column))
   }

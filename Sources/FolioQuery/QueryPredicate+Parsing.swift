@@ -33,6 +33,9 @@ extension QueryPredicate {
   ///   `.missingArgument` and `.invalidArgument` for placeholders, and `.unusedArgument` when
   ///   `arguments` has more values than the format has placeholders.
   public init(format: String, arguments: [Any?] = []) throws(QueryError) {
+    guard format.utf8.count <= Self.maximumFormatBytes else {
+      throw QueryError.tooLong(format, limit: Self.maximumFormatBytes)
+    }
     var parser = PredicateParser(
       tokens: try PredicateLexer.tokens(of: format), source: Array(format), arguments: arguments)
     self = try parser.parseWhole()
@@ -44,6 +47,12 @@ extension QueryPredicate {
   public init(format: String, _ arguments: Any?...) throws(QueryError) {
     try self.init(format: format, arguments: arguments)
   }
+}
+
+extension QueryPredicate {
+  /// The most UTF-8 bytes in a format string: 1 MiB. A longer one is refused before it is
+  /// read, naming the column of its first character past the limit.
+  public static let maximumFormatBytes = 1 << 20
 }
 
 struct PredicateParser {

@@ -196,6 +196,29 @@ struct PredicateErrorTests {
     }
   }
 
+  @Test("a format string of 1 MiB parses; one byte more is refused at the column past it")
+  func formatLength() throws {
+    #expect(QueryPredicate.maximumFormatBytes == 1_048_576)
+    // `name == "ééé…"`: 9 bytes of syntax, the closing quote, and two bytes per "é".
+    func format(bytes: Int) -> String {
+      let letters = bytes - 10
+      return "name == \"" + String(repeating: "é", count: letters / 2)
+        + String(repeating: "x", count: letters % 2) + "\""
+    }
+    let longest = format(bytes: 1_048_576)
+    #expect(longest.utf8.count == 1_048_576)
+    let predicate = try QueryPredicate(format: longest)
+    #expect(predicate.description == longest)
+    let tooLong = format(bytes: 1_048_577)
+    let error = try #require(throws: QueryError.self) { try QueryPredicate(format: tooLong) }
+    #expect(error.code == .syntax)
+    // Byte 1,048,577 is the closing quote, after 9 characters of syntax, 524,283 "é"s and "x".
+    #expect(
+      error.description
+        == "column 524294: the predicate is 1048577 bytes long, more than the limit of 1048576 bytes"
+    )
+  }
+
   @Test("keywords are ASCII: a word that upper-cases to one under Unicode rules is a key")
   func asciiKeywords() throws {
     // "ın" (dotless i) and "ſelf" (long s) upper-case to "IN" and "SELF" in Unicode.

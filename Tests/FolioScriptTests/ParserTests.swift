@@ -347,6 +347,28 @@ struct ParserTests {
     #expect(syntaxError(syntaxCase.text) == syntaxCase.message)
   }
 
+  @Test("a line of 1 MiB parses; a longer one is refused at its first byte past the limit")
+  func lineLength() throws {
+    // `name "ééé…x"`: 6 bytes before the letters, and two bytes per "é".
+    let longest = "name \"" + String(repeating: "é", count: 524_284) + "x\""
+    #expect(longest.utf8.count == 1_048_576)
+    let script = try Script(parsing: "new\n\(longest)\r\nundo", file: "t.undo")
+    #expect(script.commands.count == 3)
+    let tooLong = "name \"" + String(repeating: "é", count: 524_285) + "\""
+    #expect(tooLong.utf8.count == 1_048_577)
+    let error = try #require(throws: ScriptError.self) {
+      try Script(parsing: "new\n\(tooLong)\nundo", file: "t.undo")
+    }
+    #expect(error.code == .syntax)
+    // Byte 1,048,577 is the closing quote, the 524,292nd character.
+    #expect(
+      error.description == "t.undo:2:524292: the line is longer than the limit of 1048576 bytes")
+    // `expect error syntax` after it lets the script run, as after any syntax error.
+    let allowed = try Script(
+      parsing: "new\n\(tooLong)\nexpect error syntax\nundo", file: "t.undo")
+    #expect(allowed.commands.count == 4)
+  }
+
   @Test("blank lines and comments are not commands, and commands keep their lines and text")
   func linesAndText() throws {
     let script = try Script(

@@ -19,6 +19,10 @@ struct Parser {
   /// recurse once per level, and a few thousand levels overflow the stack.
   static let maximumListDepth = 32
 
+  /// The most UTF-8 bytes in one line (its line break not counted): 1 MiB. A longer line is a
+  /// syntax error at its first byte past the limit, and is not read further.
+  static let maximumLineBytes = 1 << 20
+
   private var lexer: Lexer
   private var lookahead: Token?
   /// How many lists enclose the value being read.
@@ -34,10 +38,34 @@ struct Parser {
     let lines = scalars.split(separator: "\n", omittingEmptySubsequences: false)
     for (index, rawLine) in lines.enumerated() {
       let line = rawLine.last == "\r" ? rawLine.dropLast() : rawLine
+      if line.count > maximumLineBytes / 4, let overlong = overlong(line, file: file, index) {
+        commands.append(overlong)
+        continue
+      }
       var parser = Parser(lexer: Lexer(Array(line), file: file, line: index + 1))
       if let command = parser.command() { commands.append(command) }
     }
     return commands
+  }
+
+  /// An invalid command for `line` (number `index + 1`) when it is longer than
+  /// ``maximumLineBytes``.
+  private static func overlong(_ line: ArraySlice<Unicode.Scalar>, file: String, _ index: Int)
+    -> Command?
+  {
+    var bytes = 0
+    for (offset, scalar) in line.enumerated() {
+      bytes += UTF8.width(scalar)
+      guard bytes > maximumLineBytes else { continue }
+      let location = InputLocation(file: file, line: index + 1, column: offset + 1)
+      let error = ScriptError(
+        .syntax, "the line is longer than the limit of \(maximumLineBytes) bytes", at: location)
+      let first = line.prefix(40).map(Character.init)
+      return Command(
+        .invalid(error.syntax), at: InputLocation(file: file, line: index + 1, column: 1),
+        text: String(first) + "…")
+    }
+    return nil
   }
 
   // MARK: Commands

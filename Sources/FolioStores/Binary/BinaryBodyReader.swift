@@ -93,8 +93,14 @@ struct BinaryBodyReader {
     let start = reader.offset
     var total = 0
     var isCutInScalar = false
+    let maximumLength = StoreLimits.current.maximumValueBytes
     for index in 0..<count {
       let length = length(index)
+      guard length <= maximumLength else {
+        throw reader.error(
+          .limitExceeded, "string \(index): " + StoreLimits.current.valueTooLarge(length),
+          at: start - (count - index) * 4)
+      }
       guard length <= reader.remaining - total else {
         throw reader.error(
           .truncated,
@@ -143,7 +149,13 @@ struct BinaryBodyReader {
       guard !blocks.contains(where: { $0.entity.name == name }) else {
         throw reader.error(.malformedStore, "entity \"\(name)\" has two blocks", at: start)
       }
+      let countOffset = reader.offset
       let objectCount = try reader.count("the object count of \(name)", elementSize: 8)
+      let limits = StoreLimits.current
+      guard objectCount <= limits.maximumObjectCount - ids.count else {
+        throw reader.error(
+          .limitExceeded, limits.tooManyObjects(ids.count + objectCount), at: countOffset)
+      }
       let idsOffset = reader.offset
       let raw = try reader.slice(objectCount * 8, "the object IDs of \(name)")
       ids.reserveCapacity(ids.count + objectCount)

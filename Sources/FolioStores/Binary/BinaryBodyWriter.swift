@@ -41,6 +41,7 @@ struct BinaryBodyWriter {
   }
 
   private mutating func encode(_ records: [StoreRecord]) throws(StoreError) -> [UInt8] {
+    try StoreLimits.current.checkObjectCount(records.count)
     // Records usually come in runs of one entity, so a name is looked up only when it changes.
     let entities = model.entities
     var entityIndex: [String: Int] = [:]

@@ -43,6 +43,7 @@ struct StringTable {
 struct BinaryValueEncoder {
   let model: ManagedObjectModel
   var strings = StringTable()
+  private let limits = StoreLimits.current
 
   /// Appends `value`, which must fit `type`, for `entity.key`.
   mutating func encode(
@@ -67,13 +68,16 @@ struct BinaryValueEncoder {
     case (.double, .double(let double)): writer.append(double.bitPattern)
     case (.float, .float(let float)): writer.append(float.bitPattern)
     case (.string, .string(let string)), (.objectID, .objectID(let string)):
+      try limits.check(value, entity: entity, key: key)
       writer.append(strings.add(string))
-    case (.uri, .uri(let url)): writer.append(strings.add(url.absoluteString))
+    case (.uri, .uri(let url)):
+      try limits.check(value, entity: entity, key: key)
+      writer.append(strings.add(url.absoluteString))
     case (.boolean, .boolean(let boolean)): writer.append(UInt8(boolean ? 1 : 0))
     case (.date, .date(let date)):
       writer.append(date.timeIntervalSinceReferenceDate.bitPattern)
     case (.binaryData, .binaryData(let data)), (.transformable, .transformable(let data)):
-      guard data.count <= UInt32.max else { throw mismatch() }
+      try limits.check(value, entity: entity, key: key)
       writer.appendCounted(data)
     case (.uuid, .uuid(let uuid)): withUnsafeBytes(of: uuid.uuid) { writer.append($0) }
     case (.composite, .composite(let members)):
@@ -119,6 +123,7 @@ struct BinaryValueEncoder {
 struct BinaryValueDecoder {
   let model: ManagedObjectModel
   let strings: [String]
+  private let limits = StoreLimits.current
 
   /// The string at the table index read next.
   @inline(__always)
@@ -164,6 +169,9 @@ struct BinaryValueDecoder {
       return .date(Date(timeIntervalSinceReferenceDate: seconds))
     case .binaryData, .transformable:
       let length = try reader.count("the length of a \(type.xcodeName) value", elementSize: 1)
+      guard length <= limits.maximumValueBytes else {
+        throw reader.error(.limitExceeded, limits.valueTooLarge(length), at: start)
+      }
       let data = Data(try reader.slice(length, "a \(type.xcodeName) value"))
       return type == .binaryData ? .binaryData(data) : .transformable(data)
     case .uuid:

@@ -37,6 +37,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case writeFailed
     /// The file changed on disk since it was opened; saving would overwrite someone's work.
     case modifiedOnDisk
+    /// A value or the store is larger than one of ``StoreLimits``.
+    case limitExceeded
   }
 
   /// What went wrong, to switch on.

@@ -21,8 +21,10 @@ struct XMLObjectEncoder {
   private let names: XMLNameMap
   private var texts: [EntityText]
   private let knownIDs: Set<Int64>
+  private let limits = StoreLimits.current
 
   init(names: XMLNameMap, records: [StoreRecord]) throws(StoreError) {
+    try limits.checkObjectCount(records.count)
     self.names = names
     texts = names.entities.map { entity in
       var objectStart = Array("    <object type=\"".utf8)
@@ -85,7 +87,8 @@ struct XMLObjectEncoder {
       guard let value = record.attributes[attribute.name] else { continue }
       written += 1
       output += text.attributeStarts[position]
-      try encode(value, of: attribute, entity: entity.name, indent: 8, into: &output)
+      try encode(
+        value, of: attribute, entity: entity.name, key: attribute.name, indent: 8, into: &output)
       output += "</attribute>\n".utf8
     }
     var linked = 0
@@ -119,17 +122,20 @@ struct XMLObjectEncoder {
     }
   }
 
+  /// Appends `value` of `attribute`, whose key path from the object is `key` (the
+  /// attribute's name, or `composite.member` for a member).
   private func encode(
-    _ value: AttributeValue, of attribute: XMLNameMap.Attribute, entity: String, indent: Int,
-    into output: inout [UInt8]
+    _ value: AttributeValue, of attribute: XMLNameMap.Attribute, entity: String, key: String,
+    indent: Int, into output: inout [UInt8]
   ) throws(StoreError) {
     guard XMLValueCoding.fits(value, attribute.type) else {
       throw StoreError(
         .typeMismatch,
         "value \"\(value.modelText)\" does not fit the model's type \(attribute.type.xcodeName)",
-        at: InputLocation(entity: entity, property: attribute.name))
+        at: InputLocation(entity: entity, property: key))
     }
     guard case .composite(let members) = value else {
+      try limits.check(value, entity: entity, key: key)
       XMLValueCoding.encode(value, into: &output)
       return
     }
@@ -139,7 +145,9 @@ struct XMLObjectEncoder {
       guard let memberValue = members[member.name] else { continue }
       written += 1
       output += Self.attributeStart(member, indent: indent + 4)
-      try encode(memberValue, of: member, entity: entity, indent: indent + 4, into: &output)
+      try encode(
+        memberValue, of: member, entity: entity, key: "\(key).\(member.name)",
+        indent: indent + 4, into: &output)
       output += "</attribute>\n".utf8
     }
     if written != members.count,

@@ -26,6 +26,7 @@ final class XMLRecordReader {
   private var recordEntities: [Int32] = []
   /// Whether a target that is not in the store is left out instead of refused.
   let dropsDanglingReferences: Bool
+  private let limits = StoreLimits.current
 
   init(parser: XMLStoreParser, model: ManagedObjectModel, dropsDanglingReferences: Bool = false)
     throws(StoreError)
@@ -239,6 +240,11 @@ final class XMLRecordReader {
   private func readObject(position: Int) throws(StoreError) -> ReadObject {
     let (entityIndex, id, key) = try parser.objectHeader {
       type, idBytes, line throws(StoreError) -> (Int, Int64, XMLObjectIDs.Key) in
+      guard position < limits.maximumObjectCount else {
+        throw StoreError(
+          .limitExceeded, limits.tooManyObjects(nil),
+          at: parser.location(tag: "object", named: nil, line: line))
+      }
       let entityIndex = try self.entityIndex(type, line: line)
       let (id, key) = try ids.define(
         bytes: idBytes, root: names.entities[entityIndex].root, line: line,
@@ -398,6 +404,9 @@ final class XMLRecordReader {
       guard let value = XMLValueCoding.decode(text, count: count, as: attribute.type) else {
         throw StoreError.badValue(
           XMLValueCoding.string(text, count: count), type: attribute.type, at: location())
+      }
+      if let size = limits.excess(of: value) {
+        throw StoreError(.limitExceeded, limits.valueTooLarge(size), at: location())
       }
       return value
     }
