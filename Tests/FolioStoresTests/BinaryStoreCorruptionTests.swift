@@ -134,6 +134,32 @@ struct BinaryStoreCorruptionTests {
     return copy
   }
 
+  @Test("a file of 1,024 sections is read; one of 1,025 is refused at its section count")
+  func sectionCount() throws {
+    let model = try BinaryFixtures.model()
+    let meta = BinaryMetadataCoding.encode(
+      StoreMetadata(storeType: "Binary"), entityHashes: [:], nextObjectID: 1)
+    let body = try BinaryBodyWriter.encode([], model: model)
+    func file(sections: Int) -> [UInt8] {
+      // Unknown optional sections, which readers skip.
+      var contents: [(kind: UInt32, flags: SectionFlags, bytes: [UInt8])] = [
+        (SectionKind.metadata, [.required], meta),
+        (SectionKind.body, [.required, .deflated], body),
+      ]
+      for _ in 2..<sections { contents.append((UInt32(0x5854_5241), [], [])) }
+      return BinaryContainer.assemble(contents, modelHash: model.versionHash)
+    }
+    #expect(
+      try store.decode(Data(file(sections: 1024)), model: model, file: "s.folio")
+        .records.isEmpty)
+    let error = try #require(throws: StoreError.self) {
+      try store.decode(Data(file(sections: 1025)), model: model, file: "s.folio")
+    }
+    #expect(error.code == .malformedStore)
+    #expect(error.message.contains("the section count 1025 is over the limit of 1024"), "\(error)")
+    #expect(error.location?.byteOffset == 48, "\(error)")
+  }
+
   @Test("a decompression bomb is refused at its declared length")
   func decompressionBomb() throws {
     let model = try BinaryFixtures.model()
@@ -171,6 +197,8 @@ struct BinaryStoreCorruptionTests {
       ("string index out of range", [0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0], .malformedStore),
       ("trailing bytes", [0, 0, 0, 0, 0, 0, 0, 0, 1], .malformedStore),
       ("cut short", [0, 0, 0], .truncated),
+      // One string of 128 MiB + 1: refused by its length, before its bytes are looked for.
+      ("string over the value limit", [1, 0, 0, 0, 1, 0, 0, 8], .limitExceeded),
     ] as [(String, [UInt8], StoreError.Code)])
   func hostileBodies(name: String, body: [UInt8], code: StoreError.Code) throws {
     let model = try BinaryFixtures.model()
