@@ -27,8 +27,8 @@ struct AtomicFileTests {
     let file = folder.appendingPathComponent("doc.xml")
     try Data("old".utf8).write(to: file)
     #expect(throws: StoreError.self) {
-      try AtomicFile.write(to: file) { handle throws(StoreError) in
-        try? handle.write(contentsOf: Data("partial".utf8))
+      try AtomicFile.write(to: file) { output throws(StoreError) in
+        try output.write(Data("partial".utf8))
         throw StoreError(.writeFailed, "simulated failure")
       }
     }

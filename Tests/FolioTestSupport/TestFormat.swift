@@ -76,10 +76,10 @@ public struct TestFormat: StoreFormat {
       throw StoreError(.writeFailed, "cannot encode")
     }
     let failing = failsWrites
-    try AtomicFile.write(to: url) { handle throws(StoreError) in
-      try? handle.write(contentsOf: Self.magic)
+    try AtomicFile.write(to: url) { output throws(StoreError) in
+      try output.write(Self.magic)
       if failing { throw StoreError(.writeFailed, "no space left on device") }
-      try? handle.write(contentsOf: body)
+      try output.write(body)
     }
   }
 }

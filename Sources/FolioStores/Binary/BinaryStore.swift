@@ -147,15 +147,7 @@ public struct BinaryStore: StoreFormat {
     throws(StoreError)
   {
     let bytes = try encode(contents, model: model)
-    try AtomicFile.write(to: url) { (handle) throws(StoreError) in
-      do {
-        try handle.write(contentsOf: bytes)
-      } catch {
-        throw StoreError(
-          .writeFailed, "cannot write the new file (\(error.localizedDescription))",
-          at: InputLocation(file: url.path))
-      }
-    }
+    try AtomicFile.write(to: url) { output throws(StoreError) in try output.write(bytes) }
   }
 
   /// The file's bytes for `contents`, with `extraSections` after the standard ones.

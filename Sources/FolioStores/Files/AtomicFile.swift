@@ -1,3 +1,4 @@
+import FolioModel
 import Foundation
 
 #if canImport(Glibc)
@@ -8,57 +9,64 @@ import Foundation
 /// new one.
 ///
 /// The bytes go to a temporary file in the same folder (so the final rename cannot cross file
-/// systems), which is flushed and `fsync`ed, given the old file's permissions, and renamed over
-/// the old file; then the folder is `fsync`ed so the rename itself survives a crash. If any step
-/// fails the temporary file is removed and the old file is untouched.
+/// systems), which is flushed and `fsync`ed, given the old file's permissions, closed and
+/// renamed over the old file; then the folder is `fsync`ed so the rename itself survives a
+/// crash. If any step before the rename fails, the temporary file is removed, the old file is
+/// untouched, and the error says which step failed and why (`strerror`'s words).
+///
+/// A failure to `fsync` the folder after the rename is not reported: the new file is then in
+/// place and complete, and calling the save failed would tell the caller the old file is
+/// still there. `RELIABILITY.md` §4 lists every fault and its outcome.
 public enum AtomicFile {
   /// Writes `data` to `url` atomically.
   ///
   /// - Throws: `StoreError.writeFailed` saying which step failed and why.
   public static func write(_ data: Data, to url: URL) throws(StoreError) {
-    try write(to: url) { handle throws(StoreError) in
-      do {
-        try handle.write(contentsOf: data)
-      } catch {
-        throw StoreError(
-          .writeFailed, "cannot write the new file (\(error.localizedDescription))",
-          at: .init(file: url.path))
-      }
-    }
+    try write(to: url) { output throws(StoreError) in try output.write(data) }
   }
 
-  /// Writes the file at `url` atomically with `body`, which writes the bytes to the handle.
+  /// Writes the file at `url` atomically with `body`, which writes the bytes to the output.
   ///
   /// - Throws: `StoreError.writeFailed`, or what `body` throws.
-  public static func write(to url: URL, _ body: (FileHandle) throws(StoreError) -> Void)
+  public static func write(to url: URL, _ body: (AtomicOutput) throws(StoreError) -> Void)
     throws(StoreError)
   {
     let folder = url.deletingLastPathComponent()
     let temporary = folder.appendingPathComponent(
       ".\(url.lastPathComponent).folio-\(UUID().uuidString).tmp")
     let path = url.path
-    func failure(_ step: String, _ detail: String) -> StoreError {
-      StoreError(.writeFailed, "cannot \(step) (\(detail))", at: .init(file: path))
+    let faults = Self.faults
+    func failure(_ step: String, _ code: Int32) -> StoreError {
+      StoreError(
+        .writeFailed, "cannot \(step) (\(String(cString: strerror(code))))",
+        at: .init(file: path))
     }
-    let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    let descriptor =
+      faults.failsCreation.map { _ in Int32(-1) }
+      ?? open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
-      throw failure("create a temporary file in \(folder.path)", String(cString: strerror(errno)))
+      throw failure(
+        "create a temporary file in \(folder.path)", faults.failsCreation ?? errno)
     }
-    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    var isOpen = true
     var finished = false
     defer {
+      if isOpen { close(descriptor) }
       if !finished { unlink(temporary.path) }
     }
-    try body(handle)
-    guard fsync(descriptor) == 0 else {
-      throw failure("flush the new file to disk", String(cString: strerror(errno)))
+    let output = AtomicOutput(descriptor: descriptor, path: path, faults: faults)
+    try body(output)
+    if let error = faults.fsyncError ?? (fsync(descriptor) == 0 ? nil : errno) {
+      throw failure("flush the new file to disk", error)
     }
     var status = stat()
     if stat(path, &status) == 0 {
       _ = fchmod(descriptor, status.st_mode & 0o7777)
     }
-    guard rename(temporary.path, path) == 0 else {
-      throw failure("replace the file", String(cString: strerror(errno)))
+    isOpen = false
+    guard close(descriptor) == 0 else { throw failure("close the new file", errno) }
+    if let error = faults.renameError ?? (rename(temporary.path, path) == 0 ? nil : errno) {
+      throw failure("replace the file", error)
     }
     finished = true
     let folderDescriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -67,4 +75,129 @@ public enum AtomicFile {
       close(folderDescriptor)
     }
   }
+
+  /// Faults to inject into the atomic writes a task makes: tests set them for one task with
+  /// `AtomicFile.$faults.withValue(…)`; otherwise there are none.
+  @TaskLocal package static var faults = FaultPlan()
+}
+
+/// The new file of an atomic write: every byte of it goes through ``write(_:)-(UnsafeRawBufferPointer)``,
+/// which writes at most 1 MiB per `write(2)` call, continues after a short write, retries after
+/// `EINTR`, and turns any other failure into `StoreError.writeFailed` with `strerror`'s words.
+public final class AtomicOutput {
+  /// The most bytes one `write(2)` call is given.
+  static let chunkSize = 1 << 20
+
+  let descriptor: Int32
+  let path: String
+  private let faults: FaultPlan
+  /// The `write(2)` calls made so far, counting retries.
+  private(set) var writeCalls = 0
+  /// The first failure: libxml2, which writes through ``write(_:)-(UnsafeRawBufferPointer)``
+  /// from C, reports only that something failed.
+  private(set) var failure: StoreError?
+
+  init(descriptor: Int32, path: String, faults: FaultPlan) {
+    self.descriptor = descriptor
+    self.path = path
+    self.faults = faults
+  }
+
+  /// Writes all of `bytes`.
+  ///
+  /// - Throws: `StoreError.writeFailed`, naming the file and the system's reason.
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(StoreError) {
+    guard let base = bytes.baseAddress else { return }
+    var offset = 0
+    while offset < bytes.count {
+      writeCalls += 1
+      faults.log?.recordWrite()
+      var request = min(bytes.count - offset, faults.chunkSize ?? Self.chunkSize)
+      if faults.shortWriteCall == writeCalls { request = max(1, request / 2) }
+      let written: Int
+      if faults.failingWriteCall == writeCalls {
+        written = -1
+        errno = faults.writeError
+      } else {
+        written = Glibc.write(descriptor, base + offset, request)
+      }
+      if written < 0 {
+        let code = errno
+        if code == EINTR { continue }
+        let error = StoreError(
+          .writeFailed, "cannot write the new file (\(String(cString: strerror(code))))",
+          at: InputLocation(file: path))
+        failure = failure ?? error
+        throw error
+      }
+      offset += written
+    }
+  }
+
+  /// Writes all of `data`.
+  public func write(_ data: Data) throws(StoreError) {
+    var failure: StoreError?
+    data.withUnsafeBytes { raw in
+      do throws(StoreError) { try write(raw) } catch { failure = error }
+    }
+    if let failure { throw failure }
+  }
+
+  /// Writes all of `bytes`.
+  public func write(_ bytes: [UInt8]) throws(StoreError) {
+    var failure: StoreError?
+    bytes.withUnsafeBytes { raw in
+      do throws(StoreError) { try write(raw) } catch { failure = error }
+    }
+    if let failure { throw failure }
+  }
+}
+
+/// Faults for ``AtomicFile`` to inject, for tests of what a failed save leaves behind.
+package struct FaultPlan: Sendable {
+  /// Creating the temporary file fails with this `errno`.
+  package var failsCreation: Int32?
+  /// The `write(2)` call with this 1-based number fails with ``writeError``.
+  package var failingWriteCall: Int?
+  /// The `errno` of ``failingWriteCall``.
+  package var writeError: Int32 = EIO
+  /// The `write(2)` call with this 1-based number writes only half of what it is given.
+  package var shortWriteCall: Int?
+  /// `fsync` of the new file fails with this `errno`.
+  package var fsyncError: Int32?
+  /// Renaming the new file over the old one fails with this `errno`.
+  package var renameError: Int32?
+  /// Counts the `write(2)` calls, so a test can fail each in turn.
+  package var log: FaultLog?
+  /// The most bytes one `write(2)` call is given instead of 1 MiB, so that a small file takes
+  /// many calls.
+  package var chunkSize: Int?
+
+  package init(
+    failsCreation: Int32? = nil, failingWriteCall: Int? = nil, writeError: Int32 = EIO,
+    shortWriteCall: Int? = nil, fsyncError: Int32? = nil, renameError: Int32? = nil,
+    log: FaultLog? = nil, chunkSize: Int? = nil
+  ) {
+    self.failsCreation = failsCreation
+    self.failingWriteCall = failingWriteCall
+    self.writeError = writeError
+    self.shortWriteCall = shortWriteCall
+    self.fsyncError = fsyncError
+    self.renameError = renameError
+    self.log = log
+    self.chunkSize = chunkSize
+  }
+}
+
+/// How many `write(2)` calls the atomic writes under a ``FaultPlan`` made.
+package final class FaultLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+
+  package init() {}
+
+  /// The calls so far.
+  package var writeCalls: Int { lock.withLock { count } }
+
+  func recordWrite() { lock.withLock { count += 1 } }
 }

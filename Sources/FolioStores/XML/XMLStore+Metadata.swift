@@ -41,8 +41,8 @@ extension XMLStore {
     let dictionary = Self.metadataDictionary(
       new, hashes: old.modelVersionHashes, identifiers: new.modelVersionIdentifiers)
     let identifier = new.identifier.isEmpty ? old.identifier : new.identifier
-    try AtomicFile.write(to: url) { handle throws(StoreError) in
-      let writer = try XMLStoreWriter(descriptor: handle.fileDescriptor, path: url.path)
+    try AtomicFile.write(to: url) { output throws(StoreError) in
+      let writer = try XMLStoreWriter(output: output)
       try writer.writeHeader(
         identifier: identifier.isEmpty ? UUID().uuidString : identifier,
         nextObjectID: nextObjectID, metadata: dictionary)

@@ -139,8 +139,8 @@ public struct XMLStore: StoreFormat {
     let metadata = Self.metadataDictionary(contents.metadata, model: model)
     let identifier =
       contents.metadata.identifier.isEmpty ? UUID().uuidString : contents.metadata.identifier
-    try AtomicFile.write(to: url) { handle throws(StoreError) in
-      let writer = try XMLStoreWriter(descriptor: handle.fileDescriptor, path: url.path)
+    try AtomicFile.write(to: url) { output throws(StoreError) in
+      let writer = try XMLStoreWriter(output: output)
       try writer.writeHeader(identifier: identifier, nextObjectID: nextObjectID, metadata: metadata)
       var buffer: [UInt8] = []
       buffer.reserveCapacity(1 << 17)

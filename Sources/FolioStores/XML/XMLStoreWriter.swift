@@ -14,25 +14,32 @@ import Foundation
 /// an end tag, base64 inside `<data>` on its own lines indented by tabs.
 final class XMLStoreWriter {
   private let writer: xmlTextWriterPtr
-  let path: String
+  /// Where libxml2's output goes, through ``writeToOutput``.
+  private let output: AtomicOutput
+  var path: String { output.path }
 
-  /// A writer onto `descriptor`, which stays open.
-  init(descriptor: Int32, path: String) throws(StoreError) {
-    self.path = path
-    guard let output = xmlOutputBufferCreateFd(descriptor, nil) else {
-      throw StoreError.writerFailed(path, "create an output buffer")
+  /// A writer onto `output`.
+  init(output: AtomicOutput) throws(StoreError) {
+    self.output = output
+    guard
+      let buffer = xmlOutputBufferCreateIO(
+        writeToOutput, nil, Unmanaged.passUnretained(output).toOpaque(), nil)
+    else {
+      throw StoreError.writerFailed(output.path, "create an output buffer")
     }
-    guard let writer = xmlNewTextWriter(output) else {
-      _ = xmlOutputBufferClose(output)
-      throw StoreError.writerFailed(path, "create a writer")
+    guard let writer = xmlNewTextWriter(buffer) else {
+      _ = xmlOutputBufferClose(buffer)
+      throw StoreError.writerFailed(output.path, "create a writer")
     }
     self.writer = writer
   }
 
   deinit { xmlFreeTextWriter(writer) }
 
+  /// Throws, when `status` says libxml2 failed, the output's own error (which names the
+  /// system's reason) or else what libxml2 was doing.
   private func check(_ status: Int32, _ step: String) throws(StoreError) {
-    guard status >= 0 else { throw StoreError.writerFailed(path, step) }
+    guard status >= 0 else { throw output.failure ?? StoreError.writerFailed(path, step) }
   }
 
   func raw(_ text: String) throws(StoreError) {
@@ -151,5 +158,20 @@ final class XMLStoreWriter {
     try check(xmlTextWriterEndElement(writer), "end <database>")
     try check(xmlTextWriterEndDocument(writer), "end the document")
     try check(xmlTextWriterFlush(writer), "flush")
+  }
+}
+
+/// libxml2's write callback: `length` bytes from `buffer` to the ``AtomicOutput`` that
+/// `context` points to; the byte count, or -1 when the write failed.
+private func writeToOutput(
+  _ context: UnsafeMutableRawPointer?, _ buffer: UnsafePointer<CChar>?, _ length: Int32
+) -> Int32 {
+  guard let context, let buffer, length >= 0 else { return -1 }
+  let output = Unmanaged<AtomicOutput>.fromOpaque(context).takeUnretainedValue()
+  do {
+    try output.write(UnsafeRawBufferPointer(start: buffer, count: Int(length)))
+    return length
+  } catch {
+    return -1
   }
 }

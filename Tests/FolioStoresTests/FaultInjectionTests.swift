@@ -1,0 +1,268 @@
+import FolioModel
+import FolioTestSupport
+import Foundation
+import Testing
+
+@testable import FolioStores
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Saves under injected faults (`AtomicFile.$faults`): every `write(2)` call of a save failing
+/// in turn with `ENOSPC` and `EIO`, cut short, or cut short and then failing; `fsync`, rename
+/// and temporary-file creation failing; a read-only folder. Each failure leaves the old file
+/// byte for byte and no temporary file, and says which step failed and why; a short write is
+/// continued, so the save succeeds. RELIABILITY.md §4 is the matrix these tests back.
+@Suite("Saves under injected faults")
+struct FaultInjectionTests {
+  static let formats: [any StoreFormat] = [XMLStore(), BinaryStore()]
+  /// The largest `write(2)` call: 4 KiB, libxml2's own buffer size, so that the binary store's
+  /// single buffer is written in many calls too.
+  static let chunkSize = 4096
+
+  /// The old graph: a few tags.
+  static func oldContents() -> StoreContents {
+    StoreContents(
+      metadata: StoreMetadata(storeType: "Binary", identifier: "faults"),
+      records: (1...3).map {
+        StoreRecord(entityName: "Tag", id: Int64($0), attributes: ["label": .string("old \($0)")])
+      }, nextObjectID: 4)
+  }
+
+  /// The new graph: every attribute type and relationship kind, and enough tags (about 60 KB
+  /// of XML, 20 KB of `.folio`) that a save makes dozens of `write(2)` calls of 4 KiB or less.
+  static func newContents() -> StoreContents {
+    var contents = BinaryFixtures.contents()
+    let first = (contents.records.map(\.id).max() ?? 0) + 1
+    var generator = SeededGenerator(seed: 11)
+    for id in first..<first + 200 {
+      let noise = (0..<100).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      contents.records.append(
+        StoreRecord(
+          entityName: "Tag", id: id,
+          attributes: ["label": .string("tag \(id) " + noise.map { String($0) }.joined())]))
+    }
+    contents.nextObjectID = first + 200
+    return contents
+  }
+
+  struct Setup {
+    let folder: URL
+    let url: URL
+    let format: any StoreFormat
+    let model: ManagedObjectModel
+    let old: Data
+
+    init(_ format: any StoreFormat) throws {
+      self.format = format
+      folder = try makeTemporaryFolder()
+      url = folder.appendingPathComponent(format is XMLStore ? "doc.xml" : "doc.folio")
+      model = try BinaryFixtures.model()
+      try format.write(FaultInjectionTests.oldContents(), model: model, to: url)
+      old = try Data(contentsOf: url)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+
+    /// Saves the new graph under `plan`.
+    func save(_ plan: FaultPlan) throws(StoreError) {
+      var plan = plan
+      plan.chunkSize = FaultInjectionTests.chunkSize
+      let contents = FaultInjectionTests.newContents()
+      var failure: StoreError?
+      AtomicFile.$faults.withValue(plan) {
+        do throws(StoreError) {
+          try format.write(contents, model: model, to: url)
+        } catch {
+          failure = error
+        }
+      }
+      if let failure { throw failure }
+    }
+
+    /// The `write(2)` calls a clean save of the new graph makes, checked at 1 MiB or less.
+    func writeCalls() throws -> Int {
+      let scratch = folder.appendingPathComponent("count-" + url.lastPathComponent)
+      let log = FaultLog()
+      try AtomicFile.$faults.withValue(
+        FaultPlan(log: log, chunkSize: FaultInjectionTests.chunkSize)
+      ) {
+        try format.write(FaultInjectionTests.newContents(), model: model, to: scratch)
+      }
+      try FileManager.default.removeItem(at: scratch)
+      return log.writeCalls
+    }
+
+    /// Expects `error` to be a failed write that leaves the old file alone.
+    func expectIntact(
+      _ error: StoreError, saying words: String, _ comment: Comment? = nil,
+      sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+      #expect(error.code == .writeFailed, comment, sourceLocation: sourceLocation)
+      #expect(error.location?.file == url.path, comment, sourceLocation: sourceLocation)
+      #expect(
+        error.message.contains(words), "\(error.message) \(comment?.description ?? "")",
+        sourceLocation: sourceLocation)
+      #expect(try Data(contentsOf: url) == old, comment, sourceLocation: sourceLocation)
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: folder.path) == [url.lastPathComponent],
+        comment, sourceLocation: sourceLocation)
+    }
+
+    /// Expects the file to hold the new graph: what a save without faults writes, read back.
+    /// (Files are compared as graphs: the `.folio` string table follows the records'
+    /// dictionaries' order, which varies between dictionaries.)
+    func expectNew(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+      throws
+    {
+      let scratch = folder.appendingPathComponent("clean-" + url.lastPathComponent)
+      try format.write(FaultInjectionTests.newContents(), model: model, to: scratch)
+      let clean = try format.read(from: scratch, model: model)
+      try FileManager.default.removeItem(at: scratch)
+      let read = try format.read(from: url, model: model)
+      #expect(
+        FaultInjectionTests.canonical(read) == FaultInjectionTests.canonical(clean), comment,
+        sourceLocation: sourceLocation)
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: folder.path) == [url.lastPathComponent],
+        comment, sourceLocation: sourceLocation)
+    }
+  }
+
+  /// The records as text that does not depend on dictionary order (NaN prints as itself,
+  /// where `==` would make it differ).
+  static func canonical(_ contents: StoreContents) -> [String] {
+    func text(_ value: AttributeValue) -> String {
+      guard case .composite(let members) = value else { return "\(value)" }
+      return members.sorted { $0.key < $1.key }.map { "\($0.key)=\(text($0.value))" }
+        .joined(separator: ",")
+    }
+    return contents.records.sorted { $0.id < $1.id }.map { record in
+      "\(record.entityName) \(record.id) "
+        + record.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\(text($0.value))" }
+        .joined(separator: " ") + " "
+        + record.relationships.sorted { $0.key < $1.key }.map { "\($0.key)->\($0.value)" }
+        .joined(separator: " ")
+    }
+  }
+
+  static func text(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+  @Test("ENOSPC or EIO at every write call leaves the old file", arguments: 0..<2)
+  func failingWrites(formatIndex: Int) throws {
+    let setup = try Setup(Self.formats[formatIndex])
+    defer { setup.remove() }
+    let calls = try setup.writeCalls()
+    #expect(calls >= 5, "\(calls) write calls")
+    for call in 1...calls {
+      for code in [ENOSPC, EIO] {
+        let error = try #require(throws: StoreError.self, "call \(call)") {
+          try setup.save(FaultPlan(failingWriteCall: call, writeError: code))
+        }
+        try setup.expectIntact(
+          error, saying: "cannot write the new file (\(Self.text(code)))", "call \(call)")
+      }
+    }
+  }
+
+  @Test("a short write at any call is continued and the save completes", arguments: 0..<2)
+  func shortWrites(formatIndex: Int) throws {
+    let setup = try Setup(Self.formats[formatIndex])
+    defer { setup.remove() }
+    let calls = try setup.writeCalls()
+    for call in 1...calls {
+      try setup.format.write(oldContentsAgain(), model: setup.model, to: setup.url)
+      try setup.save(FaultPlan(shortWriteCall: call))
+      try setup.expectNew("short write at call \(call)")
+    }
+  }
+
+  @Test("a short write then ENOSPC (a disk filling up) leaves the old file", arguments: 0..<2)
+  func shortWriteThenFull(formatIndex: Int) throws {
+    let setup = try Setup(Self.formats[formatIndex])
+    defer { setup.remove() }
+    let calls = try setup.writeCalls()
+    for call in 1...calls {
+      let error = try #require(throws: StoreError.self, "call \(call)") {
+        try setup.save(
+          FaultPlan(failingWriteCall: call + 1, writeError: ENOSPC, shortWriteCall: call))
+      }
+      try setup.expectIntact(error, saying: Self.text(ENOSPC), "call \(call)")
+    }
+  }
+
+  @Test("fsync, rename and temporary-file failures leave the old file", arguments: 0..<2)
+  func otherSteps(formatIndex: Int) throws {
+    let setup = try Setup(Self.formats[formatIndex])
+    defer { setup.remove() }
+    let cases: [(FaultPlan, String)] = [
+      (FaultPlan(fsyncError: EIO), "cannot flush the new file to disk (\(Self.text(EIO)))"),
+      (FaultPlan(fsyncError: ENOSPC), "cannot flush the new file to disk (\(Self.text(ENOSPC)))"),
+      (FaultPlan(renameError: EIO), "cannot replace the file (\(Self.text(EIO)))"),
+      (FaultPlan(renameError: EACCES), "cannot replace the file (\(Self.text(EACCES)))"),
+      (FaultPlan(renameError: EXDEV), "cannot replace the file (\(Self.text(EXDEV)))"),
+      (
+        FaultPlan(failsCreation: EACCES),
+        "cannot create a temporary file in \(setup.folder.path) (\(Self.text(EACCES)))"
+      ),
+      (
+        FaultPlan(failsCreation: ENOSPC),
+        "cannot create a temporary file in \(setup.folder.path) (\(Self.text(ENOSPC)))"
+      ),
+    ]
+    for (plan, words) in cases {
+      let error = try #require(throws: StoreError.self, "\(words)") { try setup.save(plan) }
+      try setup.expectIntact(error, saying: words, "\(words)")
+    }
+    // With the faults gone, the same save goes through.
+    try setup.save(FaultPlan())
+    try setup.expectNew()
+  }
+
+  @Test("a read-only folder refuses the save and keeps the old file", arguments: 0..<2)
+  func readOnlyFolder(formatIndex: Int) throws {
+    let setup = try Setup(Self.formats[formatIndex])
+    defer {
+      _ = chmod(setup.folder.path, 0o755)
+      setup.remove()
+    }
+    #expect(chmod(setup.folder.path, 0o555) == 0)
+    let expected = "cannot create a temporary file in \(setup.folder.path) (\(Self.text(EACCES)))"
+    if geteuid() == 0 {
+      // Root writes into a read-only folder anyway, so the refusal it would meet is injected
+      // at the same step, creating the temporary file.
+      let error = try #require(throws: StoreError.self) {
+        try setup.save(FaultPlan(failsCreation: EACCES))
+      }
+      try setup.expectIntact(error, saying: expected)
+    } else {
+      let error = try #require(throws: StoreError.self) { try setup.save(FaultPlan()) }
+      try setup.expectIntact(error, saying: expected)
+    }
+  }
+
+  @Test("rewriting only the metadata under a write fault leaves the old file", arguments: 0..<2)
+  func metadataRewrite(formatIndex: Int) throws {
+    let setup = try Setup(Self.formats[formatIndex])
+    defer { setup.remove() }
+    var metadata = try setup.format.readMetadata(from: setup.url)
+    metadata.userInfo["note"] = .string("changed")
+    for code in [ENOSPC, EIO] {
+      var failure: StoreError?
+      AtomicFile.$faults.withValue(FaultPlan(failingWriteCall: 1, writeError: code)) {
+        do throws(StoreError) {
+          try setup.format.writeMetadata(metadata, to: setup.url)
+        } catch {
+          failure = error
+        }
+      }
+      let error = try #require(failure)
+      try setup.expectIntact(error, saying: Self.text(code))
+    }
+    try setup.format.writeMetadata(metadata, to: setup.url)
+    #expect(try setup.format.readMetadata(from: setup.url).userInfo["note"] == .string("changed"))
+  }
+
+  func oldContentsAgain() -> StoreContents { Self.oldContents() }
+}
