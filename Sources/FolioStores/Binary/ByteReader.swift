@@ -170,7 +170,15 @@ struct ByteWriter {
 
   private mutating func grow(toHold needed: Int) {
     let size = max(needed, storage.count * 2, 64)
-    storage.append(contentsOf: repeatElement(0, count: size - storage.count))
+    let old = storage
+    // Copied and zeroed in bulk: appending a run of zeros goes element by element in a debug
+    // build, where it made writing a few MiB take seconds.
+    storage = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+      let raw = UnsafeMutableRawBufferPointer(buffer)
+      old.withUnsafeBytes { raw.copyMemory(from: $0) }
+      raw.baseAddress.map { _ = memset($0 + old.count, 0, size - old.count) }
+      initialized = size
+    }
   }
 
   @inline(__always)
