@@ -131,18 +131,32 @@ struct BinaryBodyWriter {
     for column in attributes.indices {
       buffers[column].reserve(count * (types[column].binaryWidth ?? 16))
     }
+    // Each row's values are encoded in column order, not in its dictionary's order, which
+    // varies between dictionaries: strings then enter the string table in the same order
+    // every time, and the same records always make the same bytes.
+    var pending = [AttributeValue?](repeating: nil, count: attributes.count)
     for (index, position) in members.enumerated() {
+      var first = attributes.count
+      var last = -1
       for (key, value) in records[position].attributes {
         guard let column = names.firstIndex(of: key) else {
           throw .recordMismatch(
             "object \(records[position].id) has a value for \"\(key)\", which is not a stored"
               + " attribute", entity: entity.name, key: key)
         }
+        pending[column] = value
+        first = min(first, column)
+        last = max(last, column)
+      }
+      guard first <= last else { continue }
+      for column in first...last {
+        guard let value = pending[column] else { continue }
+        pending[column] = nil
         used[column] = true
         bitmaps[column][index >> 3] |= 1 << UInt8(index & 7)
         try values.encode(
-          value, as: types[column], composite: composites[column], entity: entity.name, key: key,
-          into: &buffers[column])
+          value, as: types[column], composite: composites[column], entity: entity.name,
+          key: names[column], into: &buffers[column])
       }
     }
     columns.append(UInt32(used.lazy.filter { $0 }.count))
