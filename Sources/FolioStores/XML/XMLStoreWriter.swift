@@ -21,6 +21,9 @@ final class XMLStoreWriter {
   /// A writer onto `output`.
   init(output: AtomicOutput) throws(StoreError) {
     self.output = output
+    // Set up libxml2's globals under its lock before the writer looks up an encoding handler
+    // (done lazily, two threads' first saves race and one table of handlers is lost).
+    xmlInitParser()
     guard
       let buffer = xmlOutputBufferCreateIO(
         writeToOutput, nil, Unmanaged.passUnretained(output).toOpaque(), nil)

@@ -68,6 +68,10 @@ final class XMLStreamReader {
       close(descriptor)
       throw error
     }
+    // libxml2's globals (its encoding handlers among them) must be set up once, under its own
+    // lock, before two threads first use it: set up lazily, two first uses race and one
+    // table of handlers is lost.
+    xmlInitParser()
     let options =
       XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
       | XML_PARSE_BIG_LINES.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_HUGE.rawValue
