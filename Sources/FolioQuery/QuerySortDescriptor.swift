@@ -160,16 +160,35 @@ extension Sequence {
     throws(QueryError) -> [Element]
   {
     let elements = Array(self)
+    return try QuerySortKeys.order(count: elements.count, by: descriptors, keys: keys).map {
+      elements[$0]
+    }
+  }
+}
+
+extension QuerySortKeys {
+  /// The positions `0..<count` in the order of `descriptors`, with the keys for descriptor *i*
+  /// in `keys[i]`, one per position: `result[k]` is the position of the *k*-th element in
+  /// order. Positions that tie on every descriptor keep their order (the sort is stable).
+  ///
+  /// This is ``Swift/Sequence/sorted(by:keys:)`` without the elements, for callers that hold
+  /// their elements elsewhere (a fetch sorts rows and makes objects of the window alone).
+  ///
+  /// - Throws: as ``QuerySortDescriptor/compare(_:_:)``.
+  /// - Precondition: one key column per descriptor, `count` keys in each.
+  public static func order(
+    count: Int, by descriptors: [QuerySortDescriptor], keys: [QuerySortKeys]
+  ) throws(QueryError) -> [Int] {
     precondition(keys.count == descriptors.count, "one key column per sort descriptor")
     let columns = zip(keys, descriptors).map { SortColumn($0, descriptor: $1) }
     let ranks = columns.compactMap { $0.ranks() }
     if ranks.count == columns.count {
-      // Every key typed: each column is ranked once, then the sort compares ranks — integers,
+      // Every key typed: each column is ranked once, then the sort orders ranks — integers,
       // with no casts, boxing or string comparisons in the final sort.
-      return Self.sorted(elements, byRanks: ranks)
+      return order(count: count, byRanks: ranks)
     }
     var failure: QueryError?
-    let order = elements.indices.sorted { left, right in
+    let order = (0..<count).sorted { left, right in
       guard failure == nil else { return left < right }
       for column in columns {
         do throws(QueryError) {
@@ -186,40 +205,86 @@ extension Sequence {
       return left < right
     }
     if let failure { throw failure }
-    return order.map { elements[$0] }
+    return order
   }
 
-  /// `elements` ordered by `ranks` (one column per sort level, one rank per element), ties
-  /// kept in their order. When the levels' ranks and the element's position fit one 64-bit
-  /// key together, the sort is of plain integers; otherwise of rank tuples.
-  private static func sorted(_ elements: [Element], byRanks ranks: [RankColumn]) -> [Element] {
-    let count = elements.count
+  /// Positions ordered by `ranks` (one column per sort level, one rank per position), ties
+  /// kept in their order. When the levels' ranks fit one 64-bit key together, the keys are
+  /// sorted by a stable radix sort (linear in the count); otherwise rank tuples are compared.
+  private static func order(count: Int, byRanks ranks: [RankColumn]) -> [Int] {
     func bits(_ value: Int) -> Int { value <= 0 ? 0 : Int.bitWidth - value.leadingZeroBitCount }
-    let positionBits = bits(count)
     let rankBits = ranks.map { bits(Int($0.largest)) }
-    if positionBits + rankBits.reduce(0, +) <= 64 {
+    if rankBits.reduce(0, +) <= 64 {
       var keys = [UInt64](repeating: 0, count: count)
       keys.withUnsafeMutableBufferPointer { keys in
-        for index in 0..<count { keys[index] = UInt64(index) }
-        var shift = positionBits
+        var shift = 0
         for (column, width) in zip(ranks, rankBits).reversed() {
           column.ranks.withUnsafeBufferPointer { ranks in
             for index in 0..<count { keys[index] |= UInt64(ranks[index]) << UInt64(shift) }
           }
           shift += width
         }
-        keys.sort()
       }
-      let mask = positionBits == 0 ? 0 : (UInt64(1) << UInt64(positionBits)) - 1
-      return keys.map { elements[Int($0 & mask)] }
+      return RadixSort.stableOrder(of: keys, bits: rankBits.reduce(0, +))
     }
-    let order = elements.indices.sorted { left, right in
+    return (0..<count).sorted { left, right in
       for column in ranks where column.ranks[left] != column.ranks[right] {
         return column.ranks[left] < column.ranks[right]
       }
       return left < right
     }
-    return order.map { elements[$0] }
+  }
+}
+
+/// A least-significant-digit radix sort of positions by unsigned keys: stable, so positions
+/// with equal keys keep their order, and linear — one counting pass and one scatter pass per
+/// 11-bit digit of the keys' `bits` low bits, skipping digits every key shares.
+enum RadixSort {
+  static let digitBits = 11
+
+  /// The positions of `keys` ordered by key, ties in position order.
+  static func stableOrder(of keys: [UInt64], bits: Int) -> [Int] {
+    let count = keys.count
+    guard count > 1, bits > 0 else { return Array(0..<count) }
+    precondition(count <= Int(UInt32.max), "at most 2^32 - 1 keys")
+    let radix = 1 << digitBits
+    let mask = UInt64(radix - 1)
+    var order = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+      for index in 0..<count { buffer[index] = UInt32(index) }
+      initialized = count
+    }
+    var scratch = [UInt32](repeating: 0, count: count)
+    var counts = [Int](repeating: 0, count: radix)
+    keys.withUnsafeBufferPointer { keys in
+      var shift = 0
+      while shift < bits {
+        let digitShift = UInt64(shift)
+        shift += digitBits
+        counts.withUnsafeMutableBufferPointer { counts in
+          counts.update(repeating: 0)
+          for key in keys { counts[Int((key >> digitShift) & mask)] += 1 }
+          // A digit every key shares moves nothing.
+          guard !counts.contains(count) else { return }
+          var total = 0
+          for digit in 0..<radix {
+            let here = counts[digit]
+            counts[digit] = total
+            total += here
+          }
+          order.withUnsafeBufferPointer { order in
+            scratch.withUnsafeMutableBufferPointer { scratch in
+              for position in order {
+                let digit = Int((keys[Int(position)] >> digitShift) & mask)
+                scratch[counts[digit]] = position
+                counts[digit] += 1
+              }
+            }
+          }
+          swap(&order, &scratch)
+        }
+      }
+    }
+    return order.map { Int($0) }
   }
 }
 
@@ -263,7 +328,7 @@ public enum QuerySortKeys {
   case values([Any?])
 }
 
-private enum SortColumn {
+enum SortColumn {
   case strings([String?], ascending: Bool)
   case doubles([SortableDouble?], ascending: Bool)
   case integers([Int?], ascending: Bool)

@@ -71,4 +71,57 @@ struct RankedSortTests {
       #expect(sorted == (try reference(rows, descriptors)), "\(descriptors)")
     }
   }
+
+  @Test(
+    "thousands of distinct keys, in one key of several digits or too wide for one, sort as the reference",
+    arguments: [(3, false), (5, true)])
+  func wide(levels: Int, overflows: Bool) throws {
+    var generator = SeededGenerator(seed: UInt64(levels))
+    let count = 10_000
+    let rows = (0..<count).map { position -> Row in
+      let many = Int.random(in: 0..<100_000, using: &generator)
+      let wide = Int.random(in: 0..<100_000, using: &generator)
+      return Row(
+        position: position,
+        values: [
+          "many": Int.random(in: 0..<20, using: &generator) == 0 ? nil : "w\(many)",
+          "wide": Double(wide) / 3, "int": Int.random(in: 0..<100_000, using: &generator),
+        ])
+    }
+    // Each level holds about 9,500 distinct values (14 bits of rank): three levels fit one key
+    // (four 11-bit digits), five do not (the tuple comparison).
+    let keys = ["many", "wide", "int"]
+    let descriptors = (0..<levels).map { level in
+      QuerySortDescriptor(keyPath: keys[level % keys.count], ascending: level % 2 == 0)
+    }
+    let ranks = try #require(
+      descriptors.map { descriptor in
+        SortColumn(
+          .values(rows.map { $0.values[descriptor.keyPath] ?? nil }), descriptor: descriptor
+        )
+        .ranks()
+      } as [RankColumn?])
+    let bits = ranks.map { Int.bitWidth - Int($0!.largest).leadingZeroBitCount }.reduce(0, +)
+    #expect((bits > 64) == overflows, "\(bits) bits of rank")
+    let sorted = try rows.sorted(by: descriptors).map(\.position)
+    #expect(sorted == (try reference(rows, descriptors)))
+  }
+
+  @Test("the radix sort is stable and orders by every bit asked for")
+  func radix() {
+    var generator = SeededGenerator(seed: 7)
+    for bits in [1, 11, 12, 33, 64] {
+      // Few distinct keys (so ties, whose order is the test of stability), set in the top
+      // and bottom digits of the width.
+      let keys = (0..<3_000).map { _ -> UInt64 in
+        let low = UInt64.random(in: 0...1, using: &generator)
+        guard bits >= 7 else { return low }
+        return UInt64.random(in: 0..<50, using: &generator) << UInt64(bits - 6) | low
+      }
+      let expected = keys.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }
+      #expect(RadixSort.stableOrder(of: keys, bits: bits) == expected, "\(bits) bits")
+    }
+    #expect(RadixSort.stableOrder(of: [5, 5, 5], bits: 3) == [0, 1, 2])
+    #expect(RadixSort.stableOrder(of: [], bits: 8) == [])
+  }
 }

@@ -85,17 +85,28 @@ extension ManagedObjectContext {
     {
       return column
     }
-    var rows: [Int32] = []
+    // Written into preallocated memory, with no call in the loop: the objects are then only
+    // read (no retain and release, whose atomic writes would stop the processor from loading
+    // the next objects while it waits for this one's slots).
+    let capacity = table.count
+    var count = 0
     var values: [Double] = []
-    for case let object? in table where !object.flags.contains(.removed) {
-      guard includesSubentities ? object.layout.isKind(of: layout.index) : object.layout === layout
-      else { continue }
-      rows.append(object.row)
-      if case .real(let value) = object.slots[slot] {
-        values.append(value)
-      } else {
-        values.append(.nan)
+    let rows = [Int32](unsafeUninitializedCapacity: capacity) { rows, rowCount in
+      values = [Double](unsafeUninitializedCapacity: capacity) { values, valueCount in
+        table.withUnsafeBufferPointer { objects in
+          for case let object? in objects where !object.flags.contains(.removed) {
+            guard
+              includesSubentities
+                ? object.layout.isKind(of: layout.index) : object.layout === layout
+            else { continue }
+            rows[count] = object.row
+            values[count] = object.slots.real(at: slot) ?? .nan
+            count += 1
+          }
+        }
+        valueCount = count
       }
+      rowCount = count
     }
     let column = AttributeColumn(
       indexVersion: indexVersion, valueVersion: valueVersion, rows: rows, values: values)

@@ -80,7 +80,9 @@ extension ManagedObjectContext {
     guard let layout = layoutByName[request.entityName] else {
       throw GraphError.unknownEntity(request.entityName, known: layouts.map(\.name))
     }
-    var matches: [ManagedObject] = []
+    // The matches are gathered as rows, sorted and windowed as rows, and only the window
+    // becomes an array of objects: one retain per object returned, not one per match and step.
+    var matches: [Int32] = []
     let test = request.predicate.flatMap { FetchPlan.compile($0, layout: layout) }
     // Which entities' objects count, by layout index: read per object, faster than a set.
     let accepted = layouts.map {
@@ -99,40 +101,67 @@ extension ManagedObjectContext {
       ).rows(where: op, constant)
       isColumnMatch = true
     }
-    let total = indexed?.count ?? table.count
-    for position in 0..<total {
-      let row = indexed.map { Int($0[position]) } ?? position
-      guard let object = table[row], object.flags.isDisjoint(with: excluded),
-        accepted[object.layout.index]
-      else { continue }
-      if isColumnMatch {
-        // The column compared the values; entity and removal were its own filter.
-      } else if let test {
-        guard test(object) else { continue }
-      } else if let predicate = request.predicate {
-        let isMatch: Bool
-        do {
-          isMatch = try predicate.evaluate(with: object)
-        } catch {
-          throw Self.fetchError(error, entity: layout.name)
+    if isColumnMatch || test != nil || request.predicate == nil {
+      // No call that could throw or keep an object: the loop only reads.
+      matches = filteredRows(
+        indexed, accepted: accepted, excluded: excluded, test: isColumnMatch ? nil : test)
+    } else {
+      let total = indexed?.count ?? table.count
+      for position in 0..<total {
+        let row = indexed.map { Int($0[position]) } ?? position
+        guard let object = table[row], object.flags.isDisjoint(with: excluded),
+          accepted[object.layout.index]
+        else { continue }
+        if let predicate = request.predicate {
+          let isMatch: Bool
+          do {
+            isMatch = try predicate.evaluate(with: object)
+          } catch {
+            throw Self.fetchError(error, entity: layout.name)
+          }
+          guard isMatch else { continue }
         }
-        guard isMatch else { continue }
+        matches.append(Int32(row))
       }
-      matches.append(object)
     }
     if !request.sortDescriptors.isEmpty {
       do {
-        matches = try Self.sorted(matches, by: request.sortDescriptors, layout: layout)
+        matches = try sorted(matches, by: request.sortDescriptors, layout: layout)
       } catch {
         throw Self.fetchError(error, entity: layout.name)
       }
     }
     let start = min(request.fetchOffset, matches.count)
-    var window = Array(matches[start...])
-    if request.fetchLimit > 0, window.count > request.fetchLimit {
-      window = Array(window.prefix(request.fetchLimit))
+    var end = matches.count
+    if request.fetchLimit > 0 { end = min(end, start + request.fetchLimit) }
+    return table.withUnsafeBufferPointer { table in
+      matches[start..<end].map { table[Int($0)].unsafelyUnwrapped }
     }
-    return window
+  }
+
+  /// The rows of `indexed` (or of the whole table) whose objects are of an accepted entity,
+  /// carry none of the `excluded` flags, and pass `test`.
+  private func filteredRows(
+    _ indexed: [Int32]?, accepted: [Bool], excluded: ManagedObject.Flags,
+    test: FetchPlan.Test?
+  ) -> [Int32] {
+    var matches: [Int32] = []
+    table.withUnsafeBufferPointer { table in
+      func visit(_ row: Int) {
+        guard let object = table[row], object.flags.isDisjoint(with: excluded),
+          accepted[object.layout.index]
+        else { return }
+        if let test, !test(object) { return }
+        matches.append(Int32(row))
+      }
+      if let indexed {
+        matches.reserveCapacity(indexed.count)
+        for row in indexed { visit(Int(row)) }
+      } else {
+        for row in table.indices { visit(row) }
+      }
+    }
+    return matches
   }
 
   /// The IDs of the objects `request` describes.
@@ -174,43 +203,51 @@ extension ManagedObjectContext {
     try fetch(request).count
   }
 
-  /// `objects` in the order of `descriptors`. A stored attribute's keys come straight from the
+  /// `rows` in the order of `descriptors`. A stored attribute's keys come straight from the
   /// objects' slots, typed — no boxing, no key paths — when every object is of `layout` itself
   /// (a subentity's slots may sit elsewhere); other keys are read through key paths.
-  private static func sorted(
-    _ objects: [ManagedObject], by descriptors: [QuerySortDescriptor], layout: EntityLayout
-  ) throws(QueryError) -> [ManagedObject] {
-    let uniform = objects.allSatisfy { $0.layout === layout }
+  private func sorted(
+    _ rows: [Int32], by descriptors: [QuerySortDescriptor], layout: EntityLayout
+  ) throws(QueryError) -> [Int32] {
+    let uniform = rows.allSatisfy { table[Int($0)]?.layout === layout }
     var keys: [QuerySortKeys] = []
     for descriptor in descriptors {
       if uniform, let slot = layout.slotByName[descriptor.keyPath],
         let attribute = layout.properties[slot].attribute, !attribute.isTransient,
-        let column = typedKeys(objects, slot: slot, type: attribute.attributeType)
+        let column = typedKeys(rows, slot: slot, type: attribute.attributeType)
       {
         keys.append(column)
       } else {
         var values: [Any?] = []
-        values.reserveCapacity(objects.count)
-        for object in objects { values.append(try descriptor.key(of: object)) }
+        values.reserveCapacity(rows.count)
+        for row in rows {
+          guard let object = table[Int(row)] else { preconditionFailure("a match has no object") }
+          values.append(try descriptor.key(of: object))
+        }
         keys.append(.values(values))
       }
     }
-    return try objects.sorted(by: descriptors, keys: keys)
+    let order = try QuerySortKeys.order(count: rows.count, by: descriptors, keys: keys)
+    return order.map { rows[$0] }
   }
 
-  /// The values of `slot` as typed sort keys, or `nil` when the type has no typed column or a
-  /// slot holds something unexpected (the caller then reads keys the general way).
-  private static func typedKeys(_ objects: [ManagedObject], slot: Int, type: AttributeType)
-    -> QuerySortKeys?
-  {
+  /// The values of `slot` of the objects at `rows` as typed sort keys, or `nil` when the type
+  /// has no typed column or a slot holds something unexpected (the caller then reads keys the
+  /// general way).
+  private func typedKeys(_ rows: [Int32], slot: Int, type: AttributeType) -> QuerySortKeys? {
     func column<T>(_ read: (Slot) -> T??) -> [T?]? {
       var values: [T?] = []
-      values.reserveCapacity(objects.count)
-      for object in objects {
-        guard let value = read(object.slots[slot]) else { return nil }
-        values.append(value)
+      values.reserveCapacity(rows.count)
+      let complete = table.withUnsafeBufferPointer { table in
+        for row in rows {
+          guard let object = table[Int(row)], let value = read(object.slots[slot]) else {
+            return false
+          }
+          values.append(value)
+        }
+        return true
       }
-      return values
+      return complete ? values : nil
     }
     switch type {
     case .string:

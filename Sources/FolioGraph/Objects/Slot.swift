@@ -37,7 +37,7 @@ enum Slot {
 /// A handle, not a value: copies share the slots, and writing through any of them writes the
 /// object's value. Only ``ManagedObject`` owns one.
 struct SlotStorage {
-  private let base: UnsafeMutablePointer<Slot>
+  fileprivate let base: UnsafeMutablePointer<Slot>
   /// The number of slots: the entity's property count.
   let count: Int
 
@@ -160,5 +160,16 @@ final class RowSet {
     index.reserveCapacity(rows.count)
     for (position, row) in rows.enumerated() { index[row] = Int32(position) }
     positions = index
+  }
+}
+
+extension SlotStorage {
+  /// The floating-point value in slot `index`, or `nil` when it holds anything else — read in
+  /// place, without copying the slot.
+  @inline(__always)
+  func real(at index: Int) -> Double? {
+    precondition(index >= 0 && index < count, "slot \(index) out of range 0..<\(count)")
+    if case .real(let value) = base[index] { return value }
+    return nil
   }
 }
