@@ -288,18 +288,79 @@ enum RadixSort {
   }
 }
 
+/// A sort key as the ranking tells values apart: equality, and a 64-bit hash that equal keys
+/// share — a multiply or a pass over a few bytes, where `Hasher` (SipHash, seeded per process)
+/// costs several times as much per key. Collisions cost a comparison, never a wrong rank.
+protocol RankKey: Equatable {
+  var rankHash: UInt64 { get }
+}
+
+/// Spreads `bits` over all 64 bits (Fibonacci hashing: the top bits pick the bucket).
+@inline(__always)
+private func spread(_ bits: UInt64) -> UInt64 { bits &* 0x9E37_79B9_7F4A_7C15 }
+
+extension Int: RankKey {
+  var rankHash: UInt64 { spread(UInt64(bitPattern: Int64(self))) }
+}
+
 /// A string told apart from others by its UTF-8 bytes: equal bytes are equal strings, and
 /// hashing bytes skips the canonical normalization that hashing a `String` does.
-struct UTF8Key: Hashable {
+struct UTF8Key: RankKey {
   let string: String
 
   static func == (lhs: UTF8Key, rhs: UTF8Key) -> Bool {
     lhs.string.utf8.elementsEqual(rhs.string.utf8)
   }
 
-  func hash(into hasher: inout Hasher) {
+  /// FNV-1a over the bytes, spread.
+  var rankHash: UInt64 {
     var string = string
-    string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    return string.withUTF8 { bytes in
+      var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+      for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+      return spread(hash ^ UInt64(bytes.count))
+    }
+  }
+}
+
+/// The distinct keys of one ranking, each given an ID in order of first appearance: open
+/// addressing with linear probing over a power-of-two table kept at most half full.
+struct RankTable<Key: RankKey> {
+  /// Per bucket: 0 when empty, else the key's ID + 1.
+  private var buckets = [UInt32](repeating: 0, count: 1 << 10)
+  private var shift: UInt64 = 64 - 10
+  private var keys: [Key] = []
+  private var hashes: [UInt64] = []
+
+  /// The ID of `key`, and whether it is new (then the next ID, in order of first appearance).
+  mutating func id(of key: Key) -> (id: UInt32, isNew: Bool) {
+    let hash = key.rankHash
+    let mask = buckets.count - 1
+    var bucket = Int(truncatingIfNeeded: hash >> shift)
+    while true {
+      let entry = buckets[bucket]
+      if entry == 0 { break }
+      let id = Int(entry - 1)
+      if hashes[id] == hash, keys[id] == key { return (UInt32(id), false) }
+      bucket = (bucket + 1) & mask
+    }
+    let id = UInt32(keys.count)
+    keys.append(key)
+    hashes.append(hash)
+    buckets[bucket] = id + 1
+    if keys.count * 2 > buckets.count { grow() }
+    return (id, true)
+  }
+
+  private mutating func grow() {
+    buckets = [UInt32](repeating: 0, count: buckets.count * 2)
+    shift -= 1
+    let mask = buckets.count - 1
+    for (id, hash) in hashes.enumerated() {
+      var bucket = Int(truncatingIfNeeded: hash >> shift)
+      while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
+      buckets[bucket] = UInt32(id + 1)
+    }
   }
 }
 
@@ -411,11 +472,11 @@ enum SortColumn {
   ///
   /// Values are told apart by `key`, which may split values the order holds equal (strings
   /// by their bytes, cheaper to hash than canonically); such values still share a rank.
-  private static func ranks<T: Comparable, Key: Hashable>(
+  private static func ranks<T: Comparable, Key: RankKey>(
     _ column: [T?], ascending: Bool, key: (T) -> Key
   ) -> RankColumn? {
     guard column.count < Int(UInt32.max) else { return nil }
-    var distinctByValue: [Key: UInt32] = [:]
+    var table = RankTable<Key>()
     var distinct: [T] = []
     var ids = [UInt32](repeating: 0, count: column.count)
     for (index, value) in column.enumerated() {
@@ -423,17 +484,11 @@ enum SortColumn {
         ids[index] = UInt32.max
         continue
       }
-      let valueKey = key(value)
-      if let id = distinctByValue[valueKey] {
-        ids[index] = id
-      } else {
-        let id = UInt32(distinct.count)
-        distinctByValue[valueKey] = id
-        distinct.append(value)
-        ids[index] = id
-      }
+      let (id, isNew) = table.id(of: key(value))
+      if isNew { distinct.append(value) }
+      ids[index] = id
     }
-    distinctByValue = [:]
+    table = RankTable()
     let order = distinct.indices.sorted { distinct[$0] < distinct[$1] }
     // Ascending: nil 0, then the values from 1 up; descending: the values from the largest
     // down, then nil.
@@ -473,7 +528,7 @@ enum SortColumn {
 
 /// A double that orders as sort descriptors order numbers, a total order: by value, with every
 /// NaN equal to every other, after every number below zero and before zero and the rest.
-struct SortableDouble: Comparable, Hashable {
+struct SortableDouble: Comparable, RankKey {
   var value: Double
 
   static func < (lhs: SortableDouble, rhs: SortableDouble) -> Bool {
@@ -487,11 +542,7 @@ struct SortableDouble: Comparable, Hashable {
   }
 
   /// Equal values hash alike: every NaN as one, and -0.0 as 0.0.
-  func hash(into hasher: inout Hasher) {
-    if value.isNaN {
-      hasher.combine(Double.nan.bitPattern)
-    } else {
-      hasher.combine(value == 0 ? 0 : value.bitPattern)
-    }
+  var rankHash: UInt64 {
+    spread(value.isNaN ? Double.nan.bitPattern : value == 0 ? 0 : value.bitPattern)
   }
 }

@@ -124,4 +124,19 @@ struct RankedSortTests {
     #expect(RadixSort.stableOrder(of: [5, 5, 5], bits: 3) == [0, 1, 2])
     #expect(RadixSort.stableOrder(of: [], bits: 8) == [])
   }
+
+  @Test("keys whose hashes collide still get their own IDs, through the table's growth")
+  func collisions() {
+    struct Colliding: RankKey {
+      var value: Int
+      var rankHash: UInt64 { UInt64(value % 3) << 60 }
+    }
+    var table = RankTable<Colliding>()
+    for value in 0..<2_000 {
+      #expect(table.id(of: Colliding(value: value)) == (UInt32(value), true))
+    }
+    for value in [1_999, 0, 1_000, 3] {
+      #expect(table.id(of: Colliding(value: value)) == (UInt32(value), false))
+    }
+  }
 }
