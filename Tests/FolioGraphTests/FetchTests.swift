@@ -39,6 +39,9 @@ struct FetchTests {
     request.fetchOffset = 1
     #expect(try context.fetch(request) == [employees[0]])
     #expect(try context.count(for: request) == 1)
+    // The largest limit past an offset is no overflow.
+    request.fetchLimit = Int.max
+    #expect(try context.fetch(request) == [employees[0]])
     let people = FetchRequest(entityName: "Person")
     #expect(try context.count(for: people) == 3)
   }

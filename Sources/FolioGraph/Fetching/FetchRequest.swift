@@ -133,7 +133,7 @@ extension ManagedObjectContext {
     }
     let start = min(request.fetchOffset, matches.count)
     var end = matches.count
-    if request.fetchLimit > 0 { end = min(end, start + request.fetchLimit) }
+    if request.fetchLimit > 0 { end = start + min(end - start, request.fetchLimit) }
     return table.withUnsafeBufferPointer { table in
       matches[start..<end].map { table[Int($0)].unsafelyUnwrapped }
     }
