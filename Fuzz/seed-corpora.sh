@@ -42,13 +42,24 @@ python3 - "$out/FuzzPredicate" Tests/FolioQueryTests/*.swift Tests/FolioGraphTes
 import re, sys, os
 out = sys.argv[1]
 formats = set()
+
+def unescape(literal):
+    """A Swift string literal's text: \\u{…} and the one-character escapes; others kept as written."""
+    simple = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'"}
+    def replace(match):
+        if match.group(1):
+            code = int(match.group(1), 16)
+            return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else match.group(0)
+        return simple.get(match.group(2), match.group(0))
+    return re.sub(r"\\u\{([0-9A-Fa-f]{1,8})\}|\\(.)", replace, literal)
+
 for path in sys.argv[2:]:
     text = open(path, encoding="utf-8").read()
     if path.endswith(".undo"):
         formats.update(m.group(1) for m in re.finditer(r"\bwhere (.*?)(?: sort | limit |$)", text, re.M))
     else:
         for m in re.finditer(r'(?:\.init\(|format: )"((?:[^"\\]|\\.)*)"', text):
-            formats.add(m.group(1).encode().decode("unicode_escape").encode("latin-1", "replace").decode("utf-8", "replace"))
+            formats.add(unescape(m.group(1)))
 for index, format in enumerate(sorted(formats)):
     with open(os.path.join(out, "predicate-%03d.txt" % index), "w", encoding="utf-8") as file:
         file.write(format)
