@@ -79,37 +79,44 @@ struct BinarySections {
     return try BinaryMetadataCoding.decode(&reader)
   }
 
-  /// The BODY section's content, inflated from `stored` into exactly its declared length.
+  /// A deflated section's content, inflated from `stored` into exactly its declared length.
   ///
   /// - Throws: `.malformedStore` when the stream is corrupt, or inflates to more or fewer
   ///   bytes than declared (a decompression bomb is stopped at the declared length).
   static func inflate(_ section: BinarySection, _ stored: UnsafeRawBufferPointer, file: String)
     throws(StoreError) -> [UInt8]
   {
-    let location = InputLocation(file: file, byteOffset: section.offset)
-    let name = "section \"\(section.name)\""
     do {
       return try Zlib.inflate(stored, length: section.length)
     } catch {
-      switch error {
-      case .tooLong:
-        throw StoreError(
-          .malformedStore,
-          "\(name) inflates to more than the \(section.length) bytes it declares", at: location)
-      case .tooShort(let produced):
-        throw StoreError(
-          .malformedStore,
-          "\(name) inflates to \(produced) bytes where it declares \(section.length)",
-          at: location)
-      case .trailingBytes(let consumed):
-        throw StoreError(
-          .malformedStore, "\(name) has bytes after the end of its compressed stream",
-          at: InputLocation(file: file, byteOffset: section.offset + consumed))
-      case .corrupt(let message, let consumed):
-        throw StoreError(
-          .malformedStore, "\(name) cannot be inflated (zlib: \(message))",
-          at: InputLocation(file: file, byteOffset: section.offset + consumed))
-      }
+      throw inflateError(error, of: section, file: file)
+    }
+  }
+
+  /// The error for `section`'s stream refused by zlib with `failure`.
+  static func inflateError(_ failure: InflateFailure, of section: BinarySection, file: String)
+    -> StoreError
+  {
+    let location = InputLocation(file: file, byteOffset: section.offset)
+    let name = "section \"\(section.name)\""
+    switch failure {
+    case .tooLong:
+      return StoreError(
+        .malformedStore,
+        "\(name) inflates to more than the \(section.length) bytes it declares", at: location)
+    case .tooShort(let produced):
+      return StoreError(
+        .malformedStore,
+        "\(name) inflates to \(produced) bytes where it declares \(section.length)",
+        at: location)
+    case .trailingBytes(let consumed):
+      return StoreError(
+        .malformedStore, "\(name) has bytes after the end of its compressed stream",
+        at: InputLocation(file: file, byteOffset: section.offset + consumed))
+    case .corrupt(let message, let consumed):
+      return StoreError(
+        .malformedStore, "\(name) cannot be inflated (zlib: \(message))",
+        at: InputLocation(file: file, byteOffset: section.offset + consumed))
     }
   }
 }

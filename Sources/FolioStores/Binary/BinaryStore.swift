@@ -131,9 +131,8 @@ public struct BinaryStore: StoreFormat {
   public func read<Consumer: StoreRecordConsumer>(
     from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
   ) throws(StoreError) {
-    let file = BinaryFile(url: url)
-    let data = try file.readAll()
-    try decode(data, model: model, file: file.path, into: &consumer)
+    var source = try FileSource(url: url)
+    try decode(&source, model: model, into: &consumer)
   }
 
   /// Writes `contents` atomically, its metadata's store type set to `"Binary"` and its
@@ -189,41 +188,82 @@ public struct BinaryStore: StoreFormat {
     _ data: Data, model: ManagedObjectModel, file: String, into consumer: inout Consumer
   ) throws(StoreError) {
     try withBytes(of: data) { (raw) throws(StoreError) in
-      let container = try BinaryContainer(prefix: raw, fileSize: raw.count, file: file)
-      let sections = try BinarySections(container, file: file)
-      for section in container.sections {
-        let stored = UnsafeRawBufferPointer(
-          rebasing: raw[section.offset..<section.offset + section.storedLength])
-        try BinarySections.checkCRC(of: section, stored: stored, file: file)
-      }
-      let meta = sections.metadata
-      let (metadata, nextObjectID) = try BinarySections.decodeMetadata(
-        meta, UnsafeRawBufferPointer(rebasing: raw[meta.offset..<meta.offset + meta.length]),
-        file: file)
-      guard container.modelHash == model.versionHash else {
-        throw StoreError.modelMismatch(
-          stored: metadata.modelVersionHashes, model: model, file: file)
-      }
-      let body = sections.body
-      let inflated = try BinarySections.inflate(
-        body, UnsafeRawBufferPointer(rebasing: raw[body.offset..<body.offset + body.storedLength]),
-        file: file)
-      try withBytes(of: inflated) { (content) throws(StoreError) in
-        let place = BinaryPlace(
-          file: file, section: body.name, fileOffset: body.offset, isInflated: true)
-        var reader = try BinaryBodyReader.open(ByteReader(content, place: place), model: model)
-        let maximumID = reader.maximumID
-        guard nextObjectID > maximumID else {
-          throw StoreError(
-            .malformedStore,
-            "the next object ID \(nextObjectID) is not above the largest ID \(maximumID)",
-            at: InputLocation(file: file, byteOffset: meta.offset))
+      var source = MemorySource(raw, path: file)
+      try decode(&source, model: model, into: &consumer)
+    }
+  }
+
+  /// Reads a whole store from `source`, front to back: the header and table, then each
+  /// section as it comes, its CRC-32 computed and the BODY inflated a piece at a time. Nothing
+  /// is decoded before every checksum has passed, so a corrupt file fails at its checksum
+  /// whatever else is wrong with it.
+  func decode<Source: BinarySource & ~Copyable, Consumer: StoreRecordConsumer>(
+    _ source: inout Source, model: ManagedObjectModel, into consumer: inout Consumer
+  ) throws(StoreError) {
+    let file = source.path
+    let size = source.size
+    var prefix = try source.next(min(size, BinaryFormat.headerLength)) { Array($0) }
+    let prefixLength = try withBytes(of: prefix) { (raw) throws(StoreError) in
+      try BinaryContainer.prefixLength(header: raw, fileSize: size, file: file)
+    }
+    prefix += try source.next(prefixLength - prefix.count) { Array($0) }
+    let container = try withBytes(of: prefix) { (raw) throws(StoreError) in
+      try BinaryContainer(prefix: raw, fileSize: size, file: file)
+    }
+    let sections = try BinarySections(container, file: file)
+    let meta = sections.metadata
+    let body = sections.body
+    var metaBytes: [UInt8] = []
+    let content = UnsafeMutableRawBufferPointer.allocate(byteCount: body.length, alignment: 16)
+    defer { content.deallocate() }
+    var inflater = Inflater(into: content)
+    for section in container.sections {
+      var crc: UInt32 = 0
+      var left = section.storedLength
+      while left > 0 {
+        let count = section.offset == meta.offset ? left : min(left, source.pieceSize)
+        try source.next(count) { piece in
+          crc = Zlib.crc32(piece, continuing: crc)
+          if section.offset == meta.offset {
+            metaBytes = Array(piece)
+          } else if section.offset == body.offset {
+            inflater.feed(piece)
+          }
         }
-        try consumer.begin(
-          metadata: metadata, nextObjectID: nextObjectID, recordCount: reader.objectCount)
-        try reader.readRecords(into: &consumer)
-        try consumer.finish()
+        left -= count
+      }
+      guard crc == section.checksum else {
+        throw StoreError.badChecksum(
+          of: "section \"\(section.name)\"", stored: section.checksum, computed: crc,
+          file: file, offset: section.offset)
       }
     }
+    let (metadata, nextObjectID) = try withBytes(of: metaBytes) { (raw) throws(StoreError) in
+      try BinarySections.decodeMetadata(meta, raw, file: file)
+    }
+    guard container.modelHash == model.versionHash else {
+      throw StoreError.modelMismatch(
+        stored: metadata.modelVersionHashes, model: model, file: file)
+    }
+    do {
+      try inflater.finish()
+    } catch {
+      throw BinarySections.inflateError(error, of: body, file: file)
+    }
+    let place = BinaryPlace(
+      file: file, section: body.name, fileOffset: body.offset, isInflated: true)
+    var reader = try BinaryBodyReader.open(
+      ByteReader(UnsafeRawBufferPointer(content), place: place), model: model)
+    let maximumID = reader.maximumID
+    guard nextObjectID > maximumID else {
+      throw StoreError(
+        .malformedStore,
+        "the next object ID \(nextObjectID) is not above the largest ID \(maximumID)",
+        at: InputLocation(file: file, byteOffset: meta.offset))
+    }
+    try consumer.begin(
+      metadata: metadata, nextObjectID: nextObjectID, recordCount: reader.objectCount)
+    try reader.readRecords(into: &consumer)
+    try consumer.finish()
   }
 }

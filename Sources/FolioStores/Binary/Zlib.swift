@@ -55,24 +55,78 @@ enum Zlib {
   static func inflate(_ bytes: UnsafeRawBufferPointer, length: Int) throws(InflateFailure)
     -> [UInt8]
   {
-    var stream = Stream(inflating: ())
-    var result = Stream.Outcome()
+    var failure: InflateFailure?
     // Only the bytes zlib writes are kept, so the buffer is not zeroed first.
     let output = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-      result = stream.run(input: bytes, output: UnsafeMutableRawBufferPointer(buffer), finish: true)
-      count = result.produced
+      var inflater = Inflater(into: UnsafeMutableRawBufferPointer(buffer))
+      inflater.feed(bytes)
+      do throws(InflateFailure) {
+        try inflater.finish()
+        count = length
+      } catch {
+        failure = error
+        count = 0
+      }
     }
-    if let message = result.error {
-      throw .corrupt(message, consumed: result.consumed)
-    }
-    guard result.ended else {
-      // The output is full and the stream goes on: it holds more than was declared.
-      if result.produced == length { throw .tooLong }
-      throw .corrupt("the compressed stream is cut short", consumed: result.consumed)
-    }
-    guard result.produced == length else { throw .tooShort(produced: result.produced) }
-    guard result.consumed == bytes.count else { throw .trailingBytes(consumed: result.consumed) }
+    if let failure { throw failure }
     return output
+  }
+}
+
+/// A zlib stream inflated a piece at a time, as its bytes arrive, into `output`: the same
+/// checks as ``Zlib/inflate(_:length:)``, whose result a stream cut into any pieces gets.
+///
+/// A piece after a failure is ignored; ``finish()`` reports the first failure.
+struct Inflater: ~Copyable {
+  private var stream = Stream(inflating: ())
+  private let output: UnsafeMutableRawBufferPointer
+  private var produced = 0
+  private var consumed = 0
+  private var ended = false
+  /// Input arrived that the stream could not take: it had ended, or its output was full.
+  private var isRefusing = false
+  private var corruption: String?
+
+  /// An inflater filling exactly `output`, which must stay valid until ``finish()``.
+  init(into output: UnsafeMutableRawBufferPointer) {
+    self.output = output
+  }
+
+  /// Inflates the next piece of the stream.
+  mutating func feed(_ piece: UnsafeRawBufferPointer) {
+    guard !piece.isEmpty, corruption == nil, !isRefusing else { return }
+    guard !ended else {
+      isRefusing = true
+      return
+    }
+    let outcome = stream.run(
+      input: piece, output: UnsafeMutableRawBufferPointer(rebasing: output[produced...]),
+      finish: false)
+    consumed += outcome.consumed
+    produced += outcome.produced
+    if let message = outcome.error {
+      corruption = message
+    } else if outcome.ended {
+      ended = true
+      isRefusing = outcome.consumed < piece.count
+    } else if outcome.consumed < piece.count {
+      // The output is full and the stream wants to go on.
+      isRefusing = true
+    }
+  }
+
+  /// The stream's outcome once every piece is fed.
+  ///
+  /// - Throws: `InflateFailure` when the stream is corrupt, cut short, or inflates to more or
+  ///   fewer bytes than `output` holds, in the order ``Zlib/inflate(_:length:)`` checks.
+  func finish() throws(InflateFailure) {
+    if let corruption { throw .corrupt(corruption, consumed: consumed) }
+    guard ended else {
+      if produced == output.count { throw .tooLong }
+      throw .corrupt("the compressed stream is cut short", consumed: consumed)
+    }
+    guard produced == output.count else { throw .tooShort(produced: produced) }
+    guard !isRefusing else { throw .trailingBytes(consumed: consumed) }
   }
 }
 
