@@ -238,19 +238,35 @@ struct PredicateLexer {
       case "r": value.append("\r")
       case "0": value.append("\0")
       case "u":
-        let digits = String(characters[index..<min(index + 4, characters.count)])
-        guard digits.count == 4, digits.allSatisfy(\.isHexDigit),
-          let code = UInt32(digits, radix: 16),
-          let scalar = Unicode.Scalar(code)
-        else {
-          throw QueryError.badEscape("u" + digits, column: index - 1)
-        }
-        index += 4
-        value.unicodeScalars.append(scalar)
+        value.unicodeScalars.append(try readUnicodeEscape())
       default:
         throw QueryError.badEscape(String(escape), column: index - 1)
       }
     }
     return token(.string(value), from: start)
+  }
+
+  /// The scalar of a `\uXXXX` escape whose `\u` is read: four hexadecimal digits, or a high
+  /// surrogate's four and then `\u` and a low surrogate's four (UTF-16, as JSON writes a
+  /// scalar beyond the Basic Multilingual Plane).
+  private mutating func readUnicodeEscape() throws(QueryError) -> Unicode.Scalar {
+    func hexadecimal(at position: Int) -> UInt32? {
+      let digits = characters[position..<min(position + 4, characters.count)]
+      guard digits.count == 4, digits.allSatisfy(\.isHexDigit) else { return nil }
+      return UInt32(String(digits), radix: 16)
+    }
+    let column = index - 1
+    let bad = QueryError.badEscape(
+      "u" + String(characters[index..<min(index + 4, characters.count)]), column: column)
+    guard let code = hexadecimal(at: index) else { throw bad }
+    index += 4
+    if let scalar = Unicode.Scalar(code) { return scalar }
+    // A surrogate: only a high one followed by an escaped low one is a scalar.
+    guard 0xD800..<0xDC00 ~= code, peek() == "\\", peek(1) == "u",
+      let low = hexadecimal(at: index + 2), 0xDC00..<0xE000 ~= low,
+      let scalar = Unicode.Scalar(0x10000 + (code - 0xD800) << 10 + (low - 0xDC00))
+    else { throw bad }
+    index += 6
+    return scalar
   }
 }

@@ -36,6 +36,45 @@ struct FuzzRegressionTests {
     #expect(try QueryPredicate(format: decomposed.description) == decomposed)
   }
 
+  @Test("a string ending in a prepended mark prints escaped and reads back")
+  func prependedMarkBeforeQuote() throws {
+    // Found as `n>="\u0602"`: U+0602 (ARABIC FOOTNOTE MARKER) clusters with what follows it,
+    // so printed as itself it joined the closing quote and the string did not end.
+    let format = try Self.fixture("predicate-prepend-before-quote.txt")
+    #expect(format == #"n>="\u0602""#)
+    let predicate = try QueryPredicate(format: format)
+    #expect(predicate.description == #"n >= "\u0602""#)
+    #expect(try QueryPredicate(format: predicate.description) == predicate)
+  }
+
+  @Test(
+    "strings whose scalars would join a quote or an escape print escaped and read back",
+    arguments: [
+      "\u{0602}", "a\u{0602}", "\u{0602}b", "\u{0301}", "\u{0301}x", "x\n\u{0301}", "\u{200D}",
+      "\u{1F3FB}", "\u{1F44D}\u{1F3FB}", "\u{11941}", "\u{0D4E}", "e\u{0301}", "\u{1100}\u{1161}",
+      "\u{1F1EB}\u{1F1F7}", "\"\u{0301}", "plain",
+    ])
+  func joiningScalars(text: String) throws {
+    let predicate = try QueryPredicate(format: "name == %@", arguments: [text])
+    let printed = predicate.description
+    let again = try QueryPredicate(format: printed)
+    #expect(again == predicate, "\(printed)")
+    // Only what must be escaped is: a letter with its marks stays as it is inside a string.
+    if text == "e\u{0301}" || text == "plain" { #expect(!printed.contains("\\u")) }
+  }
+
+  @Test("a surrogate pair escape is one scalar; a lone or reversed surrogate is refused")
+  func surrogatePairs() throws {
+    let pair = try QueryPredicate(format: #"name == "\uD83D\uDC4D""#)
+    #expect(pair == (try QueryPredicate(format: "name == %@", arguments: ["\u{1F44D}"])))
+    for bad in [#""\uD83D""#, #""\uDC4D\uD83D""#, #""\uD83Dx""#, #""\uD83D\u0041""#] {
+      let error = try #require(throws: QueryError.self) {
+        try QueryPredicate(format: "name == " + bad)
+      }
+      #expect(error.description.hasPrefix("column 10: "), "\(bad): \(error)")
+    }
+  }
+
   @Test("100 levels of nesting parse, print back and evaluate")
   func deepestAllowedNesting() throws {
     let format =

@@ -119,7 +119,15 @@ extension FuzzDriver {
   /// sizes (a few thousand bytes) rather than only on inputs eight times longer. The readers'
   /// documented limits (XML nesting 64, predicates 100, script lists 32) fit in it. One thread
   /// runs every input: a thread per input would cost about 230 µs each under ASan.
-  static let stackSize = 1 << 20
+  ///
+  /// That holds for optimised code. Unoptimised frames are several times larger (a predicate
+  /// nested 100 levels deep, braces and parentheses, overflows 1 MiB in a debug build), so the
+  /// debug reproducer gets the main thread's 8 MiB.
+  #if DEBUG
+    static let stackSize = 8 << 20
+  #else
+    static let stackSize = 1 << 20
+  #endif
 
   /// Runs `body` on a thread with a ``stackSize`` stack and waits for it.
   static func onSmallStack(_ body: () -> Void) {

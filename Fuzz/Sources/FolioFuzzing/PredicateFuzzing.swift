@@ -44,7 +44,6 @@ package enum PredicateFuzzing {
     let format = String(decoding: input, as: UTF8.self)
     guard let predicate = parse(format) else { return }
     let printed = predicate.description
-    if isDocumentedNotToReadBack(printed) { return }
     do {
       let again = try QueryPredicate(format: printed)
       precondition(again == predicate, "\(format) prints as \(printed), which parses differently")
@@ -53,29 +52,6 @@ package enum PredicateFuzzing {
     }
     attempt("evaluation") {
       try predicate.evaluate(with: FuzzObject.graph, variables: ["limit": 10, "name": "Ada"])
-    }
-  }
-}
-
-/// Whether `printed` is one of the forms `Formats/predicate-format.md` §6 says do not read back
-/// equal, as far as the harness's inputs can make them: a combining mark right after a string's
-/// opening quote or after an escape (the lexer works on grapheme clusters).
-func isDocumentedNotToReadBack(_ printed: String) -> Bool {
-  let scalars = Array(printed.unicodeScalars)
-  for (index, scalar) in scalars.enumerated() where scalar.properties.isMark {
-    let afterQuote = index >= 1 && scalars[index - 1] == "\""
-    let afterEscape = index >= 2 && scalars[index - 2] == "\\"
-    let afterUnicodeEscape = index >= 6 && scalars[index - 6] == "\\" && scalars[index - 5] == "u"
-    if afterQuote || afterEscape || afterUnicodeEscape { return true }
-  }
-  return false
-}
-
-extension Unicode.Scalar.Properties {
-  fileprivate var isMark: Bool {
-    switch generalCategory {
-    case .nonspacingMark, .spacingMark, .enclosingMark: true
-    default: false
     }
   }
 }
