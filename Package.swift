@@ -33,6 +33,10 @@ let package = Package(
       pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"])]
     ),
+    // What Swift cannot say: a prefetch hint (FolioStores' binary reader).
+    .target(
+      name: "CFolioSupport"
+    ),
     .target(
       name: "FolioModel",
       dependencies: ["CLibXML2"]
@@ -46,7 +50,7 @@ let package = Package(
     ),
     .target(
       name: "FolioStores",
-      dependencies: ["FolioModel", "CLibXML2", "CZlib"]
+      dependencies: ["FolioModel", "CLibXML2", "CZlib", "CFolioSupport"]
     ),
     .target(
       name: "FolioGraph",

@@ -176,7 +176,7 @@ struct GraphLoader: StoreRecordConsumer {
     let object = ManagedObject(context: context, layout: layout, row: objectRow)
     object.flags = [.permanent]
     context.table[Int(objectRow)] = object
-    for (key, value) in record.attributes {
+    try record.forEachAttribute { (key, value) throws(StoreError) in
       guard let slot = layout.slotByName[key], let attribute = layout.properties[slot].attribute
       else {
         throw Self.error(

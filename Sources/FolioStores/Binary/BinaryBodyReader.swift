@@ -1,3 +1,4 @@
+import CFolioSupport
 import FolioModel
 import Foundation
 
@@ -16,12 +17,17 @@ import Foundation
 // cursor at the start of each column's values. The second pass builds one record per object,
 // taking the next value from each column that has one.
 //
-// A record's dictionaries are copied from a template holding its keys (one template per set of
-// present columns), and each value is stored through the index its key has in the template.
-// A copied dictionary keeps its original's layout, so the index is valid in every copy and no
-// key is hashed per record. When the records are all kept (read whole, not streamed), a
-// target list of one object is built once per target and shared; a streamed record lives only
-// until its consumer returns, and shared lists kept to the end would leave holes in the heap
+// A record's attribute values are a row: an array of the values present, in column order,
+// beside the names of those columns, one ``RecordNames`` shared by every record of the block
+// with the same columns present (a dictionary per record would take twice the memory, and
+// memory a load touches for the first time is what a large load mostly waits for). Its
+// relationships are a dictionary copied from a template holding its keys (one per set of
+// present columns), each target list stored through the index its key has in the template;
+// a copied dictionary keeps its original's layout, so no key is hashed per record. When the
+// records are all kept (read whole, not streamed), an object's lone to-one reference is a
+// dictionary built once per target and shared, all of them built side by side before the
+// records and fetched ahead of use (``prefetchShared``); a streamed record lives only until
+// its consumer returns, and shared lists kept to the end would leave holes in the heap
 // between the objects built meanwhile.
 
 /// Decodes a BODY section's content into records.
@@ -199,12 +205,13 @@ struct BinaryBodyReader {
     for _ in 0..<relationshipCount {
       try readRelationshipColumn(of: entity, range: range, seen: &seen, into: &relationships)
     }
-    var attributeTemplates = TemplateCache<AttributeValue>(
-      keys: attributes.names, placeholder: .boolean(false))
+    var rowNames = RowNamesCache(names: attributes.names)
     var relationshipTemplates = TemplateCache<[Int64]>(keys: relationships.names, placeholder: [])
     let isWide = attributes.names.count > 64 || relationships.names.count > 64
     for row in 0..<range.count {
       var attributeValues: [String: AttributeValue] = [:]
+      var names: RecordNames?
+      var values: [AttributeValue] = []
       var relationshipValues: [String: [Int64]] = [:]
       if isWide {
         for column in attributes.names.indices where attributes.isPresent(column, row) {
@@ -220,14 +227,13 @@ struct BinaryBodyReader {
           mask |= 1 << UInt64(column)
         }
         if mask != 0 {
-          attributeTemplates.select(mask)
-          attributeValues = attributeTemplates.current.dictionary
+          names = rowNames.names(for: mask)
+          values.reserveCapacity(mask.nonzeroBitCount)
           var rest = mask
           while rest != 0 {
             let column = rest.trailingZeroBitCount
             rest &= rest - 1
-            let value = try value(of: &attributes, column)
-            attributeValues.values[attributeTemplates.current.slots[column]] = value
+            values.append(try value(of: &attributes, column))
           }
         }
         mask = 0
@@ -252,10 +258,18 @@ struct BinaryBodyReader {
           }
         }
       }
-      try consumer.consume(
-        StoreRecord(
-          entityName: name, id: ids[range.lowerBound + row], attributes: attributeValues,
-          relationships: relationshipValues))
+      let id = ids[range.lowerBound + row]
+      if let names {
+        try consumer.consume(
+          StoreRecord(
+            entityName: name, id: id, names: names, row: values,
+            relationships: relationshipValues))
+      } else {
+        try consumer.consume(
+          StoreRecord(
+            entityName: name, id: id, attributes: attributeValues,
+            relationships: relationshipValues))
+      }
     }
   }
 
@@ -423,6 +437,7 @@ struct BinaryBodyReader {
   ) throws(StoreError) -> [String: [Int64]] {
     let position = columns.next[column]
     columns.next[column] = position + 1
+    prefetchShared(columns.targets[column], after: position)
     let target = try checkedTarget(columns.targets[column], columns, column, position, entity)
     let key = columns.names[column]
     if sharedKey != key {
@@ -433,6 +448,38 @@ struct BinaryBodyReader {
     let relationships = [key: [ids[target]]]
     shared[target] = relationships
     return relationships
+  }
+
+  /// Asks the processor to fetch what the records a few rows after `position` will use: the
+  /// shared relationships of the target 16 rows on, and the slot in `shared` of the target 32
+  /// rows on, whose address the first fetch will read. Taking a shared dictionary writes its
+  /// reference count, an atomic write that waits for its line: without these fetches, nearly
+  /// every record waits once for memory.
+  ///
+  /// The address is read from the slot's bits without retaining the dictionary (a retain is
+  /// the very write to avoid): an optional dictionary is one reference, nil when zero.
+  @inline(__always)
+  private func prefetchShared(_ targets: UnsafeRawBufferPointer, after position: Int) {
+    guard MemoryLayout<[String: [Int64]]?>.size == MemoryLayout<UnsafeRawPointer?>.size else {
+      return
+    }
+    func target(_ position: Int) -> Int? {
+      guard position < targets.count / 4 else { return nil }
+      let index = Int(
+        UInt32(
+          littleEndian: targets.loadUnaligned(fromByteOffset: position * 4, as: UInt32.self)))
+      return index < shared.count ? index : nil
+    }
+    shared.withUnsafeBufferPointer { slots in
+      guard let base = slots.baseAddress.map(UnsafeRawPointer.init) else { return }
+      let stride = MemoryLayout<[String: [Int64]]?>.stride
+      if let far = target(position + 32) { folio_prefetch(base + far * stride) }
+      if let near = target(position + 16),
+        let object = (base + near * stride).load(as: UnsafeRawPointer?.self)
+      {
+        folio_prefetch(object)
+      }
+    }
   }
 
   /// The shared relationships `[key: [id]]` of every object index that `targets` (a column's
@@ -563,6 +610,32 @@ private struct RelationshipColumns {
     Int(
       UInt32(
         littleEndian: counts[column].loadUnaligned(fromByteOffset: row * 4, as: UInt32.self)))
+  }
+}
+
+/// The names of a block's rows, one ``RecordNames`` per set of columns present (as bits), in
+/// column order, shared by every record with that set.
+private struct RowNamesCache {
+  let names: [String]
+  private var cache: [UInt64: RecordNames] = [:]
+  private var mask: UInt64 = 0
+  private var current: RecordNames?
+
+  init(names: [String]) {
+    self.names = names
+  }
+
+  /// The names of the columns in `mask`, which is not 0.
+  @inline(__always)
+  mutating func names(for mask: UInt64) -> RecordNames {
+    if mask == self.mask, let current { return current }
+    self.mask = mask
+    let found =
+      cache[mask]
+      ?? RecordNames(names.indices.filter { mask & (1 << UInt64($0)) != 0 }.map { names[$0] })
+    cache[mask] = found
+    current = found
+    return found
   }
 }
 

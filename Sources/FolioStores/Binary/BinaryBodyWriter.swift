@@ -138,7 +138,7 @@ struct BinaryBodyWriter {
     for (index, position) in members.enumerated() {
       var first = attributes.count
       var last = -1
-      for (key, value) in records[position].attributes {
+      try records[position].forEachAttribute { (key, value) throws(StoreError) in
         guard let column = names.firstIndex(of: key) else {
           throw .recordMismatch(
             "object \(records[position].id) has a value for \"\(key)\", which is not a stored"

@@ -84,7 +84,7 @@ struct XMLObjectEncoder {
     output += "\">\n".utf8
     var written = 0
     for (position, attribute) in entity.attributes.enumerated() {
-      guard let value = record.attributes[attribute.name] else { continue }
+      guard let value = record.attribute(attribute.name) else { continue }
       written += 1
       output += text.attributeStarts[position]
       try encode(
@@ -117,7 +117,7 @@ struct XMLObjectEncoder {
       output += "></relationship>\n".utf8
     }
     output += "    </object>\n".utf8
-    if written != record.attributes.count || linked != record.relationships.count {
+    if written != record.attributeCount || linked != record.relationships.count {
       try reportUnknownKey(of: record, entity: entity)
     }
   }
