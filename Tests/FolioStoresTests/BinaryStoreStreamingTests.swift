@@ -11,35 +11,15 @@ import Testing
 struct BinaryStoreStreamingTests {
   let store = BinaryStore()
 
-  /// What inflating `stream` into `length` bytes in pieces of `piece` bytes gives.
-  func inflated(_ stream: [UInt8], length: Int, piece: Int) -> Result<[UInt8], InflateFailure> {
-    var failure: InflateFailure?
-    let output = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-      var inflater = Inflater(into: UnsafeMutableRawBufferPointer(buffer))
-      stream.withUnsafeBytes { raw in
-        var start = 0
-        while start < raw.count {
-          let end = min(raw.count, start + piece)
-          inflater.feed(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
-          start = end
-        }
-      }
-      do throws(InflateFailure) {
-        try inflater.finish()
-        count = length
-      } catch {
-        failure = error
-        count = 0
-      }
-    }
-    if let failure { return .failure(failure) }
-    return .success(output)
-  }
-
-  /// What the one-shot inflate gives.
-  func inflatedAtOnce(_ stream: [UInt8], length: Int) -> Result<[UInt8], InflateFailure> {
+  /// What inflating `stream` into `length` bytes in pieces of `piece` bytes gives; the whole
+  /// stream at once by default.
+  func inflated(_ stream: [UInt8], length: Int, piece: Int = .max) -> Result<
+    [UInt8], InflateFailure
+  > {
     stream.withUnsafeBytes { raw in
-      Result { () throws(InflateFailure) in try Zlib.inflate(raw, length: length) }
+      Result { () throws(InflateFailure) in
+        try Zlib.inflate(raw, length: length, pieceSize: piece)
+      }
     }
   }
 
@@ -69,7 +49,7 @@ struct BinaryStoreStreamingTests {
       ("empty", [], original.count),
     ]
     for (name, bytes, length) in cases {
-      let expected = describe(inflatedAtOnce(bytes, length: length))
+      let expected = describe(inflated(bytes, length: length))
       if name == "whole" { #expect(expected == describe(.success(original))) }
       for piece in [1, 2, 3, 5, 64, 1_000, 4_096, bytes.count + 1] {
         #expect(

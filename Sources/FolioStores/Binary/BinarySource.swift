@@ -62,7 +62,8 @@ struct MemorySource: BinarySource {
 struct FileSource: BinarySource, ~Copyable {
   let path: String
   let size: Int
-  let pieceSize = 1 << 18
+  var pieceSize: Int { Self.pieceBytes }
+  private static let pieceBytes = 1 << 18
   private let descriptor: Int32
   private let buffer: UnsafeMutableRawBufferPointer
   private var offset = 0
@@ -71,20 +72,17 @@ struct FileSource: BinarySource, ~Copyable {
   ///
   /// - Throws: `.notFound`, `.unreadable`.
   init(url: URL) throws(StoreError) {
-    path = url.path
-    descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      if errno == ENOENT { throw StoreError.notFound(url.path) }
-      throw StoreError.unreadable(url.path, String(cString: strerror(errno)))
-    }
+    let descriptor = try StoreError.openForReading(url.path)
     var status = stat()
     guard fstat(descriptor, &status) == 0 else {
       let reason = String(cString: strerror(errno))
       close(descriptor)
       throw StoreError.unreadable(url.path, reason)
     }
-    size = Int(status.st_size)
-    buffer = .allocate(byteCount: 1 << 18, alignment: 64)
+    self.path = url.path
+    self.descriptor = descriptor
+    self.size = Int(status.st_size)
+    self.buffer = .allocate(byteCount: Self.pieceBytes, alignment: 64)
   }
 
   deinit {

@@ -52,14 +52,22 @@ enum Zlib {
   /// The zlib stream `bytes` inflated into exactly `length` bytes, never allocating more.
   ///
   /// - Throws: `InflateFailure` when the stream is corrupt or its inflated length differs.
-  static func inflate(_ bytes: UnsafeRawBufferPointer, length: Int) throws(InflateFailure)
-    -> [UInt8]
-  {
+  ///
+  /// `bytes` reach zlib in pieces of `pieceSize` bytes, as a file read a piece at a time does;
+  /// the outcome is the same whatever the pieces.
+  static func inflate(
+    _ bytes: UnsafeRawBufferPointer, length: Int, pieceSize: Int = .max
+  ) throws(InflateFailure) -> [UInt8] {
     var failure: InflateFailure?
     // Only the bytes zlib writes are kept, so the buffer is not zeroed first.
     let output = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
       var inflater = Inflater(into: UnsafeMutableRawBufferPointer(buffer))
-      inflater.feed(bytes)
+      var start = 0
+      while start < bytes.count {
+        let end = start + min(bytes.count - start, pieceSize)
+        inflater.feed(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+        start = end
+      }
       do throws(InflateFailure) {
         try inflater.finish()
         count = length

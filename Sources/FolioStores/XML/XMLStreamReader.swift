@@ -57,11 +57,7 @@ final class XMLStreamReader {
   /// - Throws: `.notFound`, `.unreadable`, `.malformedXML` for a refused prolog.
   init(url: URL) throws(StoreError) {
     path = url.path
-    descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      if errno == ENOENT { throw StoreError.notFound(url.path) }
-      throw StoreError.unreadable(url.path, String(cString: strerror(errno)))
-    }
+    descriptor = try StoreError.openForReading(url.path)
     do {
       try XMLProlog.check(descriptor: descriptor, path: path)
     } catch {
