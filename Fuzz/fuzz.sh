@@ -19,6 +19,8 @@ nice_level=${FUZZ_NICE:-15}
 # ASan keeps 256 MB of freed memory to catch use after free; a smaller quarantine leaves the
 # 512 MB RSS limit to the input under test.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64}
+# Leaks in other people's code, each named and explained in the file.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/Fuzz/lsan-suppressions.txt}
 status=0
 
 # cpu_seconds TARGET INPUT: the CPU time (user + system) of running INPUT once.

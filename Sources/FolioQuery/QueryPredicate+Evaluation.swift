@@ -52,7 +52,6 @@ extension QueryExpression {
 
 struct PredicateEvaluator {
   var variables: [String: Any?]
-  var expressions: [String: NSRegularExpression] = [:]
 
   mutating func evaluate(_ predicate: QueryPredicate, on object: Any?) throws(QueryError) -> Bool {
     switch predicate {
@@ -225,27 +224,71 @@ struct PredicateEvaluator {
   mutating func matches(_ subject: String, pattern: String, options: QueryComparison.Options)
     throws(QueryError) -> Bool
   {
-    let key = options.symbol + pattern
-    let expression: NSRegularExpression
-    if let cached = expressions[key] {
-      expression = cached
-    } else {
-      let source =
-        options.contains(.diacriticInsensitive)
-        ? QueryValues.fold(pattern, .diacriticInsensitive) : pattern
-      do {
-        expression = try NSRegularExpression(
-          pattern: "\\A(?:" + source + ")\\z",
-          options: options.contains(.caseInsensitive) ? [.caseInsensitive] : [])
-      } catch {
-        throw QueryError.invalidPattern(pattern, underlying: error)
-      }
-      expressions[key] = expression
-    }
+    let expression = try RegularExpressionCache.shared.expression(pattern, options: options)
     let text =
       options.contains(.diacriticInsensitive)
       ? QueryValues.fold(subject, .diacriticInsensitive) : subject
     let range = NSRange(text.startIndex..<text.endIndex, in: text)
     return expression.firstMatch(in: text, options: [], range: range) != nil
   }
+}
+
+/// The compiled regular expressions of `MATCHES`, shared by every evaluation in the process.
+///
+/// A fetch evaluates its predicate once per object, so without it each object compiled the
+/// pattern anew; and swift-corelibs-foundation's `NSRegularExpression` loses its UTF-16 copy
+/// of every pattern longer than 256 units it compiles (about 2 bytes per unit, each time:
+/// RELIABILITY.md, finding 10), which a fetch over many objects multiplied. Compiled once here,
+/// a pattern costs that once while it stays among the last ``capacity`` used. An
+/// `NSRegularExpression` is immutable and safe to match from any thread.
+final class RegularExpressionCache: @unchecked Sendable {
+  static let shared = RegularExpressionCache()
+  /// How many compiled patterns are kept; past it, the cache starts again empty.
+  static let capacity = 256
+
+  private let lock = NSLock()
+  private var expressions: [String: NSRegularExpression] = [:]
+
+  /// `pattern`, compiled to match a whole string with `options`' case rule, its diacritics
+  /// folded first when `options` says so.
+  ///
+  /// - Throws: `QueryError.invalidPattern` when the pattern does not compile.
+  func expression(_ pattern: String, options: QueryComparison.Options) throws(QueryError)
+    -> NSRegularExpression
+  {
+    let key = Self.key(pattern, options)
+    if let cached = lock.withLock({ expressions[key] }) { return cached }
+    let source =
+      options.contains(.diacriticInsensitive)
+      ? QueryValues.fold(pattern, .diacriticInsensitive) : pattern
+    let expression: NSRegularExpression
+    do {
+      expression = try NSRegularExpression(
+        pattern: "\\A(?:" + source + ")\\z",
+        options: options.contains(.caseInsensitive) ? [.caseInsensitive] : [])
+    } catch {
+      throw QueryError.invalidPattern(pattern, underlying: error)
+    }
+    lock.withLock {
+      if expressions.count >= Self.capacity { expressions.removeAll(keepingCapacity: true) }
+      expressions[key] = expression
+      compilations += 1
+    }
+    return expression
+  }
+
+  /// Whether `pattern` with `options` is compiled and kept.
+  func contains(_ pattern: String, options: QueryComparison.Options) -> Bool {
+    lock.withLock { expressions[Self.key(pattern, options)] != nil }
+  }
+
+  private static func key(_ pattern: String, _ options: QueryComparison.Options) -> String {
+    options.symbol + "\u{0}" + pattern
+  }
+
+  /// How many compiled patterns are kept now.
+  var count: Int { lock.withLock { expressions.count } }
+  /// How many patterns have been compiled since the process started.
+  var compilationCount: Int { lock.withLock { compilations } }
+  private var compilations = 0
 }

@@ -75,6 +75,35 @@ struct FuzzRegressionTests {
     }
   }
 
+  @Test("a MATCHES pattern is compiled once, not once per evaluation")
+  func patternCompiledOnce() throws {
+    // Found as a 571-byte `city MATCHES[d] "…"`: Foundation's NSRegularExpression loses 2 bytes
+    // per UTF-16 unit of a pattern over 256 units each time it compiles one, and every
+    // evaluation compiled its pattern anew, so a fetch lost that much per object.
+    let pattern = "(ab|cd)" + String(repeating: "x?", count: 200) + "-\(UUID().uuidString)"
+    let predicate = try QueryPredicate(format: "name MATCHES[cd] %@", arguments: [pattern])
+    let cache = RegularExpressionCache.shared
+    #expect(!cache.contains(pattern, options: [.caseInsensitive, .diacriticInsensitive]))
+    let compiled = cache.compilationCount
+    for index in 0..<1_000 {
+      let node = Node("Person", ["name": index.isMultiple(of: 2) ? "AB-x" : "ab"])
+      #expect(try predicate.evaluate(with: node) == false)
+    }
+    // One compilation here; other tests may compile their own patterns meanwhile.
+    #expect(cache.compilationCount - compiled < 20)
+    #expect(cache.contains(pattern, options: [.caseInsensitive, .diacriticInsensitive]))
+    let first = try cache.expression(pattern, options: [.caseInsensitive, .diacriticInsensitive])
+    let again = try cache.expression(pattern, options: [.caseInsensitive, .diacriticInsensitive])
+    #expect(again === first)
+    #expect(
+      try cache.expression(pattern, options: []) !== first, "options are part of the key")
+    #expect(throws: QueryError.self) { try cache.expression("(", options: []) }
+    for index in 0...RegularExpressionCache.capacity {
+      _ = try cache.expression("p\(index)", options: [])
+    }
+    #expect(cache.count <= RegularExpressionCache.capacity)
+  }
+
   @Test("100 levels of nesting parse, print back and evaluate")
   func deepestAllowedNesting() throws {
     let format =
