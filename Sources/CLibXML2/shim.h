@@ -110,9 +110,33 @@ enum {
   FOLIO_XML_REFERENCE = 4
 };
 
+/* The names an XML store's objects are made of, which the reader asks about for every element
+   and attribute: each event says which one it has, found by comparing libxml2's interned name
+   with the interned known names, so the reader compares small integers, never strings. */
+enum {
+  FOLIO_XML_NAME_OTHER = 0,
+  FOLIO_XML_NAME_DATABASE,
+  FOLIO_XML_NAME_DATABASE_INFO,
+  FOLIO_XML_NAME_OBJECT,
+  FOLIO_XML_NAME_ATTRIBUTE,
+  FOLIO_XML_NAME_RELATIONSHIP,
+  FOLIO_XML_NAME_NAME,
+  FOLIO_XML_NAME_TYPE,
+  FOLIO_XML_NAME_ID,
+  FOLIO_XML_NAME_DESTINATION,
+  FOLIO_XML_NAME_IDREFS,
+  FOLIO_XML_NAME_COUNT
+};
+
+static const char *const folio_xml_known_names[FOLIO_XML_NAME_COUNT] = {
+    "",          "database", "databaseInfo", "object", "attribute",   "relationship",
+    "name",      "type",     "id",           "destination", "idrefs"};
+
 typedef struct {
   int kind;
   int line;
+  /* A start or end tag: which known name it has (FOLIO_XML_NAME_OTHER for any other). */
+  int known;
   const xmlChar *name;
   /* A start tag: its first attribute in `attributes`; text: its offset in `bytes`. */
   size_t start;
@@ -122,6 +146,7 @@ typedef struct {
 
 typedef struct {
   const xmlChar *name;
+  int known;
   size_t start;
   size_t count;
 } folio_xml_event_attribute;
@@ -139,7 +164,29 @@ typedef struct {
   int isOutOfMemory;
   xmlParserCtxtPtr parser;
   folio_xml_first_error *firstError;
+  /* The known names as the parser's dictionary holds them (index 0 unused). */
+  const xmlChar *known[FOLIO_XML_NAME_COUNT];
+  /* Whether every known name is in the dictionary. */
+  int hasKnown;
 } folio_xml_events;
+
+/* Which known name `name` is. libxml2 hands SAX2 callbacks names from the parser's
+   dictionary, so a known name is the same pointer; a name the dictionary does not own (no
+   libxml2 does this) is compared as a string. */
+static inline int folio_xml_known_name(const folio_xml_events *queue, const xmlChar *name) {
+  for (int index = 1; index < FOLIO_XML_NAME_COUNT; index++) {
+    if (queue->known[index] == name) return index;
+  }
+  if (name == NULL) return FOLIO_XML_NAME_OTHER;
+  if (queue->hasKnown && queue->parser != NULL && queue->parser->dict != NULL &&
+      xmlDictOwns(queue->parser->dict, name) == 1) {
+    return FOLIO_XML_NAME_OTHER;
+  }
+  for (int index = 1; index < FOLIO_XML_NAME_COUNT; index++) {
+    if (strcmp((const char *)name, folio_xml_known_names[index]) == 0) return index;
+  }
+  return FOLIO_XML_NAME_OTHER;
+}
 
 static inline int folio_xml_events_grow(void **buffer, size_t *capacity, size_t needed,
                                         size_t size) {
@@ -166,6 +213,7 @@ static inline folio_xml_event *folio_xml_events_append(folio_xml_events *queue, 
   }
   folio_xml_event *event = &queue->events[queue->eventCount++];
   event->kind = kind;
+  event->known = FOLIO_XML_NAME_OTHER;
   event->line = queue->parser != NULL && queue->parser->input != NULL ? queue->parser->input->line
                                                                        : 0;
   event->name = NULL;
@@ -199,6 +247,7 @@ static inline void folio_xml_sax_start(void *context, const xmlChar *localname,
   folio_xml_event *event = folio_xml_events_append(queue, FOLIO_XML_START);
   if (event == NULL) return;
   event->name = localname;
+  event->known = folio_xml_known_name(queue, localname);
   event->start = queue->attributeCount;
   event->count = attributeCount > 0 ? (size_t)attributeCount : 0;
   if (attributeCount <= 0) return;
@@ -232,6 +281,7 @@ static inline void folio_xml_sax_start(void *context, const xmlChar *localname,
     }
     folio_xml_event_attribute *attribute = &queue->attributes[queue->attributeCount++];
     attribute->name = attributes[index * 5];
+    attribute->known = folio_xml_known_name(queue, attribute->name);
     attribute->start = start;
     attribute->count = count;
   }
@@ -241,7 +291,10 @@ static inline void folio_xml_sax_end(void *context, const xmlChar *localname,
                                      const xmlChar *prefix, const xmlChar *uri) {
   (void)prefix, (void)uri;
   folio_xml_event *event = folio_xml_events_append((folio_xml_events *)context, FOLIO_XML_END);
-  if (event != NULL) event->name = localname;
+  if (event != NULL) {
+    event->name = localname;
+    event->known = folio_xml_known_name((folio_xml_events *)context, localname);
+  }
 }
 
 static inline void folio_xml_sax_text(void *context, const xmlChar *text, int length) {
@@ -312,6 +365,14 @@ static inline xmlParserCtxtPtr folio_xml_events_parser(folio_xml_events *queue,
   if (parser == NULL) return NULL;
   xmlCtxtUseOptions(parser, options);
   queue->parser = parser;
+  queue->hasKnown = parser->dict != NULL;
+  for (int index = 1; index < FOLIO_XML_NAME_COUNT; index++) {
+    queue->known[index] =
+        parser->dict != NULL
+            ? xmlDictLookup(parser->dict, (const xmlChar *)folio_xml_known_names[index], -1)
+            : NULL;
+    if (queue->known[index] == NULL) queue->hasKnown = 0;
+  }
   return parser;
 }
 

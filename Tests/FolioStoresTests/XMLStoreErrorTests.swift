@@ -154,6 +154,24 @@ struct XMLStoreErrorTests {
         + "    </object>\n</database>\n",
       code: .typeMismatch, message: "8:9: Spending.person: a to-one relationship has 2 targets"),
     XMLBadInput(
+      id: "attribute given twice",
+      text: prolog + "<database>\n    <object type=\"PERSON\" id=\"z1\">\n"
+        + "        <attribute name=\"age\" type=\"int16\">1</attribute>\n"
+        + "        <attribute name=\"NAME\" type=\"string\">Ann</attribute>\n"
+        + "        <attribute name=\"name\" type=\"string\">Bob</attribute>\n    </object>\n</database>\n",
+      code: .malformedStore,
+      message: "7:9: Person.name: attribute \"name\" appears twice in one object of \"Person\""),
+    XMLBadInput(
+      id: "relationship given twice, once empty",
+      text: prolog + "<database>\n" + person
+        + "\n    <object type=\"SPENDING\" id=\"z2\">\n"
+        + "        <relationship name=\"person\" type=\"1/1\" destination=\"PERSON\" idrefs=\"z1\"></relationship>\n"
+        + "        <relationship name=\"person\" type=\"1/1\" destination=\"PERSON\"></relationship>\n"
+        + "    </object>\n</database>\n",
+      code: .malformedStore,
+      message:
+        "9:9: Spending.person: relationship \"person\" appears twice in one object of \"Spending\""),
+    XMLBadInput(
       id: "other store version",
       text: prolog
         + "<database>\n    <databaseInfo>\n        <version>1</version>\n    </databaseInfo>\n</database>\n",

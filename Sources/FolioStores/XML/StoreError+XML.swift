@@ -100,6 +100,15 @@ extension StoreError {
       at: location)
   }
 
+  static func duplicateProperty(
+    _ name: String, entity: String, isAttribute: Bool, at location: InputLocation
+  ) -> StoreError {
+    StoreError(
+      .malformedStore,
+      "\(isAttribute ? "attribute" : "relationship") \"\(name)\" appears twice in one object of \"\(entity)\"",
+      at: location)
+  }
+
   static func wrongKind(
     _ name: String, entity: String, isAttribute: Bool, at location: InputLocation
   )

@@ -18,6 +18,8 @@ struct XMLNameMap {
     let diskName: String
     let type: AttributeType
     let typeWord: String
+    /// `typeWord` as UTF-8 bytes, compared with a store's bytes as they are.
+    let typeWordBytes: [UInt8]
     /// For a composite: its members.
     let members: [Attribute]
     let membersByDiskName: [String: Int]
@@ -30,6 +32,7 @@ struct XMLNameMap {
       self.diskName = diskName
       self.type = type
       self.typeWord = typeWord
+      self.typeWordBytes = Array(typeWord.utf8)
       self.members = members
       self.membersByDiskName = membersByDiskName
     }
@@ -101,7 +104,7 @@ struct XMLNameMap {
       var position = hint < count ? hint : 0
       for _ in 0..<count {
         let candidate = propertiesByBytes[position]
-        if candidate.name.count == bytes.count, candidate.name.elementsEqual(bytes) {
+        if XMLNameMap.bytes(candidate.name, equal: bytes) {
           hint = position + 1
           return candidate.property
         }
@@ -109,6 +112,16 @@ struct XMLNameMap {
       }
       return nil
     }
+  }
+
+  /// Whether `known` and `bytes` hold the same bytes.
+  @inline(__always)
+  static func bytes(_ known: [UInt8], equal bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    known.count == bytes.count
+      && known.withUnsafeBufferPointer { known in
+        guard let left = known.baseAddress, let right = bytes.baseAddress else { return true }
+        return memcmp(left, right, known.count) == 0
+      }
   }
 
   let entities: [Entity]

@@ -19,11 +19,26 @@ final class XMLRecordReader {
   let modelEntityNames: [String]
   // A reader is used from one thread, once; the runtime's exclusivity checks buy nothing.
   @exclusivity(unchecked) private var ids = XMLObjectIDs()
-  private var entityCache: [String: Int] = [:]
+  @exclusivity(unchecked) private var entityCache: [String: Int] = [:]
   /// The disk name and index of the entity of the last object read.
-  private var lastEntity: (bytes: [UInt8], index: Int)?
+  @exclusivity(unchecked) private var lastEntity: (bytes: [UInt8], index: Int)?
   /// Each record's entity index.
-  private var recordEntities: [Int32] = []
+  @exclusivity(unchecked) private var recordEntities: [Int32] = []
+
+  // A record keeps its attribute values in a row whose names the entity's records share, and
+  // its relationships in a copy of a template dictionary (no key hashed), as the binary store's
+  // reader makes them. An entity of more than 64 attributes or relationships gets dictionaries.
+
+  /// What the records of each entity share, by entity index.
+  @exclusivity(unchecked) private var shapes: [RecordShapes]
+  /// The current object's attribute values and relationship targets, by index in its entity,
+  /// while it is read; empty between objects.
+  @exclusivity(unchecked) private var attributeSlots: [AttributeValue?]
+  @exclusivity(unchecked) private var targetSlots: [[Int64]]
+  /// Whether a record with a single to-one target shares its relationship dictionary with the
+  /// other records naming that target (when the records are all kept, by ``read()``).
+  private var sharesTargets = false
+  @exclusivity(unchecked) private var shared: [SharedTarget: [String: [Int64]]] = [:]
   /// Whether a target that is not in the store is left out instead of refused.
   let dropsDanglingReferences: Bool
   private let limits = StoreLimits.current
@@ -33,28 +48,91 @@ final class XMLRecordReader {
   {
     self.parser = parser
     self.dropsDanglingReferences = dropsDanglingReferences
-    self.names = try XMLNameMap(model: model)
+    let names = try XMLNameMap(model: model)
+    self.names = names
     self.modelEntityNames = model.entities.map(\.name)
+    shapes = names.entities.map(RecordShapes.init)
+    attributeSlots = Array(repeating: nil, count: RecordShapes.maximumColumns)
+    targetSlots = Array(repeating: [], count: RecordShapes.maximumColumns)
+  }
+
+  /// What the records of one entity share: their rows' names, their relationship
+  /// dictionaries' templates, and the list of relationships with targets, each by the set of
+  /// columns present (as bits).
+  private struct RecordShapes {
+    /// Rows and templates hold at most this many columns.
+    static let maximumColumns = 64
+    let isWide: Bool
+    var rowNames: RowNamesCache
+    var templates: TemplateCache<[Int64]>
+    private var lists: [UInt64: [Int32]] = [:]
+
+    init(_ entity: XMLNameMap.Entity) {
+      isWide =
+        entity.attributes.count > Self.maximumColumns
+        || entity.relationships.count > Self.maximumColumns
+      rowNames = RowNamesCache(names: entity.attributes.map(\.name))
+      templates = TemplateCache(keys: entity.relationships.map(\.name), placeholder: [])
+    }
+
+    /// The indices of the relationships in `mask`, in order, shared by the records with
+    /// that set.
+    mutating func relationships(in mask: UInt64) -> [Int32] {
+      if let list = lists[mask] { return list }
+      var list: [Int32] = []
+      var rest = mask
+      while rest != 0 {
+        list.append(Int32(rest.trailingZeroBitCount))
+        rest &= rest - 1
+      }
+      lists[mask] = list
+      return list
+    }
+  }
+
+  /// The properties of an object read so far, by index.
+  private struct PropertySet {
+    private var mask: UInt64 = 0
+    private var beyond: Set<Int> = []
+
+    /// Adds `index`; whether it was not there yet.
+    mutating func insert(_ index: Int) -> Bool {
+      guard index < 64 else { return beyond.insert(index).inserted }
+      let bit: UInt64 = 1 << UInt64(index)
+      defer { mask |= bit }
+      return mask & bit == 0
+    }
+  }
+
+  /// A relationship of an entity and its one target.
+  private struct SharedTarget: Hashable {
+    let entity: Int32
+    let relationship: Int32
+    let target: Int64
   }
 
   /// Reads every object, then checks the relationships' targets: the records in the file's
   /// order.
   func read() throws(StoreError) -> [StoreRecord] {
-    var objects: [ReadObject] = []
+    sharesTargets = true
+    defer { shared = [:] }
+    // Records go straight into the result, with their relationships with targets beside
+    // them, and are resolved in place once every ID is known.
+    var records: [StoreRecord] = []
+    var withTargets: [[Int32]] = []
     while try parser.advanceToObject() != nil {
-      let object = try readObject(position: objects.count)
+      let object = try readObject(position: records.count)
       recordEntities.append(object.entity)
       givenIDs.append(object.record.id)
-      objects.append(object)
+      records.append(object.record)
+      withTargets.append(object.relationships)
     }
     ids.renumber(&givenIDs, after: parser.nextObjectID ?? 0)
-    var records: [StoreRecord] = []
-    records.reserveCapacity(objects.count)
-    for position in objects.indices {
-      var object = objects[position]
-      object.record.id = givenIDs[position]
-      try resolve(&object, position: position)
-      records.append(object.record)
+    for position in records.indices {
+      records[position].id = givenIDs[position]
+      try resolve(
+        &records[position], entity: Int(recordEntities[position]),
+        relationships: withTargets[position], position: position)
     }
     return records
   }
@@ -82,7 +160,9 @@ final class XMLRecordReader {
       recordEntities.append(object.entity)
       givenIDs.append(object.record.id)
       if try isReady(&object, position: position) {
-        try resolve(&object, position: position)
+        try resolve(
+          &object.record, entity: Int(object.entity), relationships: object.relationships,
+          position: position)
         try consumer.consume(object.record)
       } else {
         waiting[Int32(position)] = object
@@ -92,7 +172,9 @@ final class XMLRecordReader {
           guard var entry = waiting[waiter] else { continue }
           if try isReady(&entry, position: Int(waiter)) {
             waiting[waiter] = nil
-            try resolve(&entry, position: Int(waiter))
+            try resolve(
+              &entry.record, entity: Int(entry.entity), relationships: entry.relationships,
+              position: Int(waiter))
             try consumer.consume(entry.record)
           } else {
             waiting[waiter] = entry
@@ -105,7 +187,9 @@ final class XMLRecordReader {
     for waiter in waiting.keys.sorted() {
       guard var entry = waiting[waiter] else { continue }
       entry.record.id = givenIDs[Int(waiter)]
-      try resolve(&entry, position: Int(waiter))
+      try resolve(
+        &entry.record, entity: Int(entry.entity), relationships: entry.relationships,
+        position: Int(waiter))
       try consumer.consume(entry.record)
     }
     waiting = [:]
@@ -147,12 +231,14 @@ final class XMLRecordReader {
   /// each is of its relationship's destination: once ``isReady(_:position:)`` says so, or at
   /// the end, when a target that is not in the store is refused (or left out when dangling
   /// references are dropped).
-  private func resolve(_ object: inout ReadObject, position: Int) throws(StoreError) {
-    let entity = names.entities[Int(object.entity)]
+  private func resolve(
+    _ record: inout StoreRecord, entity entityIndex: Int, relationships: [Int32], position: Int
+  ) throws(StoreError) {
+    let entity = names.entities[entityIndex]
     var rewrites: [(name: String, targets: [Int64]?)] = []
-    for relationshipIndex in object.relationships {
+    for relationshipIndex in relationships {
       let relationship = entity.relationships[Int(relationshipIndex)]
-      guard let targets = object.record.relationships[relationship.name] else { continue }
+      guard let targets = record.relationships[relationship.name] else { continue }
       let destination =
         relationship.destinationIndex >= 0 ? names.entities[relationship.destinationIndex] : nil
       var resolved: [Int64] = []
@@ -188,7 +274,7 @@ final class XMLRecordReader {
       }
       if changed { rewrites.append((relationship.name, resolved.isEmpty ? nil : resolved)) }
     }
-    for rewrite in rewrites { object.record.relationships[rewrite.name] = rewrite.targets }
+    for rewrite in rewrites { record.relationships[rewrite.name] = rewrite.targets }
   }
 
   /// The entity a store's `type` bytes name, checked as `readObject` checks it.
@@ -257,10 +343,16 @@ final class XMLRecordReader {
       return (entityIndex, id, key)
     }
     let entity = names.entities[entityIndex]
+    let isWide = shapes[entityIndex].isWide
+    var attributeMask: UInt64 = 0
+    var targetMask: UInt64 = 0
+    // For a wide entity.
     var withTargets: [Int32] = []
     var attributes: [String: AttributeValue] = [:]
-    attributes.reserveCapacity(entity.attributes.count)
     var relationships: [String: [Int64]] = [:]
+    // A property given twice is refused, not read as its last value.
+    var seenAttributes = PropertySet()
+    var seenRelationships = PropertySet()
     var hint = 0
     while let (isAttribute, line) = try parser.advanceToProperty() {
       if isAttribute {
@@ -283,7 +375,9 @@ final class XMLRecordReader {
             index = found
           }
           let attribute = entity.attributes[index]
-          if attribute.typeWord.utf8.elementsEqual(typeBytes) { return (index, attribute.type) }
+          if XMLNameMap.bytes(attribute.typeWordBytes, equal: typeBytes) {
+            return (index, attribute.type)
+          }
           return (
             index,
             try writtenType(
@@ -292,8 +386,20 @@ final class XMLRecordReader {
           )
         }
         let attribute = entity.attributes[index]
+        guard seenAttributes.insert(index) else {
+          throw StoreError.duplicateProperty(
+            attribute.name, entity: entity.name, isAttribute: true,
+            at: parser.location(
+              tag: "attribute", named: attribute.diskName, line: line, entity: entity.name,
+              property: attribute.name))
+        }
         if let value = try readValue(attribute, written: written, line: line, entity: entity.name) {
-          attributes[attribute.name] = value
+          if isWide {
+            attributes[attribute.name] = value
+          } else {
+            attributeSlots[index] = value
+            attributeMask |= 1 << UInt64(index)
+          }
         }
       } else {
         let (index, targets) = try parser.relationshipHeader {
@@ -334,18 +440,88 @@ final class XMLRecordReader {
           }
           return (index, targets)
         }
-        if !targets.isEmpty {
+        guard seenRelationships.insert(index) else {
           let relationship = entity.relationships[index]
-          if relationships.updateValue(targets, forKey: relationship.name) == nil {
+          throw StoreError.duplicateProperty(
+            relationship.name, entity: entity.name, isAttribute: false,
+            at: parser.location(
+              tag: "relationship", named: relationship.diskName, line: line, entity: entity.name,
+              property: relationship.name))
+        }
+        if !targets.isEmpty {
+          if isWide {
+            let relationship = entity.relationships[index]
+            relationships[relationship.name] = targets
             withTargets.append(Int32(index))
+          } else {
+            targetSlots[index] = targets
+            targetMask |= 1 << UInt64(index)
           }
         }
       }
     }
+    if isWide {
+      return ReadObject(
+        record: StoreRecord(
+          entityName: entity.name, id: id, attributes: attributes, relationships: relationships),
+        entity: Int32(entityIndex), key: key, relationships: withTargets.sorted())
+    }
     return ReadObject(
-      record: StoreRecord(
-        entityName: entity.name, id: id, attributes: attributes, relationships: relationships),
-      entity: Int32(entityIndex), key: key, relationships: withTargets.sorted())
+      record: record(
+        of: entityIndex, id: id, attributeMask: attributeMask, targetMask: targetMask),
+      entity: Int32(entityIndex), key: key,
+      relationships: targetMask == 0 ? [] : shapes[entityIndex].relationships(in: targetMask))
+  }
+
+  /// The record of an object of a narrow entity whose values and targets are in the slots the
+  /// masks name; empties those slots.
+  private func record(of entityIndex: Int, id: Int64, attributeMask: UInt64, targetMask: UInt64)
+    -> StoreRecord
+  {
+    let entity = names.entities[entityIndex]
+    var relationships: [String: [Int64]] = [:]
+    if targetMask != 0 {
+      let only = targetMask.trailingZeroBitCount
+      if sharesTargets, targetMask.nonzeroBitCount == 1, targetSlots[only].count == 1 {
+        // A lone to-one reference (a spending's person): one dictionary per target, shared.
+        let target = targetSlots[only][0]
+        let key = SharedTarget(
+          entity: Int32(entityIndex), relationship: Int32(only), target: target)
+        if let found = shared[key] {
+          relationships = found
+        } else {
+          relationships = [entity.relationships[only].name: [target]]
+          shared[key] = relationships
+        }
+        targetSlots[only] = []
+      } else {
+        shapes[entityIndex].templates.select(targetMask)
+        relationships = shapes[entityIndex].templates.current.dictionary
+        var rest = targetMask
+        while rest != 0 {
+          let column = rest.trailingZeroBitCount
+          rest &= rest - 1
+          let slot = shapes[entityIndex].templates.current.slots[column]
+          relationships.values[slot] = targetSlots[column]
+          targetSlots[column] = []
+        }
+      }
+    }
+    guard attributeMask != 0 else {
+      return StoreRecord(entityName: entity.name, id: id, relationships: relationships)
+    }
+    var row: [AttributeValue] = []
+    row.reserveCapacity(attributeMask.nonzeroBitCount)
+    var rest = attributeMask
+    while rest != 0 {
+      let column = rest.trailingZeroBitCount
+      rest &= rest - 1
+      if let value = attributeSlots[column].take() { row.append(value) }
+    }
+    return StoreRecord(
+      entityName: entity.name, id: id,
+      names: shapes[entityIndex].rowNames.names(for: attributeMask),
+      row: row, relationships: relationships)
   }
 
   private func property(_ name: String, of entity: XMLNameMap.Entity, line: Int, tag: String)
@@ -432,6 +608,13 @@ final class XMLRecordReader {
             tag: "attribute", named: name, line: line, entity: entity, property: attribute.name))
       }
       let member = attribute.members[index]
+      guard members[member.name] == nil else {
+        throw StoreError.duplicateProperty(
+          "\(attribute.name).\(member.name)", entity: entity, isAttribute: true,
+          at: parser.location(
+            tag: "attribute", named: member.diskName, line: memberLine, entity: entity,
+            property: attribute.name))
+      }
       if let value = try readValue(member, typeWord: type, line: memberLine, entity: entity) {
         members[member.name] = value
       }

@@ -24,9 +24,9 @@ final class XMLStoreParser {
   private(set) var nextObjectID: Int64?
   private(set) var hasDatabaseInfo = false
   /// Whether the reader stands on an `<object>` start tag not yet handed out.
-  private var isAtObject = false
-  private var isFinished = false
-  private var scratch: [UInt8] = []
+  @exclusivity(unchecked) private var isAtObject = false
+  @exclusivity(unchecked) private var isFinished = false
+  @exclusivity(unchecked) private var scratch: [UInt8] = []
 
   /// Opens `url` and reads up to the first object.
   init(url: URL) throws(StoreError) {
@@ -46,19 +46,19 @@ final class XMLStoreParser {
     guard try nextElementEvent() == .start else {
       throw StoreError.truncated("no root element", at: InputLocation(file: path, line: 1))
     }
-    guard reader.isNamed("database") else {
+    guard reader.isNamed(.database) else {
       throw StoreError.unexpectedElement(
         reader.nameString, expected: "<database>", at: reader.location())
     }
     while true {
       switch try nextElementEvent() {
-      case .start where reader.isNamed("databaseInfo") && !hasDatabaseInfo:
+      case .start where reader.isNamed(.databaseInfo) && !hasDatabaseInfo:
         hasDatabaseInfo = true
         var info = XMLMetadataReader(reader: reader)
         try info.read()
         metadata = info.metadata
         nextObjectID = info.nextObjectID
-      case .start where reader.isNamed("object"):
+      case .start where reader.isNamed(.object):
         isAtObject = true
         return
       case .start:
@@ -97,7 +97,7 @@ final class XMLStoreParser {
     if isFinished { return nil }
     if !isAtObject {
       switch try nextElementEvent() {
-      case .start where reader.isNamed("object"): break
+      case .start where reader.isNamed(.object): break
       case .start:
         throw StoreError.unexpectedElement(
           reader.nameString, expected: "<object>", at: reader.location())
@@ -118,10 +118,10 @@ final class XMLStoreParser {
     _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, Int) throws(StoreError) ->
       Result
   ) throws(StoreError) -> Result {
-    guard let type = reader.attribute("type") else {
+    guard let type = reader.attribute(.type) else {
       throw StoreError.missingAttribute("type", on: "object", at: reader.location())
     }
-    guard let id = reader.attribute("id") else {
+    guard let id = reader.attribute(.id) else {
       throw StoreError.missingAttribute("id", on: "object", at: reader.location())
     }
     return try body(type, id, reader.line)
@@ -155,8 +155,8 @@ final class XMLStoreParser {
     case .start: break
     }
     let line = reader.line
-    if reader.isNamed("attribute") { return (true, line) }
-    guard reader.isNamed("relationship") else {
+    if reader.isNamed(.attribute) { return (true, line) }
+    guard reader.isNamed(.relationship) else {
       throw StoreError.unexpectedElement(
         reader.nameString, expected: "<attribute> or <relationship>", at: reader.location())
     }
@@ -167,10 +167,10 @@ final class XMLStoreParser {
   func attributeHeader<Result>(
     _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result
   ) throws(StoreError) -> Result {
-    guard let name = reader.attribute("name") else {
+    guard let name = reader.attribute(.name) else {
       throw StoreError.missingAttribute("name", on: "attribute", at: reader.location())
     }
-    guard let type = reader.attribute("type") else {
+    guard let type = reader.attribute(.type) else {
       throw StoreError.missingAttribute("type", on: "attribute", at: reader.location())
     }
     return try body(name, type)
@@ -184,15 +184,15 @@ final class XMLStoreParser {
       UnsafeBufferPointer<UInt8>?
     ) throws(StoreError) -> Result
   ) throws(StoreError) -> Result {
-    guard let name = reader.attribute("name") else {
+    guard let name = reader.attribute(.name) else {
       throw StoreError.missingAttribute("name", on: "relationship", at: reader.location())
     }
-    guard let type = reader.attribute("type") else {
+    guard let type = reader.attribute(.type) else {
       throw StoreError.missingAttribute("type", on: "relationship", at: reader.location())
     }
     let result: Result
     do {
-      result = try body(name, type, reader.attribute("destination"), reader.attribute("idrefs"))
+      result = try body(name, type, reader.attribute(.destination), reader.attribute(.idrefs))
     } catch {
       // The element is read to its end first, as when the header was read before the caller
       // looked at it: an error there comes first.
@@ -209,6 +209,26 @@ final class XMLStoreParser {
     throws(StoreError) -> Result
   {
     scratch.removeAll(keepingCapacity: true)
+    // Mostly one text node and the end tag, parsed together: the text is read where it lies.
+    switch try reader.next() {
+    case .text:
+      if reader.isEndParsedNext, let (bytes, count) = reader.textBytes {
+        _ = try reader.next()
+        return try body(bytes, count)
+      }
+      reader.withValue { pointer, count in
+        scratch.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+      }
+    case .end:
+      return try withUnsafePointer(to: UInt8(0)) { empty throws(StoreError) -> Result in
+        try body(empty, 0)
+      }
+    case .start:
+      throw StoreError.unexpectedElement(
+        reader.nameString, expected: "text in <attribute>", at: reader.location())
+    case .endOfFile:
+      throw StoreError.truncated("in <attribute>", at: InputLocation(file: path, line: reader.line))
+    }
     loop: while true {
       switch try reader.next() {
       case .text:

@@ -17,6 +17,8 @@ import Foundation
 /// memory stays bounded whatever the file's size. The first libxml2 error becomes a
 /// ``StoreError`` with the file, line and column, after the events before it.
 final class XMLStreamReader {
+  // A reader is used from one thread, one call at a time; the runtime's exclusivity checks on
+  // its state cost a load about 4% and buy nothing.
   /// What the reader stopped on.
   enum Event: Equatable {
     case start
@@ -40,17 +42,19 @@ final class XMLStreamReader {
   private let queue: UnsafeMutablePointer<folio_xml_events>
   private let chunk: UnsafeMutableRawBufferPointer
   /// The next event in the queue.
-  private var cursor = 0
+  @exclusivity(unchecked) private var cursor = 0
   /// The event the reader stands on, when it stands on one.
-  private var current: folio_xml_event?
+  @exclusivity(unchecked) private var current: folio_xml_event?
   /// The lines of the open elements' start tags.
-  private var openLines: [Int] = []
+  @exclusivity(unchecked) private var openLines: [Int] = []
   /// The line of the node before the current one in its parent, for an entity reference.
-  private var previousSiblingLine: Int?
-  private var isTerminated = false
-  private var hasFailed = false
+  @exclusivity(unchecked) private var previousSiblingLine: Int?
+  @exclusivity(unchecked) private var isTerminated = false
+  @exclusivity(unchecked) private var hasFailed = false
   /// The current element's name, valid until the next event.
-  private(set) var name: UnsafePointer<UInt8>?
+  @exclusivity(unchecked) private(set) var name: UnsafePointer<UInt8>?
+  /// Which ``KnownName`` the current element has, 0 for none.
+  @exclusivity(unchecked) private var nameKnown: Int32 = 0
 
   /// Opens `url` and checks its prolog.
   ///
@@ -196,6 +200,7 @@ final class XMLStreamReader {
     switch Int(event.kind) {
     case Int(FOLIO_XML_START):
       name = UnsafePointer(event.name)
+      nameKnown = event.known
       if openLines.count >= Self.maximumDepth {
         throw StoreError.tooDeep(Self.maximumDepth, at: location())
       }
@@ -203,6 +208,7 @@ final class XMLStreamReader {
       return .start
     case Int(FOLIO_XML_END):
       name = UnsafePointer(event.name)
+      nameKnown = event.known
       return .end
     case Int(FOLIO_XML_TEXT):
       return .text
@@ -210,6 +216,57 @@ final class XMLStreamReader {
       let entity = event.name.map { String(cString: $0) } ?? ""
       throw StoreError.entityReference(entity, at: location())
     }
+  }
+
+  /// Whether the next event is an end tag already parsed: moving to it keeps the current
+  /// text's bytes where they are.
+  var isEndParsedNext: Bool {
+    guard cursor < queue.pointee.eventCount, let events = queue.pointee.events else {
+      return false
+    }
+    return Int(events[cursor].kind) == Int(FOLIO_XML_END)
+  }
+
+  /// The current text node's bytes (NUL-terminated), valid until the queue is refilled.
+  var textBytes: (UnsafePointer<UInt8>, Int)? {
+    guard let current, Int(current.kind) == Int(FOLIO_XML_TEXT), let bytes = queue.pointee.bytes
+    else { return nil }
+    return (UnsafePointer(bytes + current.start), current.count)
+  }
+
+  /// The names of a store's elements and attributes that the reader knows by number.
+  struct KnownName {
+    let rawValue: Int32
+    private init(_ constant: Int) { rawValue = Int32(constant) }
+
+    static let database = KnownName(FOLIO_XML_NAME_DATABASE)
+    static let databaseInfo = KnownName(FOLIO_XML_NAME_DATABASE_INFO)
+    static let object = KnownName(FOLIO_XML_NAME_OBJECT)
+    static let attribute = KnownName(FOLIO_XML_NAME_ATTRIBUTE)
+    static let relationship = KnownName(FOLIO_XML_NAME_RELATIONSHIP)
+    static let name = KnownName(FOLIO_XML_NAME_NAME)
+    static let type = KnownName(FOLIO_XML_NAME_TYPE)
+    static let id = KnownName(FOLIO_XML_NAME_ID)
+    static let destination = KnownName(FOLIO_XML_NAME_DESTINATION)
+    static let idrefs = KnownName(FOLIO_XML_NAME_IDREFS)
+  }
+
+  /// Whether the current element is `expected`.
+  @inline(__always)
+  func isNamed(_ expected: KnownName) -> Bool { nameKnown == expected.rawValue }
+
+  /// The bytes (NUL-terminated) of the current element's attribute `known`, valid until the
+  /// next event, or `nil` when the element has no such attribute.
+  func attribute(_ known: KnownName) -> UnsafeBufferPointer<UInt8>? {
+    guard let current, Int(current.kind) == Int(FOLIO_XML_START), current.count > 0,
+      let attributes = queue.pointee.attributes, let bytes = queue.pointee.bytes
+    else { return nil }
+    for index in current.start..<current.start + current.count
+    where attributes[index].known == known.rawValue {
+      let attribute = attributes[index]
+      return UnsafeBufferPointer(start: bytes + attribute.start, count: attribute.count)
+    }
+    return nil
   }
 
   /// Whether the current element is called `expected`.

@@ -202,7 +202,7 @@ enum XMLValueCoding {
   /// once when there is no backslash.
   static func unescapedString(_ text: UnsafePointer<UInt8>, count: Int) -> String {
     let bytes = UnsafeBufferPointer(start: text, count: count)
-    guard bytes.contains(UInt8(ascii: "\\")) else {
+    guard memchr(text, Int32(UInt8(ascii: "\\")), count) != nil else {
       return String(decoding: bytes, as: UTF8.self)
     }
     return unescape(String(decoding: bytes, as: UTF8.self))

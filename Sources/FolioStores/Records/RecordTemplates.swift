@@ -1,0 +1,76 @@
+// Shared by the store readers: what the records of one entity have in common, built once.
+
+/// The names of the rows of one entity's records, one ``RecordNames`` per set of columns
+/// present (as bits), in column order, shared by every record with that set.
+struct RowNamesCache {
+  let names: [String]
+  private var cache: [UInt64: RecordNames] = [:]
+  private var mask: UInt64 = 0
+  private var current: RecordNames?
+
+  init(names: [String]) {
+    self.names = names
+  }
+
+  /// The names of the columns in `mask`, which is not 0.
+  @inline(__always)
+  mutating func names(for mask: UInt64) -> RecordNames {
+    if mask == self.mask, let current { return current }
+    self.mask = mask
+    let found =
+      cache[mask]
+      ?? RecordNames(names.indices.filter { mask & (1 << UInt64($0)) != 0 }.map { names[$0] })
+    cache[mask] = found
+    current = found
+    return found
+  }
+}
+
+/// A dictionary holding the keys of some columns, and each key's index in it.
+struct KeyedTemplate<Value> {
+  var dictionary: [String: Value] = [:]
+  /// Each column's key's index in `dictionary`, or its end index for a column left out.
+  var slots: [Dictionary<String, Value>.Index] = []
+}
+
+/// The templates of one entity's relationship dictionaries, by the set of columns present (as
+/// bits): a record's dictionary is a copy of its template with the values set by index, with
+/// no key hashed.
+struct TemplateCache<Value> {
+  let keys: [String]
+  let placeholder: Value
+  private var cache: [UInt64: KeyedTemplate<Value>] = [:]
+  private var mask: UInt64 = 0
+  /// The template of the last set selected.
+  private(set) var current = KeyedTemplate<Value>()
+
+  init(keys: [String], placeholder: Value) {
+    self.keys = keys
+    self.placeholder = placeholder
+  }
+
+  /// Makes the template of the columns in `mask`, which is not 0, the current one.
+  @inline(__always)
+  mutating func select(_ mask: UInt64) {
+    if mask != self.mask { load(mask) }
+  }
+
+  private mutating func load(_ mask: UInt64) {
+    self.mask = mask
+    if let cached = cache[mask] {
+      current = cached
+      return
+    }
+    func contains(_ column: Int) -> Bool { mask & (1 << UInt64(column)) != 0 }
+    var dictionary = [String: Value](minimumCapacity: mask.nonzeroBitCount)
+    for (column, key) in keys.enumerated() where contains(column) {
+      dictionary[key] = placeholder
+    }
+    let slots = keys.indices.map { column in
+      contains(column)
+        ? dictionary.index(forKey: keys[column]) ?? dictionary.endIndex : dictionary.endIndex
+    }
+    current = KeyedTemplate(dictionary: dictionary, slots: slots)
+    cache[mask] = current
+  }
+}
