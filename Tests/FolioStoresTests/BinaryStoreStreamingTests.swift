@@ -45,6 +45,8 @@ struct BinaryStoreStreamingTests {
       ("declared one byte long", stream, original.count + 1),
       ("bytes after the end", stream + [0, 1, 2], original.count),
       ("cut short", Array(stream.dropLast(9)), original.count),
+      ("Adler-32 cut off", Array(stream.dropLast(4)), original.count),
+      ("half the Adler-32 cut off", Array(stream.dropLast(2)), original.count),
       ("corrupted", corrupted, original.count),
       ("empty", [], original.count),
     ]
@@ -57,6 +59,64 @@ struct BinaryStoreStreamingTests {
           "\(name), pieces of \(piece) bytes")
       }
     }
+  }
+
+  /// What inflating `stream` gives when its Adler-32 is checked or not.
+  func inflated(_ stream: [UInt8], length: Int, checksAdler32: Bool) -> String {
+    let output = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
+    defer { output.deallocate() }
+    var inflater = Inflater(into: output, checksAdler32: checksAdler32)
+    stream.withUnsafeBytes { inflater.feed($0) }
+    do throws(InflateFailure) {
+      try inflater.finish()
+      return describe(.success(Array(output)))
+    } catch {
+      return describe(.failure(error))
+    }
+  }
+
+  @Test("the body's Adler-32 is left to the section's CRC-32; its four bytes must still be there")
+  func adler32() throws {
+    let original = Array(String(repeating: "amount person Spending ", count: 200).utf8)
+    let stream = original.withUnsafeBytes { Zlib.deflate($0, level: 6) }
+    var wrongSum = stream
+    wrongSum[stream.count - 1] ^= 0x01
+    let whole = describe(.success(original))
+    #expect(inflated(stream, length: original.count, checksAdler32: true) == whole)
+    #expect(inflated(stream, length: original.count, checksAdler32: false) == whole)
+    #expect(inflated(wrongSum, length: original.count, checksAdler32: true).hasPrefix("corrupt"))
+    #expect(inflated(wrongSum, length: original.count, checksAdler32: false) == whole)
+    for cut in 1...4 {
+      let short = Array(stream.dropLast(cut))
+      #expect(
+        inflated(short, length: original.count, checksAdler32: false)
+          == describe(
+            .failure(.corrupt("the compressed stream is cut short", consumed: short.count))),
+        "\(cut) bytes of the Adler-32 missing")
+    }
+    #expect(
+      inflated(stream + [0], length: original.count, checksAdler32: false)
+        == describe(.failure(.trailingBytes(consumed: stream.count))))
+
+    // In a file, the section's CRC-32 catches what the Adler-32 would have.
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("adler.folio")
+    let model = try BinaryFixtures.model()
+    try store.write(BinaryFixtures.contents(), model: model, to: url)
+    let file = try Data(contentsOf: url)
+    let table = try file.withUnsafeBytes { raw in
+      try BinaryContainer(prefix: raw, fileSize: file.count, file: url.path)
+    }
+    let body = try #require(table.sections.first { $0.name == "BODY" })
+    var damaged = file
+    damaged[body.offset + body.storedLength - 1] ^= 0x01
+    try damaged.write(to: url)
+    let error = try #require(
+      XMLStoreSupport.storeError { () throws(StoreError) in
+        _ = try store.read(from: url, model: model)
+      })
+    #expect(error.code == .badChecksum)
   }
 
   /// A store whose file is several read pieces long: people with incompressible names.

@@ -216,7 +216,8 @@ public struct BinaryStore: StoreFormat {
     var metaBytes: [UInt8] = []
     let content = UnsafeMutableRawBufferPointer.allocate(byteCount: body.length, alignment: 16)
     defer { content.deallocate() }
-    var inflater = Inflater(into: content)
+    // The CRC-32 above covers the stream's every byte, so its Adler-32 is not computed again.
+    var inflater = Inflater(into: content, checksAdler32: false)
     for section in container.sections {
       var crc: UInt32 = 0
       var left = section.storedLength

@@ -96,8 +96,12 @@ struct Inflater: ~Copyable {
   private var corruption: String?
 
   /// An inflater filling exactly `output`, which must stay valid until ``finish()``.
-  init(into output: UnsafeMutableRawBufferPointer) {
+  ///
+  /// With `checksAdler32` false, the stream's Adler-32 is neither computed nor checked (its
+  /// four bytes must still be there): for a stream whose every byte a CRC-32 has covered.
+  init(into output: UnsafeMutableRawBufferPointer, checksAdler32: Bool = true) {
     self.output = output
+    if !checksAdler32 { stream.skipCheck() }
   }
 
   /// Inflates the next piece of the stream.
@@ -130,7 +134,9 @@ struct Inflater: ~Copyable {
   func finish() throws(InflateFailure) {
     if let corruption { throw .corrupt(corruption, consumed: consumed) }
     guard ended else {
-      if produced == output.count { throw .tooLong }
+      // Output full and input left over: the stream goes on past the declared length. Output
+      // full with every byte taken: the stream is cut, if only in its Adler-32.
+      if produced == output.count, isRefusing { throw .tooLong }
       throw .corrupt("the compressed stream is cut short", consumed: consumed)
     }
     guard produced == output.count else { throw .tooShort(produced: produced) }
@@ -160,6 +166,9 @@ private struct Stream: ~Copyable {
       preconditionFailure("zlib inflateInit failed: out of memory")
     }
   }
+
+  /// Stops an inflating stream computing and checking its Adler-32.
+  func skipCheck() { folio_inflate_skip_check(pointer) }
 
   deinit {
     if isDeflating { deflateEnd(pointer) } else { inflateEnd(pointer) }
