@@ -79,4 +79,62 @@ struct StoreRecordTests {
     #expect(replaced.attributeCount == 0)
     #expect(replaced != row)
   }
+
+  /// `count` records of `width` values each, their rows written into shared blocks as a
+  /// reader writes them, beside the same records with dictionaries.
+  func sharedRows(count: Int, width: Int) -> [(shared: StoreRecord, dictionary: StoreRecord)] {
+    let names = RecordNames((0..<width).map { "attribute\($0)" })
+    var block: RowBlock?
+    return (0..<count).map { index in
+      let values: [AttributeValue] = (0..<width).map {
+        $0.isMultiple(of: 2) ? .integer(Int64(index * 100 + $0)) : .string("value \(index).\($0)")
+      }
+      let room = RowBlock.room(for: width, in: block)
+      block = room
+      let start = room.end
+      for value in values { room.append(value) }
+      let shared = StoreRecord(
+        entityName: "Thing", id: Int64(index + 1), names: names, block: room, start: start,
+        relationships: [:])
+      let dictionary = StoreRecord(
+        entityName: "Thing", id: Int64(index + 1),
+        attributes: Dictionary(uniqueKeysWithValues: zip(names.names, values)))
+      return (shared, dictionary)
+    }
+  }
+
+  @Test(
+    "rows in shared blocks read, compare and hash as their dictionaries, across blocks",
+    arguments: [(3, 5_000), (7, 1_000), (5_000, 3)])
+  func sharedBlocks(width: Int, count: Int) {
+    let pairs = sharedRows(count: count, width: width)
+    // Rows never straddle blocks, and a row wider than a block gets a block of its own.
+    let blocks = Set(pairs.map { ObjectIdentifier(blockOf($0.shared)) })
+    #expect(blocks.count >= (width * count) / RowBlock.capacity)
+    for (shared, dictionary) in pairs {
+      #expect(shared == dictionary)
+      #expect(dictionary == shared)
+      #expect(shared.hashValue == dictionary.hashValue)
+      #expect(shared.attributeCount == width)
+      #expect(
+        shared.attribute("attribute\(width - 1)") == dictionary.attribute("attribute\(width - 1)"))
+      #expect(shared.attribute("missing") == nil)
+      var seen: [String: AttributeValue] = [:]
+      shared.forEachAttribute { name, value in seen[name] = value }
+      #expect(seen == dictionary.attributes)
+    }
+    #expect(pairs[0].shared != pairs[count - 1].shared)
+    var changed = pairs[0].shared
+    changed.attributes["attribute0"] = .integer(-1)
+    #expect(changed.attribute("attribute0") == .integer(-1))
+    #expect(pairs[0].shared == pairs[0].dictionary)
+  }
+
+  /// The block a shared row is in, found through its mirror.
+  func blockOf(_ record: StoreRecord) -> AnyObject {
+    let values = Mirror(reflecting: record).children.first { $0.label == "values" }?.value
+    let payload = values.flatMap { Mirror(reflecting: $0).children.first?.value }
+    let block = payload.flatMap { Mirror(reflecting: $0).children.dropFirst().first?.value }
+    return (block as? RowBlock) ?? NSNull()
+  }
 }

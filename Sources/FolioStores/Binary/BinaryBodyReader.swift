@@ -206,12 +206,13 @@ struct BinaryBodyReader {
       try readRelationshipColumn(of: entity, range: range, seen: &seen, into: &relationships)
     }
     var rowNames = RowNamesCache(names: attributes.names)
+    var rowBlock: RowBlock?
     var relationshipTemplates = TemplateCache<[Int64]>(keys: relationships.names, placeholder: [])
     let isWide = attributes.names.count > 64 || relationships.names.count > 64
     for row in 0..<range.count {
       var attributeValues: [String: AttributeValue] = [:]
       var names: RecordNames?
-      var values: [AttributeValue] = []
+      var rowStart = 0
       var relationshipValues: [String: [Int64]] = [:]
       if isWide {
         for column in attributes.names.indices where attributes.isPresent(column, row) {
@@ -228,12 +229,14 @@ struct BinaryBodyReader {
         }
         if mask != 0 {
           names = rowNames.names(for: mask)
-          values.reserveCapacity(mask.nonzeroBitCount)
+          let block = RowBlock.room(for: mask.nonzeroBitCount, in: rowBlock)
+          rowBlock = block
+          rowStart = block.end
           var rest = mask
           while rest != 0 {
             let column = rest.trailingZeroBitCount
             rest &= rest - 1
-            values.append(try value(of: &attributes, column))
+            block.append(try value(of: &attributes, column))
           }
         }
         mask = 0
@@ -259,10 +262,10 @@ struct BinaryBodyReader {
         }
       }
       let id = ids[range.lowerBound + row]
-      if let names {
+      if let names, let rowBlock {
         try consumer.consume(
           StoreRecord(
-            entityName: name, id: id, names: names, row: values,
+            entityName: name, id: id, names: names, block: rowBlock, start: rowStart,
             relationships: relationshipValues))
       } else {
         try consumer.consume(

@@ -56,11 +56,26 @@ public struct StoreRecord: Sendable, Hashable {
     self.relationships = relationships
   }
 
+  /// A record whose attribute values are in `block` from `start` on, named in order by
+  /// `names`; the caller has written them.
+  init(
+    entityName: String, id: Int64, names: RecordNames, block: RowBlock, start: Int,
+    relationships: [String: [Int64]]
+  ) {
+    precondition(start + names.names.count <= block.end, "a row's values are not all written")
+    self.entityName = entityName
+    self.id = id
+    self.values = .shared(names, block, start)
+    self.relationships = relationships
+  }
+
   /// The value of attribute `name`, or `nil` when the record has none.
   public func attribute(_ name: String) -> AttributeValue? {
     switch values {
     case .dictionary(let dictionary): dictionary[name]
     case .row(let names, let row): names.position(of: name).map { row[$0] }
+    case .shared(let names, let block, let start):
+      names.position(of: name).map { block[start + $0] }
     }
   }
 
@@ -69,6 +84,7 @@ public struct StoreRecord: Sendable, Hashable {
     switch values {
     case .dictionary(let dictionary): dictionary.count
     case .row(_, let row): row.count
+    case .shared(let names, _, _): names.names.count
     }
   }
 
@@ -81,6 +97,8 @@ public struct StoreRecord: Sendable, Hashable {
       for (name, value) in dictionary { try body(name, value) }
     case .row(let names, let row):
       for (name, value) in zip(names.names, row) { try body(name, value) }
+    case .shared(let names, let block, let start):
+      for (offset, name) in names.names.enumerated() { try body(name, block[start + offset]) }
     }
   }
 
@@ -88,10 +106,10 @@ public struct StoreRecord: Sendable, Hashable {
     guard left.entityName == right.entityName, left.id == right.id,
       left.relationships == right.relationships
     else { return false }
-    if case .row(let leftNames, let leftRow) = left.values,
-      case .row(let rightNames, let rightRow) = right.values, leftNames === rightNames
+    if let (leftNames, leftValues) = left.values.sharedNames,
+      let (rightNames, rightValues) = right.values.sharedNames, leftNames === rightNames
     {
-      return leftRow == rightRow
+      return leftNames.names.indices.allSatisfy { leftValues($0) == rightValues($0) }
     }
     return left.attributes == right.attributes
   }
@@ -128,6 +146,8 @@ final class RecordNames: Sendable {
 private enum RecordValues: Sendable {
   case dictionary([String: AttributeValue])
   case row(RecordNames, [AttributeValue])
+  /// A row in a block that many records share, from its start.
+  case shared(RecordNames, RowBlock, Int)
 
   var dictionary: [String: AttributeValue] {
     switch self {
@@ -135,6 +155,19 @@ private enum RecordValues: Sendable {
     case .row(let names, let row):
       return Dictionary(
         zip(names.names, row).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
+    case .shared(let names, let block, let start):
+      return Dictionary(
+        names.names.enumerated().map { ($1, block[start + $0]) },
+        uniquingKeysWith: { first, _ in first })
+    }
+  }
+
+  /// A row's names, and its value at each position.
+  var sharedNames: (RecordNames, (Int) -> AttributeValue)? {
+    switch self {
+    case .dictionary: nil
+    case .row(let names, let row): (names, { row[$0] })
+    case .shared(let names, let block, let start): (names, { block[start + $0] })
     }
   }
 }

@@ -39,6 +39,8 @@ final class XMLRecordReader {
   /// other records naming that target (when the records are all kept, by ``read()``).
   private var sharesTargets = false
   @exclusivity(unchecked) private var shared: [SharedTarget: [String: [Int64]]] = [:]
+  /// The block the next rows go into.
+  @exclusivity(unchecked) private var rowBlock: RowBlock?
   /// Whether a target that is not in the store is left out instead of refused.
   let dropsDanglingReferences: Bool
   private let limits = StoreLimits.current
@@ -510,18 +512,19 @@ final class XMLRecordReader {
     guard attributeMask != 0 else {
       return StoreRecord(entityName: entity.name, id: id, relationships: relationships)
     }
-    var row: [AttributeValue] = []
-    row.reserveCapacity(attributeMask.nonzeroBitCount)
+    let block = RowBlock.room(for: attributeMask.nonzeroBitCount, in: rowBlock)
+    rowBlock = block
+    let start = block.end
     var rest = attributeMask
     while rest != 0 {
       let column = rest.trailingZeroBitCount
       rest &= rest - 1
-      if let value = attributeSlots[column].take() { row.append(value) }
+      if let value = attributeSlots[column].take() { block.append(value) }
     }
     return StoreRecord(
       entityName: entity.name, id: id,
-      names: shapes[entityIndex].rowNames.names(for: attributeMask),
-      row: row, relationships: relationships)
+      names: shapes[entityIndex].rowNames.names(for: attributeMask), block: block, start: start,
+      relationships: relationships)
   }
 
   private func property(_ name: String, of entity: XMLNameMap.Entity, line: Int, tag: String)
