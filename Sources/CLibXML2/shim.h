@@ -81,6 +81,31 @@ static inline void folio_xml_record_first_error(void *data, xmlErrorPtr error) {
   snprintf(first->message, sizeof first->message, "%s", error->message ? error->message : "");
 }
 
+/// The structured error handler libxml2 uses on this thread for errors that belong to no
+/// parser context, such as an output buffer's `I/O error : flush error`.
+typedef struct {
+  xmlStructuredErrorFunc handler;
+  void *context;
+} folio_xml_thread_errors;
+
+/// Records the first such error into `data`, a `folio_xml_first_error`.
+static inline void folio_xml_keep_thread_error(void *data, xmlErrorPtr error) {
+  folio_xml_record_first_error(data, error);
+}
+
+/// Sends this thread's context-free libxml2 errors to `first` instead of standard error, and
+/// returns the handler to put back with `folio_xml_restore_thread_errors`.
+static inline folio_xml_thread_errors folio_xml_capture_thread_errors(
+    folio_xml_first_error *first) {
+  folio_xml_thread_errors previous = {xmlStructuredError, xmlStructuredErrorContext};
+  xmlSetStructuredErrorFunc(first, folio_xml_keep_thread_error);
+  return previous;
+}
+
+static inline void folio_xml_restore_thread_errors(folio_xml_thread_errors previous) {
+  xmlSetStructuredErrorFunc(previous.context, previous.handler);
+}
+
 /// Sends a streaming reader's errors to `first` instead of standard error.
 static inline void folio_xml_reader_capture_errors(xmlTextReaderPtr reader,
                                                    folio_xml_first_error *first) {

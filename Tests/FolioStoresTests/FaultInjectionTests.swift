@@ -149,6 +149,45 @@ struct FaultInjectionTests {
     }
   }
 
+  /// What the process writes to standard error while `body` runs (other tests' lines too).
+  static func standardError(during body: () throws -> Void) throws -> String {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("stderr.txt").path
+    let file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    try #require(file >= 0)
+    let saved = dup(2)
+    try #require(saved >= 0)
+    dup2(file, 2)
+    defer {
+      dup2(saved, 2)
+      close(saved)
+      close(file)
+    }
+    try body()
+    return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+  }
+
+  @Test("a failed XML save prints nothing: libxml2's report of it stays off standard error")
+  func silentFailure() throws {
+    let setup = try Setup(XMLStore())
+    defer { setup.remove() }
+    var error: StoreError?
+    let printed = try Self.standardError {
+      for call in 1...3 {
+        do throws(StoreError) {
+          try setup.save(FaultPlan(failingWriteCall: call, writeError: ENOSPC))
+        } catch let failure {
+          error = failure
+        }
+      }
+    }
+    try setup.expectIntact(try #require(error), saying: Self.text(ENOSPC))
+    #expect(!printed.contains("I/O error"), "\(printed)")
+    #expect(!printed.contains("flush error"), "\(printed)")
+    #expect(!printed.contains("write error"), "\(printed)")
+  }
+
   @Test("a short write at any call is continued and the save completes", arguments: 0..<2)
   func shortWrites(formatIndex: Int) throws {
     let setup = try Setup(Self.formats[formatIndex])

@@ -17,27 +17,49 @@ final class XMLStoreWriter {
   /// Where libxml2's output goes, through ``writeToOutput``.
   private let output: AtomicOutput
   var path: String { output.path }
+  /// libxml2 reports a failed write of its output buffer (`I/O error : flush error`) through
+  /// the thread's error handler, which prints to standard error: a library must not. While the
+  /// writer lives, on the thread that made it, such errors are kept here instead (the output's
+  /// own failure, which names the system's reason, is what a save reports).
+  private let threadErrors: UnsafeMutablePointer<folio_xml_first_error>
+  private let previousThreadErrors: folio_xml_thread_errors
 
-  /// A writer onto `output`.
+  /// A writer onto `output`, used and freed on the calling thread.
   init(output: AtomicOutput) throws(StoreError) {
     self.output = output
     // Set up libxml2's globals under its lock before the writer looks up an encoding handler
     // (done lazily, two threads' first saves race and one table of handlers is lost).
     xmlInitParser()
+    let threadErrors = UnsafeMutablePointer<folio_xml_first_error>.allocate(capacity: 1)
+    threadErrors.initialize(to: folio_xml_first_error())
+    let previous = folio_xml_capture_thread_errors(threadErrors)
+    func undo() {
+      folio_xml_restore_thread_errors(previous)
+      threadErrors.deallocate()
+    }
     guard
       let buffer = xmlOutputBufferCreateIO(
         writeToOutput, nil, Unmanaged.passUnretained(output).toOpaque(), nil)
     else {
+      undo()
       throw StoreError.writerFailed(output.path, "create an output buffer")
     }
     guard let writer = xmlNewTextWriter(buffer) else {
       _ = xmlOutputBufferClose(buffer)
+      undo()
       throw StoreError.writerFailed(output.path, "create a writer")
     }
     self.writer = writer
+    self.threadErrors = threadErrors
+    self.previousThreadErrors = previous
   }
 
-  deinit { xmlFreeTextWriter(writer) }
+  deinit {
+    // Freeing the writer flushes it, which may fail too.
+    xmlFreeTextWriter(writer)
+    folio_xml_restore_thread_errors(previousThreadErrors)
+    threadErrors.deallocate()
+  }
 
   /// Throws, when `status` says libxml2 failed, the output's own error (which names the
   /// system's reason) or else what libxml2 was doing.
