@@ -165,7 +165,9 @@ struct FaultInjectionTests {
       close(file)
     }
     try body()
-    return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    // Foundation loses a 4 KiB buffer reading an empty file, which LeakSanitizer reports.
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    return size == 0 ? "" : (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
   }
 
   @Test("a failed XML save prints nothing: libxml2's report of it stays off standard error")
