@@ -50,13 +50,15 @@ struct BinaryBodyWriter {
     var unknown = Set<String>()
     var lastName: String?
     var lastIndex = -1
-    for (position, record) in records.enumerated() {
-      if record.entityName != lastName {
-        lastName = record.entityName
-        lastIndex = entityIndex[record.entityName] ?? -1
+    // Records are read in place, field by field: a copy of a whole record is a retain of each
+    // of its references.
+    for position in records.indices {
+      if records[position].entityName != lastName {
+        lastName = records[position].entityName
+        lastIndex = entityIndex[records[position].entityName] ?? -1
       }
       if lastIndex < 0 {
-        unknown.insert(record.entityName)
+        unknown.insert(records[position].entityName)
       } else {
         positions[lastIndex].append(position)
       }
@@ -74,9 +76,9 @@ struct BinaryBodyWriter {
     directory.append(UInt32(blocks.count))
     var minimum = Int64.max
     var maximum = Int64.min
-    for record in records {
-      minimum = min(minimum, record.id)
-      maximum = max(maximum, record.id)
+    for position in records.indices {
+      minimum = min(minimum, records[position].id)
+      maximum = max(maximum, records[position].id)
     }
     indexOfID = ObjectIndexTable(
       minimum: records.isEmpty ? 0 : minimum, maximum: records.isEmpty ? -1 : maximum,
@@ -135,6 +137,8 @@ struct BinaryBodyWriter {
     // varies between dictionaries: strings then enter the string table in the same order
     // every time, and the same records always make the same bytes.
     var pending = [AttributeValue?](repeating: nil, count: attributes.count)
+    // The closure below takes the name alone, not the whole entity (a copy per record).
+    let entityName = entity.name
     for (index, position) in members.enumerated() {
       var first = attributes.count
       var last = -1
@@ -142,7 +146,7 @@ struct BinaryBodyWriter {
         guard let column = names.firstIndex(of: key) else {
           throw .recordMismatch(
             "object \(records[position].id) has a value for \"\(key)\", which is not a stored"
-              + " attribute", entity: entity.name, key: key)
+              + " attribute", entity: entityName, key: key)
         }
         pending[column] = value
         first = min(first, column)
@@ -191,7 +195,7 @@ struct BinaryBodyWriter {
     var counts = [[UInt32]](repeating: [], count: relationships.count)
     var targets = [ByteWriter](repeating: ByteWriter(), count: relationships.count)
     for (index, position) in members.enumerated() {
-      let record = records[position]
+      let record = (id: records[position].id, relationships: records[position].relationships)
       for (key, list) in record.relationships where !list.isEmpty {
         guard let column = names.firstIndex(of: key) else {
           throw .recordMismatch(

@@ -89,6 +89,7 @@ public struct StoreRecord: Sendable, Hashable {
   }
 
   /// Calls `body` with each attribute's name and value, in no particular order.
+  @inline(__always)
   public func forEachAttribute<Failure: Error>(
     _ body: (String, AttributeValue) throws(Failure) -> Void
   ) throws(Failure) {
