@@ -44,16 +44,18 @@ public struct StoreRecord: Sendable, Hashable {
     self.relationships = relationships
   }
 
-  /// A record whose attribute values are `row`, named in order by `names`.
+  /// A record whose attribute values are `row`, named in order by `names`, in a block of
+  /// their own.
   init(
     entityName: String, id: Int64, names: RecordNames, row: [AttributeValue],
     relationships: [String: [Int64]]
   ) {
     precondition(row.count == names.names.count, "a row's values and names differ in number")
-    self.entityName = entityName
-    self.id = id
-    self.values = .row(names, row)
-    self.relationships = relationships
+    let block = RowBlock.room(for: row.count, in: nil)
+    for value in row { block.append(value) }
+    self.init(
+      entityName: entityName, id: id, names: names, block: block, start: 0,
+      relationships: relationships)
   }
 
   /// A record whose attribute values are in `block` from `start` on, named in order by
@@ -73,7 +75,6 @@ public struct StoreRecord: Sendable, Hashable {
   public func attribute(_ name: String) -> AttributeValue? {
     switch values {
     case .dictionary(let dictionary): dictionary[name]
-    case .row(let names, let row): names.position(of: name).map { row[$0] }
     case .shared(let names, let block, let start):
       names.position(of: name).map { block[start + $0] }
     }
@@ -83,7 +84,6 @@ public struct StoreRecord: Sendable, Hashable {
   public var attributeCount: Int {
     switch values {
     case .dictionary(let dictionary): dictionary.count
-    case .row(_, let row): row.count
     case .shared(let names, _, _): names.names.count
     }
   }
@@ -96,8 +96,6 @@ public struct StoreRecord: Sendable, Hashable {
     switch values {
     case .dictionary(let dictionary):
       for (name, value) in dictionary { try body(name, value) }
-    case .row(let names, let row):
-      for (name, value) in zip(names.names, row) { try body(name, value) }
     case .shared(let names, let block, let start):
       for (offset, name) in names.names.enumerated() { try body(name, block[start + offset]) }
     }
@@ -107,10 +105,13 @@ public struct StoreRecord: Sendable, Hashable {
     guard left.entityName == right.entityName, left.id == right.id,
       left.relationships == right.relationships
     else { return false }
-    if let (leftNames, leftValues) = left.values.sharedNames,
-      let (rightNames, rightValues) = right.values.sharedNames, leftNames === rightNames
+    if case .shared(let leftNames, let leftBlock, let leftStart) = left.values,
+      case .shared(let rightNames, let rightBlock, let rightStart) = right.values,
+      leftNames === rightNames
     {
-      return leftNames.names.indices.allSatisfy { leftValues($0) == rightValues($0) }
+      return leftNames.names.indices.allSatisfy {
+        leftBlock[leftStart + $0] == rightBlock[rightStart + $0]
+      }
     }
     return left.attributes == right.attributes
   }
@@ -143,32 +144,19 @@ final class RecordNames: Sendable {
   }
 }
 
-/// A record's attribute values: a dictionary of its own, or a row with shared names.
+/// A record's attribute values: a dictionary of its own, or a row with shared names in a block
+/// of values that many records share, from its start.
 private enum RecordValues: Sendable {
   case dictionary([String: AttributeValue])
-  case row(RecordNames, [AttributeValue])
-  /// A row in a block that many records share, from its start.
   case shared(RecordNames, RowBlock, Int)
 
   var dictionary: [String: AttributeValue] {
     switch self {
     case .dictionary(let dictionary): return dictionary
-    case .row(let names, let row):
-      return Dictionary(
-        zip(names.names, row).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
     case .shared(let names, let block, let start):
       return Dictionary(
         names.names.enumerated().map { ($1, block[start + $0]) },
         uniquingKeysWith: { first, _ in first })
-    }
-  }
-
-  /// A row's names, and its value at each position.
-  var sharedNames: (RecordNames, (Int) -> AttributeValue)? {
-    switch self {
-    case .dictionary: nil
-    case .row(let names, let row): (names, { row[$0] })
-    case .shared(let names, let block, let start): (names, { block[start + $0] })
     }
   }
 }
