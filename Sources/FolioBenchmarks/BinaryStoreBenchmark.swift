@@ -12,7 +12,8 @@ import Foundation
 //
 // Binary save is measured to a file (atomic: temporary file, fsync, rename, fsync of the
 // folder) and load from a file in the page cache, while the JSON figures are in memory only,
-// so the ratios are conservative for the binary store. Each figure is the best of a few runs.
+// so the ratios are conservative for the binary store. Each figure is the best of a few runs
+// (`storeBenchmarkRuns`), and the two sides of each target are run in turn.
 
 /// The Expenses model: people who own spendings.
 func expensesModel() throws -> ManagedObjectModel {
@@ -96,6 +97,32 @@ func bestMilliseconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
   return Double(best) / 1e6
 }
 
+/// The best times, in milliseconds, of `runs` runs each of `ours` and of `peer`, taken in
+/// turn (ours, peer, ours, peer, …), so that a ratio of the two is not swayed by a slow spell
+/// of the machine falling on one side only. `settle` runs, untimed, before each run, so that
+/// no run pays for what the one before left behind (files written, not yet on disk).
+func bestMilliseconds(
+  runs: Int, _ ours: () throws -> Void, beside peer: () throws -> Void,
+  settle: () -> Void = {}
+) rethrows -> (ours: Double, peer: Double) {
+  var best = (ours: UInt64.max, peer: UInt64.max)
+  for _ in 0..<runs {
+    settle()
+    var start = now()
+    try ours()
+    best.ours = min(best.ours, now() - start)
+    settle()
+    start = now()
+    try peer()
+    best.peer = min(best.peer, now() - start)
+  }
+  return (Double(best.ours) / 1e6, Double(best.peer) / 1e6)
+}
+
+/// How many times each figure of a store benchmark is measured (the best counts): more for
+/// small graphs, whose single runs are short enough for the machine's noise to matter.
+func storeBenchmarkRuns(objects: Int) -> Int { objects <= 10_000 ? 7 : 3 }
+
 /// The BODY section's stored (deflated) bytes and inflated length, found through the section
 /// table as `Formats/binary-store.md` lays it out.
 func bodySection(of file: [UInt8]) throws -> (stored: [UInt8], length: Int) {
@@ -123,18 +150,27 @@ func binaryStoreBenchmark(objects: Int) throws -> [Case] {
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(at: folder) }
   let url = folder.appendingPathComponent("expenses.folio")
-  let runs = objects <= 10_000 ? 7 : objects < 1_000_000 ? 3 : 1
+  let runs = storeBenchmarkRuns(objects: objects)
 
-  let save = try bestMilliseconds(runs: runs) { try store.write(contents, model: model, to: url) }
-  // Each run's result is kept, so no run's time includes freeing the one before.
+  // The targets' pairs are measured in turn (binary save beside JSONEncoder, binary load beside
+  // JSONDecoder), each run's result kept, so that no run's time includes freeing the one before.
+  var json = Data()
+  let (save, encode) = try bestMilliseconds(
+    runs: runs, { try store.write(contents, model: model, to: url) },
+    beside: { json = try JSONEncoder().encode(graph) })
   var loaded: [StoreContents] = []
-  let load = try bestMilliseconds(runs: runs) {
-    loaded.append(try store.read(from: url, model: model))
-  }
+  var decoded: [ExpensesGraph] = []
+  let (load, decode) = try bestMilliseconds(
+    runs: runs, { loaded.append(try store.read(from: url, model: model)) },
+    beside: { decoded.append(try JSONDecoder().decode(ExpensesGraph.self, from: json)) })
   guard loaded.allSatisfy({ $0.records.count == objects }) else {
     throw BenchmarkFailure("the binary store did not load \(objects) objects")
   }
+  guard decoded.allSatisfy({ $0.people.count + $0.spendings.count == objects }) else {
+    throw BenchmarkFailure("JSONDecoder did not decode \(objects) objects")
+  }
   loaded = []
+  decoded = []
   let fileData = try Data(contentsOf: url)
   let atomicWrite = try bestMilliseconds(runs: runs) { try AtomicFile.write(fileData, to: url) }
 
@@ -151,16 +187,6 @@ func binaryStoreBenchmark(objects: Int) throws -> [Case] {
     _ = compress2(&deflated, &length, inflated, uLong(inflated.count), 1)
   }
 
-  var json = Data()
-  let encode = try bestMilliseconds(runs: runs) { json = try JSONEncoder().encode(graph) }
-  var decoded: [ExpensesGraph] = []
-  let decode = try bestMilliseconds(runs: runs) {
-    decoded.append(try JSONDecoder().decode(ExpensesGraph.self, from: json))
-  }
-  guard decoded.allSatisfy({ $0.people.count + $0.spendings.count == objects }) else {
-    throw BenchmarkFailure("JSONDecoder did not decode \(objects) objects")
-  }
-  decoded = []
   var plist = Data()
   let plistEncoder = PropertyListEncoder()
   plistEncoder.outputFormat = .binary

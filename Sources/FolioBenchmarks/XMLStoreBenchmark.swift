@@ -161,24 +161,27 @@ func xmlStoreBenchmark(objects: Int) throws -> [Case] {
   defer { try? FileManager.default.removeItem(at: folder) }
   let url = folder.appendingPathComponent("expenses.xml")
   let bareURL = folder.appendingPathComponent("bare.xml")
-  let runs = objects <= 10_000 ? 7 : objects < 1_000_000 ? 3 : 1
+  let runs = storeBenchmarkRuns(objects: objects)
 
-  let save = try bestMilliseconds(runs: runs) { try store.write(contents, model: model, to: url) }
+  // Each target's two sides are measured in turn (bestMilliseconds(runs:_:beside:settle:)).
+  // The bare writer does not flush its file, and a save's fsync would write its dirty pages
+  // too (ext4 commits them with the save's own), so everything written is flushed, untimed,
+  // before each run.
+  let prepared = prepare(records)
+  var written = false
+  let (save, bare) = try bestMilliseconds(
+    runs: runs, { try store.write(contents, model: model, to: url) },
+    beside: { written = bareWrite(prepared, to: bareURL.path) }, settle: { sync() })
+  guard written else { throw BenchmarkFailure("the bare xmlTextWriter failed") }
   var loaded: [StoreContents] = []
-  let load = try bestMilliseconds(runs: runs) {
-    loaded.append(try store.read(from: url, model: model))
-  }
+  var nodes = 0
+  let (load, walk) = try bestMilliseconds(
+    runs: runs, { loaded.append(try store.read(from: url, model: model)) },
+    beside: { nodes = readerWalk(url.path) })
   guard loaded.allSatisfy({ $0.records == records }) else {
     throw BenchmarkFailure("the XML store did not load back the \(objects) records it saved")
   }
-  loaded = []
-  var nodes = 0
-  let walk = bestMilliseconds(runs: runs) { nodes = readerWalk(url.path) }
   guard nodes > objects else { throw BenchmarkFailure("the reader walk read \(nodes) nodes") }
-  let prepared = prepare(records)
-  var written = false
-  let bare = bestMilliseconds(runs: runs) { written = bareWrite(prepared, to: bareURL.path) }
-  guard written else { throw BenchmarkFailure("the bare xmlTextWriter failed") }
   let size = Double(
     (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
   return [
