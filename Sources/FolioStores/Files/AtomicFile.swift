@@ -1,3 +1,4 @@
+import CFolioSupport
 import FolioModel
 import Foundation
 
@@ -84,6 +85,8 @@ public enum AtomicFile {
 /// The new file of an atomic write: every byte of it goes through ``write(_:)-(UnsafeRawBufferPointer)``,
 /// which writes at most 1 MiB per `write(2)` call, continues after a short write, retries after
 /// `EINTR`, and turns any other failure into `StoreError.writeFailed` with `strerror`'s words.
+/// Each further MiB written is handed to the system to start writing to disk at once, so the
+/// save's closing `fsync` finds most of a large file already there.
 public final class AtomicOutput {
   /// The most bytes one `write(2)` call is given.
   static let chunkSize = 1 << 20
@@ -96,6 +99,12 @@ public final class AtomicOutput {
   /// The first failure: libxml2, which writes through ``write(_:)-(UnsafeRawBufferPointer)``
   /// from C, reports only that something failed.
   private(set) var failure: StoreError?
+  /// The bytes written so far, and how many of them the system was asked to start writing to
+  /// disk (see ``startWriteback()``).
+  private var byteCount = 0
+  private var writebackStart = 0
+  /// How many written bytes make the system start writing them to disk.
+  static let writebackChunk = 1 << 20
 
   init(descriptor: Int32, path: String, faults: FaultPlan) {
     self.descriptor = descriptor
@@ -131,7 +140,20 @@ public final class AtomicOutput {
         throw error
       }
       offset += written
+      byteCount += written
+      if byteCount - writebackStart >= Self.writebackChunk { startWriteback() }
     }
+  }
+
+  /// Asks the system to start writing the bytes written since the last call to disk, without
+  /// waiting: a large file is then mostly on disk when the save's `fsync` comes, which waits
+  /// only for the rest (the disk works while the next bytes are formatted). Advisory: a
+  /// failure here is ignored, and the `fsync` reports any real one.
+  private func startWriteback() {
+    faults.log?.recordWriteback(writebackStart..<byteCount)
+    _ = folio_start_writeback(
+      descriptor, Int64(writebackStart), Int64(byteCount - writebackStart))
+    writebackStart = byteCount
   }
 
   /// Writes all of `data`.
@@ -189,15 +211,20 @@ package struct FaultPlan: Sendable {
   }
 }
 
-/// How many `write(2)` calls the atomic writes under a ``FaultPlan`` made.
+/// How many `write(2)` calls the atomic writes under a ``FaultPlan`` made, and which byte
+/// ranges they asked the system to start writing to disk.
 package final class FaultLog: @unchecked Sendable {
   private let lock = NSLock()
   private var count = 0
+  private var ranges: [Range<Int>] = []
 
   package init() {}
 
   /// The calls so far.
   package var writeCalls: Int { lock.withLock { count } }
+  /// The ranges of the new file whose writing to disk was started early, in order.
+  package var writebackRanges: [Range<Int>] { lock.withLock { ranges } }
 
   func recordWrite() { lock.withLock { count += 1 } }
+  func recordWriteback(_ range: Range<Int>) { lock.withLock { ranges.append(range) } }
 }
