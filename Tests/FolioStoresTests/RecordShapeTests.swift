@@ -190,4 +190,37 @@ struct RecordShapeTests {
         == "\(url.path):\(street + 2):\(lines[street].prefix { $0 == " " }.count + 1): Item.address: attribute \"address.street\" appears twice in one object of \"Item\""
     )
   }
+
+  /// Objects whose lone to-one reference alternates between two relationships read back, and
+  /// the binary reader builds its table of shared relationships once for the block: building
+  /// it again at each change of relationship took a time quadratic in the objects.
+  @Test("rows alternating between two lone to-one columns build one shared table")
+  func alternatingLoneToOneColumns() throws {
+    let model = try ManagedObjectModel {
+      EntityDescription("Item") {
+        RelationshipDescription("a", to: "Target")
+        RelationshipDescription("b", to: "Target")
+      }
+      EntityDescription("Target") { AttributeDescription("label", .string) }
+    }
+    var records = (Int64(1)...10).map {
+      StoreRecord(entityName: "Target", id: $0, attributes: ["label": .string("t\($0)")])
+    }
+    for id in Int64(11)...2_010 {
+      records.append(
+        StoreRecord(
+          entityName: "Item", id: id,
+          relationships: [id.isMultiple(of: 2) ? "a" : "b": [id % 10 + 1]]))
+    }
+    let body = try BinaryBodyWriter.encode(records, model: model)
+    let (read, builds) = try body.withUnsafeBytes { raw in
+      let place = BinaryPlace(file: "body", section: "BODY", fileOffset: 0, isInflated: true)
+      var reader = try BinaryBodyReader.open(ByteReader(raw, place: place), model: model)
+      var collector = StoreContentsCollector()
+      try reader.readRecords(into: &collector)
+      return (collector.records, reader.sharedTableBuilds)
+    }
+    #expect(Set(read) == Set(records))
+    #expect(builds == 1)
+  }
 }

@@ -26,7 +26,8 @@ import Foundation
 // a copied dictionary keeps its original's layout, so no key is hashed per record. When the
 // records are all kept (read whole, not streamed), an object's lone to-one reference is a
 // dictionary built once per target and shared, all of them built side by side before the
-// records and fetched ahead of use (``prefetchShared``); a streamed record lives only until
+// records and fetched ahead of use (``prefetchShared``), for one such column per block (the
+// first met); a streamed record lives only until
 // its consumer returns, and shared lists kept to the end would leave holes in the heap
 // between the objects built meanwhile.
 
@@ -45,6 +46,11 @@ struct BinaryBodyReader {
   /// `sharedKey`, by the target's index: built when first needed, then shared.
   private var shared: [[String: [Int64]]?] = []
   private var sharedKey: String?
+  /// The block being read, and the block that built `shared`: a block builds it at most once.
+  private var currentBlock = 0
+  private var sharedBlock = -1
+  /// How many times `shared` was built, for tests: at most once per block.
+  private(set) var sharedTableBuilds = 0
   /// Whether one-target lists are shared between records (see above).
   private var sharesTargets = false
 
@@ -82,7 +88,10 @@ struct BinaryBodyReader {
     throws(StoreError)
   {
     sharesTargets = Consumer.self == StoreContentsCollector.self
-    for block in blocks.indices { try readBlock(block, into: &consumer) }
+    for block in blocks.indices {
+      currentBlock = block
+      try readBlock(block, into: &consumer)
+    }
     guard reader.isAtEnd else {
       throw reader.error(.malformedStore, "\(reader.remaining) bytes follow the last column")
     }
@@ -444,7 +453,13 @@ struct BinaryBodyReader {
     let target = try checkedTarget(columns.targets[column], columns, column, position, entity)
     let key = columns.names[column]
     if sharedKey != key {
+      // A block with a second column of lone to-one references shares only the first's: were
+      // the table built again at each change of column, rows alternating between two such
+      // columns would build it once per row, a time quadratic in the objects.
+      guard sharedBlock != currentBlock else { return [key: [ids[target]]] }
       sharedKey = key
+      sharedBlock = currentBlock
+      sharedTableBuilds += 1
       shared = Self.sharedRelationships(key, targets: columns.targets[column], ids: ids)
     }
     if let relationships = shared[target] { return relationships }
