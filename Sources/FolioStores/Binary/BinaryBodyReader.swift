@@ -31,6 +31,12 @@ import Foundation
 // its consumer returns, and shared lists kept to the end would leave holes in the heap
 // between the objects built meanwhile.
 
+//
+// When the whole store is read, a block of at least `parallelRows` rows is built in two halves
+// at once, the second on another thread (``readRowsInHalves(of:_:_:into:)``): building rows is
+// mostly waiting for memory touched for the first time, and two cores wait side by side. The
+// columns are read once; the second half's cursors are moved past the first half's values.
+
 /// Decodes a BODY section's content into records.
 struct BinaryBodyReader {
   private let model: ManagedObjectModel
@@ -53,6 +59,9 @@ struct BinaryBodyReader {
   private(set) var sharedTableBuilds = 0
   /// Whether one-target lists are shared between records (see above).
   private var sharesTargets = false
+  /// The fewest rows of a block whose records are built in two halves at once, when the whole
+  /// store is read.
+  var parallelRows = 32_768
 
   private init(_ reader: ByteReader, model: ManagedObjectModel) {
     self.reader = reader
@@ -88,9 +97,22 @@ struct BinaryBodyReader {
     throws(StoreError)
   {
     sharesTargets = Consumer.self == StoreContentsCollector.self
-    for block in blocks.indices {
-      currentBlock = block
-      try readBlock(block, into: &consumer)
+    // The whole store is read: its records are built straight into one array (the casts
+    // only name the type `sharesTargets` found; the empty collector leaves `collector` the
+    // only owner of the records reserved so far).
+    if sharesTargets, var collector = consumer as? StoreContentsCollector,
+      let empty = StoreContentsCollector() as? Consumer
+    {
+      consumer = empty
+      collector.adopt(try readAllRecords())
+      if let filled = collector as? Consumer { consumer = filled }
+    } else {
+      for block in blocks.indices {
+        currentBlock = block
+        var (attributes, relationships) = try readColumns(of: block)
+        try readRows(
+          0..<blocks[block].range.count, of: block, &attributes, &relationships, into: &consumer)
+      }
     }
     guard reader.isAtEnd else {
       throw reader.error(.malformedStore, "\(reader.remaining) bytes follow the last column")
@@ -202,23 +224,132 @@ struct BinaryBodyReader {
     return error
   }
 
-  /// Reads block `block`'s columns, then builds its records.
-  private mutating func readBlock<Consumer: StoreRecordConsumer>(
-    _ block: Int, into consumer: inout Consumer
+  /// Every record, block by block, in one array that the records are built into: a large
+  /// block's rows are built in two halves at once, one on another thread (see
+  /// ``readRowsInHalves(of:_:_:into:)``).
+  private mutating func readAllRecords() throws(StoreError) -> [StoreRecord] {
+    var failure: StoreError?
+    let records = [StoreRecord](unsafeUninitializedCapacity: ids.count) { buffer, count in
+      guard let base = buffer.baseAddress else { return }
+      // The records built so far, from the buffer's start.
+      var written = 0
+      do throws(StoreError) {
+        for block in blocks.indices {
+          currentBlock = block
+          var (attributes, relationships) = try readColumns(of: block)
+          var sink = RecordSink(base + written)
+          defer { written += sink.count }
+          try readRowsInHalves(of: block, &attributes, &relationships, into: &sink)
+        }
+        count = written
+      } catch {
+        base.deinitialize(count: written)
+        count = 0
+        failure = error
+      }
+    }
+    if let failure { throw failure }
+    return records
+  }
+
+  /// Builds block `block`'s records into `sink`: a block of at least ``parallelRows`` rows in
+  /// two halves at once, the second on another thread.
+  ///
+  /// The second half reads with a copy of this reader (its arrays are values, so neither half
+  /// sees the other's changes) and of the columns, moved on past the first half's values. The
+  /// table of shared to-one relationships is built first, so both halves share it. An error
+  /// is the first half's when it has one, else the second's: the first in row order, as when
+  /// the rows are built in one run.
+  private mutating func readRowsInHalves(
+    of block: Int, _ attributes: inout AttributeColumns,
+    _ relationships: inout RelationshipColumns, into sink: inout RecordSink
   ) throws(StoreError) {
-    let (entity, name, range) = blocks[block]
+    let count = blocks[block].range.count
+    guard count >= parallelRows, count >= 2 else {
+      try readRows(0..<count, of: block, &attributes, &relationships, into: &sink)
+      return
+    }
+    prepareShared(block, relationships)
+    let middle = count / 2
+    var second = self
+    var secondAttributes = attributes
+    var secondRelationships = relationships
+    secondAttributes.skip(rows: middle)
+    secondRelationships.skip(rows: middle)
+    var secondSink = RecordSink(sink.base + middle)
+    var firstError: StoreError?
+    var secondError: StoreError?
+    runAtOnce(
+      {
+        do throws(StoreError) {
+          try readRows(0..<middle, of: block, &attributes, &relationships, into: &sink)
+        } catch { firstError = error }
+      },
+      beside: {
+        do throws(StoreError) {
+          try second.readRows(
+            middle..<count, of: block, &secondAttributes, &secondRelationships,
+            into: &secondSink)
+        } catch { secondError = error }
+      })
+    if let firstError {
+      secondSink.base.deinitialize(count: secondSink.count)
+      throw firstError
+    }
+    sink.count += secondSink.count
+    if let secondError { throw secondError }
+  }
+
+  /// Builds the table of shared relationships for the first row of block `block` whose only
+  /// relationship is one to-one target, as that row would.
+  private mutating func prepareShared(_ block: Int, _ columns: RelationshipColumns) {
+    guard sharesTargets, sharedBlock != block, columns.names.count <= 64 else { return }
+    for row in 0..<blocks[block].range.count {
+      var lone: Int?
+      var others = 0
+      for column in columns.names.indices where columns.count(column, row) > 0 {
+        if columns.count(column, row) == 1, lone == nil { lone = column } else { others += 1 }
+      }
+      guard let lone, others == 0 else { continue }
+      let key = columns.names[lone]
+      if sharedKey != key {
+        sharedKey = key
+        sharedBlock = block
+        sharedTableBuilds += 1
+        shared = Self.sharedRelationships(key, targets: columns.targets[lone], ids: ids)
+      }
+      return
+    }
+  }
+
+  /// Reads block `block`'s columns: their names, types and structure, checked, and where
+  /// each column's values start (the first pass).
+  private mutating func readColumns(of block: Int) throws(StoreError)
+    -> (AttributeColumns, RelationshipColumns)
+  {
+    let (entity, _, range) = blocks[block]
     var seen = Set<String>()
-    var attributes = try readAttributeColumns(of: entity, objects: range.count, seen: &seen)
+    let attributes = try readAttributeColumns(of: entity, objects: range.count, seen: &seen)
     let relationshipCount = try reader.count("the relationship column count", elementSize: 5)
     var relationships = RelationshipColumns()
     for _ in 0..<relationshipCount {
       try readRelationshipColumn(of: entity, range: range, seen: &seen, into: &relationships)
     }
+    return (attributes, relationships)
+  }
+
+  /// Builds the records of rows `rows` of block `block` from its columns (the second pass),
+  /// whose cursors stand at the first of those rows' values.
+  private mutating func readRows<Consumer: StoreRecordConsumer>(
+    _ rows: Range<Int>, of block: Int, _ attributes: inout AttributeColumns,
+    _ relationships: inout RelationshipColumns, into consumer: inout Consumer
+  ) throws(StoreError) {
+    let (entity, name, range) = blocks[block]
     var rowNames = RowNamesCache(names: attributes.names)
     var rowBlock: RowBlock?
     var relationshipTemplates = TemplateCache<[Int64]>(keys: relationships.names, placeholder: [])
     let isWide = attributes.names.count > 64 || relationships.names.count > 64
-    for row in 0..<range.count {
+    for row in rows {
       var attributeValues: [String: AttributeValue] = [:]
       var names: RecordNames?
       var rowStart = 0
@@ -605,6 +736,80 @@ private struct AttributeColumns {
   func isPresent(_ column: Int, _ row: Int) -> Bool {
     bitmaps[column][row >> 3] & (1 << UInt8(row & 7)) != 0
   }
+}
+
+extension AttributeColumns {
+  /// Moves each column's cursor past the values of the first `rows` rows.
+  mutating func skip(rows: Int) {
+    for column in names.indices {
+      let bitmap = bitmaps[column]
+      var present = 0
+      for byte in bitmap.prefix(rows / 8) { present += byte.nonzeroBitCount }
+      if rows % 8 != 0 {
+        present +=
+          (bitmap[rows / 8] & UInt8(truncatingIfNeeded: (1 << (rows % 8)) - 1))
+          .nonzeroBitCount
+      }
+      if let width = types[column].binaryWidth {
+        offsets[column] += present * width
+      } else {
+        nextDecoded[column] += present
+      }
+    }
+  }
+}
+
+extension RelationshipColumns {
+  /// Moves each column's cursor past the targets of the first `rows` rows.
+  mutating func skip(rows: Int) {
+    for column in names.indices {
+      for row in 0..<rows { next[column] += count(column, row) }
+    }
+  }
+}
+
+/// Where records built from a block go when the whole store is read: straight into the
+/// result's storage, from `base` on, which the caller frees or keeps.
+private struct RecordSink: StoreRecordConsumer {
+  let base: UnsafeMutablePointer<StoreRecord>
+  /// The records written from `base` on.
+  var count = 0
+
+  init(_ base: UnsafeMutablePointer<StoreRecord>) { self.base = base }
+
+  mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {}
+
+  @inline(__always)
+  mutating func consume(_ record: StoreRecord) {
+    (base + count).initialize(to: record)
+    count += 1
+  }
+
+  mutating func finish() {}
+}
+
+/// Runs `first` on the calling thread and `second` on another at the same time; returns when
+/// both have.
+private func runAtOnce(_ first: () -> Void, beside second: () -> Void) {
+  withoutActuallyEscaping(second) { second in
+    // The other thread lets go of `second` before it signals, so that no reference to it is
+    // left when this returns (`withoutActuallyEscaping` checks).
+    let slot = WorkSlot(second)
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      slot.work?()
+      slot.work = nil
+      done.signal()
+    }
+    first()
+    done.wait()
+  }
+}
+
+/// Work handed to another thread, which alone uses it until it signals that it is done.
+private final class WorkSlot: @unchecked Sendable {
+  var work: (() -> Void)?
+  init(_ work: @escaping () -> Void) { self.work = work }
 }
 
 /// A block's relationship columns between the two passes, one array per field.

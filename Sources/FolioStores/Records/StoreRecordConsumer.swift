@@ -34,6 +34,11 @@ struct StoreContentsCollector: StoreRecordConsumer {
 
   mutating func consume(_ record: StoreRecord) { records.append(record) }
 
+  /// Takes `more` records at once, after those taken so far.
+  mutating func adopt(_ more: [StoreRecord]) {
+    if records.isEmpty { records = more } else { records.append(contentsOf: more) }
+  }
+
   mutating func finish() {}
 
   var contents: StoreContents {
