@@ -10,21 +10,35 @@ import Testing
 /// the first in row order.
 @Suite("Binary store: a block built in two halves reads as one built in one run")
 struct BinaryParallelReadTests {
-  /// The records of `body`, or its error, built in halves from blocks of `parallelRows` rows.
-  static func read(_ body: [UInt8], model: ManagedObjectModel, parallelRows: Int)
-    -> Result<[StoreRecord], StoreError>
-  {
-    body.withUnsafeBytes { raw in
+  /// The records of `body`, and how many tables of shared relationships the reader built,
+  /// building blocks of at least `parallelRows` rows in halves.
+  static func readCountingTables(
+    _ body: [UInt8], model: ManagedObjectModel, parallelRows: Int
+  ) throws(StoreError) -> (records: [StoreRecord], tableBuilds: Int) {
+    let result = body.withUnsafeBytes { raw -> Result<([StoreRecord], Int), StoreError> in
       let place = BinaryPlace(file: "body", section: "BODY", fileOffset: 0, isInflated: true)
       do throws(StoreError) {
         var reader = try BinaryBodyReader.open(ByteReader(raw, place: place), model: model)
         reader.parallelRows = parallelRows
         var collector = StoreContentsCollector()
         try reader.readRecords(into: &collector)
-        return .success(collector.records)
+        return .success((collector.records, reader.sharedTableBuilds))
       } catch {
         return .failure(error)
       }
+    }
+    return try result.get()
+  }
+
+  /// The records of `body`, or its error, built in halves from blocks of `parallelRows` rows.
+  static func read(_ body: [UInt8], model: ManagedObjectModel, parallelRows: Int)
+    -> Result<[StoreRecord], StoreError>
+  {
+    do throws(StoreError) {
+      return .success(
+        try readCountingTables(body, model: model, parallelRows: parallelRows).records)
+    } catch {
+      return .failure(error)
     }
   }
 
@@ -60,14 +74,7 @@ struct BinaryParallelReadTests {
           relationships: id % 7 == 0 ? [:] : ["owner": [id % 5 + 1]]))
     }
     let body = try BinaryBodyWriter.encode(records, model: model)
-    let place = BinaryPlace(file: "body", section: "BODY", fileOffset: 0, isInflated: true)
-    let (read, builds) = try body.withUnsafeBytes { raw in
-      var reader = try BinaryBodyReader.open(ByteReader(raw, place: place), model: model)
-      reader.parallelRows = 2
-      var collector = StoreContentsCollector()
-      try reader.readRecords(into: &collector)
-      return (collector.records, reader.sharedTableBuilds)
-    }
+    let (read, builds) = try Self.readCountingTables(body, model: model, parallelRows: 2)
     #expect(read.count == records.count)
     #expect(Set(read) == Set(records))
     #expect(builds == 1)

@@ -213,13 +213,8 @@ struct RecordShapeTests {
           relationships: [id.isMultiple(of: 2) ? "a" : "b": [id % 10 + 1]]))
     }
     let body = try BinaryBodyWriter.encode(records, model: model)
-    let (read, builds) = try body.withUnsafeBytes { raw in
-      let place = BinaryPlace(file: "body", section: "BODY", fileOffset: 0, isInflated: true)
-      var reader = try BinaryBodyReader.open(ByteReader(raw, place: place), model: model)
-      var collector = StoreContentsCollector()
-      try reader.readRecords(into: &collector)
-      return (collector.records, reader.sharedTableBuilds)
-    }
+    let (read, builds) = try BinaryParallelReadTests.readCountingTables(
+      body, model: model, parallelRows: .max)
     #expect(Set(read) == Set(records))
     #expect(builds == 1)
   }

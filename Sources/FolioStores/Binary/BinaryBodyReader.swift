@@ -312,12 +312,7 @@ struct BinaryBodyReader {
       }
       guard let lone, others == 0 else { continue }
       let key = columns.names[lone]
-      if sharedKey != key {
-        sharedKey = key
-        sharedBlock = block
-        sharedTableBuilds += 1
-        shared = Self.sharedRelationships(key, targets: columns.targets[lone], ids: ids)
-      }
+      if sharedKey != key { buildShared(key, targets: columns.targets[lone], block: block) }
       return
     }
   }
@@ -588,10 +583,7 @@ struct BinaryBodyReader {
       // the table built again at each change of column, rows alternating between two such
       // columns would build it once per row, a time quadratic in the objects.
       guard sharedBlock != currentBlock else { return [key: [ids[target]]] }
-      sharedKey = key
-      sharedBlock = currentBlock
-      sharedTableBuilds += 1
-      shared = Self.sharedRelationships(key, targets: columns.targets[column], ids: ids)
+      buildShared(key, targets: columns.targets[column], block: currentBlock)
     }
     if let relationships = shared[target] { return relationships }
     let relationships = [key: [ids[target]]]
@@ -629,6 +621,17 @@ struct BinaryBodyReader {
         folio_prefetch(object)
       }
     }
+  }
+
+  /// Builds `shared` for relationship `key`, whose column's targets are `targets`, while
+  /// reading block `block`.
+  private mutating func buildShared(
+    _ key: String, targets: UnsafeRawBufferPointer, block: Int
+  ) {
+    sharedKey = key
+    sharedBlock = block
+    sharedTableBuilds += 1
+    shared = Self.sharedRelationships(key, targets: targets, ids: ids)
   }
 
   /// The shared relationships `[key: [id]]` of every object index that `targets` (a column's
