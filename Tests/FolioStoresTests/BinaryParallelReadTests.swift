@@ -16,13 +16,9 @@ struct BinaryParallelReadTests {
     _ body: [UInt8], model: ManagedObjectModel, parallelRows: Int
   ) throws(StoreError) -> (records: [StoreRecord], tableBuilds: Int) {
     let result = body.withUnsafeBytes { raw -> Result<([StoreRecord], Int), StoreError> in
-      let place = BinaryPlace(file: "body", section: "BODY", fileOffset: 0, isInflated: true)
       do throws(StoreError) {
-        var reader = try BinaryBodyReader.open(ByteReader(raw, place: place), model: model)
-        reader.parallelRows = parallelRows
-        var collector = StoreContentsCollector()
-        try reader.readRecords(into: &collector)
-        return .success((collector.records, reader.sharedTableBuilds))
+        let read = try BinaryStore.records(ofBody: raw, model: model, parallelRows: parallelRows)
+        return .success((read.records, read.sharedTableBuilds))
       } catch {
         return .failure(error)
       }

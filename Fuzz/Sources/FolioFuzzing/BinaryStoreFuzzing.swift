@@ -49,6 +49,12 @@ package enum BinaryStoreFuzzing {
 ///
 /// The body is always deflated, and random changes to deflated bytes rarely inflate, so this
 /// target fuzzes the body decoder (string table, entity directory, columns, values) directly.
+///
+/// A whole-store read builds a block of 32,768 rows or more in two halves at once, on two
+/// threads, which no input of libFuzzer's size reaches. So each input is also read as a bare
+/// body twice, in one run and with every block of two rows or more built in halves: the two
+/// must give equal records or the same error (the first in row order); the harness traps
+/// when they do not.
 package enum BinaryBodyFuzzing {
   private static let scratch = ScratchFile("body.folio")
 
@@ -64,6 +70,36 @@ package enum BinaryBodyFuzzing {
       let url = scratch.write(BinaryStoreBytes.file(body: input, model: model))
       attempt("body read with \(model.entities.first?.name ?? "")…") {
         try BinaryStore().read(from: url, model: model)
+      }
+      compareHalves(input, model: model)
+    }
+  }
+
+  /// Traps unless `body` read in one run and read in halves give the same outcome.
+  private static func compareHalves(_ body: Data, model: ManagedObjectModel) {
+    let whole = records(body, model: model, parallelRows: .max)
+    let halves = records(body, model: model, parallelRows: 2)
+    switch (whole, halves) {
+    case (.success(let left), .success(let right)):
+      precondition(left == right, "a body read in halves gives other records than in one run")
+    case (.failure(let left), .failure(let right)):
+      precondition(
+        left.description == right.description,
+        "a body read in halves fails otherwise: \(right), in one run: \(left)")
+    default:
+      preconditionFailure("a body read in one run gives \(whole), in halves \(halves)")
+    }
+  }
+
+  private static func records(_ body: Data, model: ManagedObjectModel, parallelRows: Int)
+    -> Result<[StoreRecord], StoreError>
+  {
+    body.withUnsafeBytes { raw in
+      do throws(StoreError) {
+        return .success(
+          try BinaryStore.records(ofBody: raw, model: model, parallelRows: parallelRows).records)
+      } catch {
+        return .failure(error)
       }
     }
   }

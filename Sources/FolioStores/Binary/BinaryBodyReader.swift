@@ -885,3 +885,23 @@ enum UTF8Check {
     return true
   }
 }
+
+extension BinaryStore {
+  /// The records of a BODY section's inflated `content`, read with `model` as a whole-store
+  /// read builds them, except that blocks of at least `parallelRows` rows are built in two
+  /// halves at once (a file's read uses 32,768); and how many tables of shared to-one lists
+  /// the reader built. Errors name the byte of `content` in a file called `body`.
+  ///
+  /// For the tests and the fuzz harness, which drive the two-half path with small bodies; no
+  /// file is read, so no header, checksum or metadata is checked.
+  package static func records(
+    ofBody content: UnsafeRawBufferPointer, model: ManagedObjectModel, parallelRows: Int
+  ) throws(StoreError) -> (records: [StoreRecord], sharedTableBuilds: Int) {
+    let place = BinaryPlace(file: "body", section: "BODY", fileOffset: 0, isInflated: true)
+    var reader = try BinaryBodyReader.open(ByteReader(content, place: place), model: model)
+    reader.parallelRows = parallelRows
+    var collector = StoreContentsCollector()
+    try reader.readRecords(into: &collector)
+    return (collector.records, reader.sharedTableBuilds)
+  }
+}
