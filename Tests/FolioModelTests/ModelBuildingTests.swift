@@ -356,6 +356,24 @@ struct ModelConsistencyTests {
       message:
         "A.where: composite \"Locaton\" is not defined in the model (did you mean \"Location\"?)"),
     BuildFailure(
+      id: "composites nested 33 levels",
+      entities: { [EntityDescription("A") { compositeAttribute("where", of: "C0") }] },
+      composites: compositeChain(levels: 33),
+      code: .invalidConstraint,
+      message: "C0: composites nest more than 32 levels deep: C0 → C1 → C2 → … → C31 → C32"),
+    BuildFailure(
+      id: "composites nested 33 levels, the deepest listed first",
+      entities: { [EntityDescription("A") { compositeAttribute("where", of: "C0") }] },
+      composites: compositeChain(levels: 33).reversed(),
+      code: .invalidConstraint,
+      message: "C0: composites nest more than 32 levels deep: C0 → C1 → C2 → … → C31 → C32"),
+    BuildFailure(
+      id: "composites nested 1,000 levels, unused",
+      entities: { [EntityDescription("A")] },
+      composites: compositeChain(levels: 1_000),
+      code: .invalidConstraint,
+      message: "C0: composites nest more than 32 levels deep: C0 → C1 → C2 → … → C31 → C32"),
+    BuildFailure(
       id: "to-one with a larger maxCount",
       entities: {
         var relationship = RelationshipDescription("b", to: "A")
@@ -392,6 +410,36 @@ struct ModelConsistencyTests {
       code: .unknownReference,
       message: "configuration \"Cloud\" names \"B\", which is not in the model"),
   ]
+
+  /// An attribute of composite `composite`.
+  static func compositeAttribute(_ name: String, of composite: String) -> AttributeDescription {
+    var attribute = AttributeDescription(name, .composite)
+    attribute.compositeName = composite
+    return attribute
+  }
+
+  /// Composites `C0`…`C(levels − 1)`, each with one member of the next; the last holds a
+  /// String.
+  static func compositeChain(levels: Int) -> [CompositeDescription] {
+    (0..<levels).map { level in
+      CompositeDescription(
+        "C\(level)",
+        attributes: [
+          level == levels - 1
+            ? AttributeDescription("leaf", .string)
+            : compositeAttribute("next", of: "C\(level + 1)")
+        ])
+    }
+  }
+
+  @Test("composites nested 32 levels, the limit, are a model", arguments: [false, true])
+  func compositesAtTheLimit(deepestFirst: Bool) throws {
+    let chain = Self.compositeChain(levels: CompositeDescription.maximumNestingLevels)
+    let model = try ManagedObjectModel(
+      entities: [EntityDescription("A") { Self.compositeAttribute("where", of: "C0") }],
+      composites: deepestFirst ? chain.reversed() : chain)
+    #expect(model.composites.count == 32)
+  }
 
   @Test("inconsistent models are refused with the exact error", arguments: failures)
   func refuses(_ failure: BuildFailure) throws {

@@ -137,7 +137,7 @@ struct BinaryStoreCorruptionTests {
   @Test("a file of 1,024 sections is read; one of 1,025 is refused at its section count")
   func sectionCount() throws {
     let model = try BinaryFixtures.model()
-    let meta = BinaryMetadataCoding.encode(
+    let meta = try BinaryMetadataCoding.encode(
       StoreMetadata(storeType: "Binary"), entityHashes: [:], nextObjectID: 1)
     let body = try BinaryBodyWriter.encode([], model: model)
     func file(sections: Int) -> [UInt8] {
@@ -163,7 +163,7 @@ struct BinaryStoreCorruptionTests {
   @Test("a decompression bomb is refused at its declared length")
   func decompressionBomb() throws {
     let model = try BinaryFixtures.model()
-    let meta = BinaryMetadataCoding.encode(
+    let meta = try BinaryMetadataCoding.encode(
       StoreMetadata(storeType: "Binary"), entityHashes: [:], nextObjectID: 1)
     let zeros = [UInt8](repeating: 0, count: 64 << 20)
     let bytes = BinaryContainer.assemble(
@@ -202,7 +202,7 @@ struct BinaryStoreCorruptionTests {
     ] as [(String, [UInt8], StoreError.Code)])
   func hostileBodies(name: String, body: [UInt8], code: StoreError.Code) throws {
     let model = try BinaryFixtures.model()
-    let meta = BinaryMetadataCoding.encode(
+    let meta = try BinaryMetadataCoding.encode(
       StoreMetadata(storeType: "Binary"), entityHashes: [:], nextObjectID: 1)
     let bytes = BinaryContainer.assemble(
       [

@@ -103,6 +103,11 @@ public struct CompositeDescription: Sendable, Hashable {
   }
   var sourceNote = SourceNote<InputLocation?>(nil)
 
+  /// The most levels composites nest: an attribute's composite is level 1, a composite member
+  /// of it level 2, and so on. A model whose composites nest deeper is refused
+  /// (`invalidConstraint`), and the stores refuse values and metadata nested deeper.
+  public static let maximumNestingLevels = 32
+
   /// Creates a composite from its member attributes.
   public init(_ name: String, attributes: [AttributeDescription]) {
     self.name = name

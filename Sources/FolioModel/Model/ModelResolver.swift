@@ -169,26 +169,73 @@ struct ModelResolver {
         try checkAttribute(member, at: location)
       }
     }
-    var placed: Set<String> = []
+    var levels: [String: Int] = [:]
     for composite in compositeList {
-      try checkNesting(of: composite.name, path: [], placed: &placed)
+      _ = try checkNesting(of: composite.name, path: [], levels: &levels)
     }
   }
 
-  private func checkNesting(of name: String, path: [String], placed: inout Set<String>) throws {
+  /// How many levels composite `name` nests (1 when no member is a composite), kept in
+  /// `levels`; `path` holds the composites it is a member of. Throws on a cycle, and when
+  /// `path` and `name`'s levels add up to more than
+  /// ``CompositeDescription/maximumNestingLevels``, before descending further.
+  private func checkNesting(of name: String, path: [String], levels: inout [String: Int])
+    throws -> Int
+  {
     if let start = path.firstIndex(of: name) {
       let location =
         composites[path[start]].flatMap(\.sourceLocation)?.naming(entity: path[start])
         ?? InputLocation(entity: path[start])
       throw ModelError.compositeCycle(Array(path[start...]) + [name], at: location)
     }
-    guard !placed.contains(name), let composite = composites[name] else { return }
+    let limit = CompositeDescription.maximumNestingLevels
+    if let known = levels[name] {
+      if path.count + known > limit {
+        throw nestedTooDeeply(path + deepestChain(from: name, levels))
+      }
+      return known
+    }
+    guard let composite = composites[name] else { return 0 }
+    guard path.count < limit else { throw nestedTooDeeply(path + [name]) }
+    var deepest = 0
     for member in composite.attributes {
       if member.attributeType == .composite, let inner = member.compositeName {
-        try checkNesting(of: inner, path: path + [name], placed: &placed)
+        deepest = max(deepest, try checkNesting(of: inner, path: path + [name], levels: &levels))
       }
     }
-    placed.insert(name)
+    levels[name] = deepest + 1
+    return deepest + 1
+  }
+
+  /// The longest chain of composites from `name`, by the levels already computed.
+  private func deepestChain(from name: String, _ levels: [String: Int]) -> [String] {
+    var chain = [name]
+    while let composite = composites[chain[chain.count - 1]],
+      let level = levels[composite.name], level > 1,
+      let next = composite.attributes.lazy
+        .compactMap({ $0.attributeType == .composite ? $0.compositeName : nil })
+        .first(where: { levels[$0] == level - 1 })
+    {
+      chain.append(next)
+    }
+    return chain
+  }
+
+  /// The error for `chain`, composites each a member of the one before, longer than the limit
+  /// (the whole chain, or its first `limit + 1` links).
+  private func nestedTooDeeply(_ chain: [String]) -> ModelError {
+    let location =
+      composites[chain[0]].flatMap(\.sourceLocation)?.naming(entity: chain[0])
+      ?? InputLocation(entity: chain[0])
+    let limit = CompositeDescription.maximumNestingLevels
+    let shown =
+      chain.count > 6
+      ? chain.prefix(3).joined(separator: " → ") + " → … → "
+        + chain.suffix(2).joined(separator: " → ")
+      : chain.joined(separator: " → ")
+    return ModelError.invalidConstraint(
+      "composites nest more than \(limit) levels deep: \(shown)",
+      at: location)
   }
 
   private func checkAttribute(_ attribute: AttributeDescription, at location: InputLocation?)
@@ -402,11 +449,13 @@ struct ModelResolver {
   // MARK: Pass 5: hashes
 
   private mutating func computeHashes() {
+    var memberHashes: [String: [Data]] = [:]
     for index in order {
       var entity = entities[index]
       var declared: [String: Data] = [:]
       for position in entity.attributes.indices {
-        let hash = VersionHasher.hash(of: entity.attributes[position], composites: composites)
+        let hash = VersionHasher.hash(
+          of: entity.attributes[position], composites: composites, memberHashes: &memberHashes)
         entity.attributes[position].versionHash = hash
         declared[entity.attributes[position].name] = hash
       }

@@ -29,8 +29,6 @@ enum BinaryFormat {
   static let requiredFlagsMask: UInt16 = 0x00FF
   /// zlib expands at most 1032:1; a declared inflated length beyond this ratio is a lie.
   static let maximumInflationRatio = 1032
-  /// The deepest nesting of property lists and composites a reader accepts.
-  static let maximumNesting = 32
   /// The zlib level the writer uses: the fastest, since saves are on the editor's path.
   static let compressionLevel: Int32 = 1
 }

@@ -21,9 +21,13 @@ enum BinaryMetadataCoding {
   }
 
   /// The META bytes for `metadata`, whose version hashes are `entityHashes`.
+  ///
+  /// - Throws: `limitExceeded` when a property list nests deeper than
+  ///   ``StoreLimits/maximumNestingLevels``, which no reader would accept.
   static func encode(
     _ metadata: StoreMetadata, entityHashes: [String: Data], nextObjectID: Int64
-  ) -> [UInt8] {
+  ) throws(StoreError) -> [UInt8] {
+    try StoreLimits.checkNesting(ofMetadata: metadata.userInfo)
     var writer = ByteWriter(capacity: 256)
     writer.append(string: metadata.identifier)
     writer.append(string: metadata.storeType)
@@ -113,17 +117,19 @@ enum BinaryMetadataCoding {
     }
   }
 
+  /// The value whose tag is next, inside `depth` containers: an array or dictionary is level
+  /// `depth + 1`, refused past ``StoreLimits/maximumNestingLevels``.
   private static func decodeValue(_ reader: inout ByteReader, depth: Int) throws(StoreError)
     -> PropertyListValue
   {
     let start = reader.offset
-    guard depth < BinaryFormat.maximumNesting else {
-      throw reader.error(
-        .malformedStore,
-        "property lists nest deeper than \(BinaryFormat.maximumNesting) levels", at: start)
-    }
     let rawTag = try reader.uint8("a property list tag")
-    switch Tag(rawValue: rawTag) {
+    let tag = Tag(rawValue: rawTag)
+    if tag == .array || tag == .dictionary, depth >= StoreLimits.maximumNestingLevels {
+      throw reader.error(
+        .limitExceeded, StoreLimits.nestedTooDeeply("property lists"), at: start)
+    }
+    switch tag {
     case .string: return .string(try reader.string("a property list string"))
     case .integer: return .integer(try reader.int64("a property list integer"))
     case .real: return .real(Double(bitPattern: try reader.uint64("a property list real")))

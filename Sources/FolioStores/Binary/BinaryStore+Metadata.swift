@@ -34,7 +34,7 @@ extension BinaryStore {
       var new = metadata
       new.storeType = old.storeType
       new.modelVersionHashes = old.modelVersionHashes
-      let encoded = BinaryMetadataCoding.encode(
+      let encoded = try BinaryMetadataCoding.encode(
         new, entityHashes: old.modelVersionHashes, nextObjectID: nextObjectID)
       let rebuilt = container.sections.map { section in
         section.kind == SectionKind.metadata

@@ -162,7 +162,7 @@ public struct BinaryStore: StoreFormat {
     var metadata = contents.metadata
     metadata.storeType = typeName
     let maximumID = contents.records.map(\.id).max() ?? 0
-    let meta = BinaryMetadataCoding.encode(
+    let meta = try BinaryMetadataCoding.encode(
       metadata, entityHashes: model.entityVersionHashesByName,
       nextObjectID: max(contents.nextObjectID, maximumID + 1))
     let embedded = Array(model.xcodeModelXML().utf8)

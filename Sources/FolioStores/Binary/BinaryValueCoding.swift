@@ -45,10 +45,11 @@ struct BinaryValueEncoder {
   var strings = StringTable()
   private let limits = StoreLimits.current
 
-  /// Appends `value`, which must fit `type`, for `entity.key`.
+  /// Appends `value`, which must fit `type`, for `entity.key`; a composite `value` is on
+  /// `level` (a member of a composite is one level below it).
   mutating func encode(
     _ value: AttributeValue, as type: AttributeType, composite: String?, entity: String,
-    key: String, into writer: inout ByteWriter
+    key: String, level: Int = 1, into writer: inout ByteWriter
   ) throws(StoreError) {
     func mismatch() -> StoreError {
       .recordMismatch(
@@ -81,6 +82,13 @@ struct BinaryValueEncoder {
       writer.appendCounted(data)
     case (.uuid, .uuid(let uuid)): withUnsafeBytes(of: uuid.uuid) { writer.append($0) }
     case (.composite, .composite(let members)):
+      // Members the model does not describe are written with their own types, so only they
+      // can nest past the levels a model allows.
+      guard level <= StoreLimits.maximumNestingLevels else {
+        throw StoreError(
+          .limitExceeded, StoreLimits.nestedTooDeeply("composites"),
+          at: InputLocation(entity: entity, property: key))
+      }
       let description = composite.flatMap { model.composite(named: $0) }
       writer.append(UInt32(members.count))
       for (name, member) in members.sorted(by: { $0.key < $1.key }) {
@@ -92,7 +100,7 @@ struct BinaryValueEncoder {
         writer.append(tag)
         try encode(
           member, as: memberType, composite: memberAttribute?.compositeName, entity: entity,
-          key: "\(key).\(name)", into: &writer)
+          key: "\(key).\(name)", level: level + 1, into: &writer)
       }
     default:
       throw mismatch()
@@ -205,8 +213,8 @@ struct BinaryValueDecoder {
     throws(StoreError) -> [String: AttributeValue]
   {
     let start = reader.offset
-    guard depth < BinaryFormat.maximumNesting else {
-      throw reader.error(.malformedStore, "composites nest too deeply", at: start)
+    guard depth < StoreLimits.maximumNestingLevels else {
+      throw reader.error(.limitExceeded, StoreLimits.nestedTooDeeply("composites"), at: start)
     }
     let description = composite.flatMap { model.composite(named: $0) }
     let count = try reader.count("a composite's member count", elementSize: 5)

@@ -83,3 +83,45 @@ public struct StoreLimits: Sendable, Hashable {
     bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
   }
 }
+
+extension StoreLimits {
+  /// The most levels a composite value or a store's metadata nests:
+  /// ``CompositeDescription/maximumNestingLevels`` (32), fixed rather than a setting because
+  /// the binary format states it.
+  ///
+  /// A composite attribute's value is level 1, and each composite member of it one level
+  /// deeper; the metadata dictionary is level 1, and each array or dictionary in it one level
+  /// deeper. Other values do not count. Readers and writers of both formats refuse more with
+  /// `limitExceeded`; a model's composites cannot nest deeper (`ManagedObjectModel` refuses
+  /// it), so only composite members the model does not describe can reach the limit.
+  public static let maximumNestingLevels = CompositeDescription.maximumNestingLevels
+
+  /// What is wrong with `what` ("composites", "property lists") nested too deeply.
+  static func nestedTooDeeply(_ what: String) -> String {
+    "\(what) nest more than \(maximumNestingLevels) levels deep"
+  }
+
+  /// Checks that no property list in `metadata`, itself level 1, nests deeper than
+  /// ``maximumNestingLevels``; the error names the metadata key that holds the deepest one.
+  static func checkNesting(ofMetadata metadata: [String: PropertyListValue]) throws(StoreError) {
+    for (key, value) in metadata.sorted(by: { $0.key < $1.key })
+    where exceedsNesting(value, level: 2) {
+      throw StoreError(
+        .limitExceeded, nestedTooDeeply("property lists"),
+        at: InputLocation(entity: "metadata", property: key))
+    }
+  }
+
+  /// Whether `value`, at `level`, holds a container past ``maximumNestingLevels``. Stops at
+  /// the first level past it, so a deeper value costs no deeper recursion.
+  private static func exceedsNesting(_ value: PropertyListValue, level: Int) -> Bool {
+    switch value {
+    case .array(let values):
+      level > maximumNestingLevels || values.contains { exceedsNesting($0, level: level + 1) }
+    case .dictionary(let entries):
+      level > maximumNestingLevels
+        || entries.values.contains { exceedsNesting($0, level: level + 1) }
+    case .string, .integer, .real, .boolean, .date, .data: false
+    }
+  }
+}

@@ -70,7 +70,7 @@ struct XMLMetadataReader {
       }
       guard try element() else { continue }
       let location = reader.lazyLocation()
-      guard case .dictionary(let values) = try value() else {
+      guard case .dictionary(let values) = try value(level: 1) else {
         throw StoreError.unexpectedElement(
           reader.nameString, expected: "<dict> in <plist>", at: location.resolved())
       }
@@ -101,9 +101,15 @@ struct XMLMetadataReader {
     }
   }
 
-  /// The property-list value whose start tag the reader stands on, read to its end tag.
-  private func value() throws(StoreError) -> PropertyListValue {
+  /// The property-list value whose start tag the reader stands on, read to its end tag; an
+  /// array or dictionary there is on `level`, refused past
+  /// ``StoreLimits/maximumNestingLevels``.
+  private func value(level: Int) throws(StoreError) -> PropertyListValue {
     let location = reader.lazyLocation()
+    if level > StoreLimits.maximumNestingLevels, reader.isNamed("dict") || reader.isNamed("array") {
+      throw StoreError(
+        .limitExceeded, StoreLimits.nestedTooDeeply("property lists"), at: reader.location())
+    }
     if reader.isNamed("dict") {
       var result: [String: PropertyListValue] = [:]
       while try element() {
@@ -116,13 +122,13 @@ struct XMLMetadataReader {
           throw StoreError.badField(
             key, "property list entry (the key has no value)", at: location.resolved())
         }
-        result[key] = try value()
+        result[key] = try value(level: level + 1)
       }
       return .dictionary(result)
     }
     if reader.isNamed("array") {
       var result: [PropertyListValue] = []
-      while try element() { result.append(try value()) }
+      while try element() { result.append(try value(level: level + 1)) }
       return .array(result)
     }
     if reader.isNamed("true") || reader.isNamed("false") {

@@ -135,6 +135,7 @@ struct XMLNameMap {
     var entities: [Entity] = []
     var byDiskName: [String: Int] = [:]
     var byName: [String: Int] = [:]
+    var composites: CompositeMembers = [:]
     for entity in model.entities {
       let diskName = entity.name.uppercased()
       if let other = byDiskName[diskName] {
@@ -157,7 +158,7 @@ struct XMLNameMap {
         let lowered = try claim(attribute.name)
         properties[lowered] = .attribute(attributes.count)
         attributes.append(
-          try Self.attribute(attribute, entity: entity.name, model: model, depth: 0))
+          try Self.attribute(attribute, model: model, composites: &composites))
       }
       var relationships: [Relationship] = []
       for relationship in entity.allRelationships where !relationship.isTransient {
@@ -207,23 +208,36 @@ struct XMLNameMap {
     self.indexByName = byName
   }
 
+  /// A composite's members as the store writes them, built once per composite and shared by
+  /// every attribute of its type, by composite name. (Built per path, composites whose members
+  /// share a composite would take time and memory exponential in their depth.)
+  private typealias CompositeMembers = [String: (members: [Attribute], byDiskName: [String: Int])]
+
   private static func attribute(
-    _ attribute: AttributeDescription, entity: String, model: ManagedObjectModel, depth: Int
+    _ attribute: AttributeDescription, model: ManagedObjectModel,
+    composites: inout CompositeMembers
   ) throws(StoreError) -> Attribute {
     var members: [Attribute] = []
     var byDiskName: [String: Int] = [:]
-    if attribute.attributeType == .composite, depth < 16,
-      let composite = attribute.compositeName.flatMap({ model.composite(named: $0) })
-    {
-      for member in composite.attributes {
-        let lowered = member.name.lowercased()
-        if let other = byDiskName[lowered] {
-          throw StoreError.caseCollision(
-            "properties", members[other].name, member.name,
-            at: InputLocation(entity: composite.name, property: member.name))
+    if attribute.attributeType == .composite, let name = attribute.compositeName {
+      if let known = composites[name] {
+        (members, byDiskName) = known
+      } else if let composite = model.composite(named: name) {
+        // A model's composites never contain each other (the model reader refuses a cycle);
+        // the empty entry ends the recursion should one do so anyway.
+        composites[name] = ([], [:])
+        for member in composite.attributes {
+          let lowered = member.name.lowercased()
+          if let other = byDiskName[lowered] {
+            throw StoreError.caseCollision(
+              "properties", members[other].name, member.name,
+              at: InputLocation(entity: composite.name, property: member.name))
+          }
+          byDiskName[lowered] = members.count
+          members.append(
+            try Self.attribute(member, model: model, composites: &composites))
         }
-        byDiskName[lowered] = members.count
-        members.append(try Self.attribute(member, entity: entity, model: model, depth: depth + 1))
+        composites[name] = (members, byDiskName)
       }
     }
     return Attribute(

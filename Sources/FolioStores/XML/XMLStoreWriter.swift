@@ -87,6 +87,7 @@ final class XMLStoreWriter {
   func writeHeader(
     identifier: String, nextObjectID: Int64?, metadata: [String: PropertyListValue]
   ) throws(StoreError) {
+    try StoreLimits.checkNesting(ofMetadata: metadata)
     try check(xmlTextWriterStartDocument(writer, "1.0", nil, nil), "start the document")
     try check(
       xmlTextWriterWriteDTD(writer, "database", nil, StoreError.coreDataSystemID, nil),
