@@ -141,19 +141,7 @@ enum BinaryFixtures {
   private static let uuidURL = URL(fileURLWithPath: "/")
 
   /// Whether two values are the same, NaNs and signed zeros compared by bit pattern.
-  static func same(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
-    switch (a, b) {
-    case (.double(let x), .double(let y)): x.bitPattern == y.bitPattern
-    case (.float(let x), .float(let y)): x.bitPattern == y.bitPattern
-    case (.date(let x), .date(let y)):
-      x.timeIntervalSinceReferenceDate.bitPattern == y.timeIntervalSinceReferenceDate.bitPattern
-    case (.decimal(let x), .decimal(let y)): x.isNaN ? y.isNaN : x == y
-    case (.composite(let x), .composite(let y)):
-      x.keys.sorted() == y.keys.sorted()
-        && x.allSatisfy { key, value in y[key].map { same(value, $0) } ?? false }
-    default: a == b
-    }
-  }
+  static func same(_ a: AttributeValue, _ b: AttributeValue) -> Bool { a.isIdentical(to: b) }
 
   /// Expects `loaded` to hold exactly `written`'s records (in any order), metadata and next ID.
   static func expectSame(

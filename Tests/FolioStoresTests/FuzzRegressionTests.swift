@@ -42,4 +42,36 @@ struct FuzzRegressionTests {
         == "\(url.path):4:9: a composite value cannot be inferred: its members' types need the "
         + "model it was written with")
   }
+
+  /// Fuzz finding 12 (`FuzzBinaryBody`): a body whose spending's amount is a NaN, read in
+  /// halves and in one run. The two reads agreed to the bit; the harness compared them with
+  /// `==`, which finds a NaN unequal to itself, and trapped.
+  @Test("a body holding a NaN reads the same in halves as in one run")
+  func nanAcrossHalves() throws {
+    let body = try Data(contentsOf: Self.fixture("binary-body-nan-halves.bin"))
+    let model = try ManagedObjectModel(
+      contentsOf: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xcdatamodeld"))
+    func read(parallelRows: Int) throws -> [StoreRecord] {
+      let result = body.withUnsafeBytes { raw -> Result<[StoreRecord], StoreError> in
+        do throws(StoreError) {
+          return .success(
+            try BinaryStore.records(ofBody: raw, model: model, parallelRows: parallelRows)
+              .records)
+        } catch {
+          return .failure(error)
+        }
+      }
+      return try result.get()
+    }
+    let whole = try read(parallelRows: .max)
+    let halves = try read(parallelRows: 2)
+    #expect(whole.count == 10)
+    #expect(halves.elementsEqual(whole) { $0.isIdentical(to: $1) })
+    let nan = try #require(
+      whole.first { record in
+        if case .double(let amount) = record.attribute("amount") { amount.isNaN } else { false }
+      })
+    #expect(nan != nan)
+    #expect(nan.isIdentical(to: nan))
+  }
 }

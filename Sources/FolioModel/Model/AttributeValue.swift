@@ -45,6 +45,25 @@ public enum AttributeValue: Sendable, Hashable {
     }
   }
 
+  /// Whether `self` and `other` hold the same bits: as `==`, except that a NaN is identical
+  /// to a NaN of the same bit pattern (`==` says no NaN equals anything) and `0.0` is not
+  /// identical to `-0.0` (`==` says they are equal); Double, Float and Date alike, and a
+  /// Decimal NaN is identical to a Decimal NaN. This is what "read back unchanged" means for a
+  /// store, whose files keep a value's bits.
+  package func isIdentical(to other: AttributeValue) -> Bool {
+    switch (self, other) {
+    case (.double(let x), .double(let y)): x.bitPattern == y.bitPattern
+    case (.float(let x), .float(let y)): x.bitPattern == y.bitPattern
+    case (.date(let x), .date(let y)):
+      x.timeIntervalSinceReferenceDate.bitPattern == y.timeIntervalSinceReferenceDate.bitPattern
+    case (.decimal(let x), .decimal(let y)): x.isNaN ? y.isNaN : x == y
+    case (.composite(let x), .composite(let y)):
+      x.count == y.count
+        && x.allSatisfy { name, value in y[name].map { value.isIdentical(to: $0) } ?? false }
+    default: self == other
+    }
+  }
+
   private static func text(of value: Double, shortest: String? = nil) -> String {
     if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
     return shortest ?? value.description

@@ -116,6 +116,22 @@ public struct StoreRecord: Sendable, Hashable {
     return left.attributes == right.attributes
   }
 
+  /// Whether `self` and `other` are the same record to the bit: as `==`, but with attribute
+  /// values compared by ``FolioModel/AttributeValue/isIdentical(to:)``, so that a record
+  /// holding a NaN is identical to a copy of itself (`==` says it differs from itself).
+  package func isIdentical(to other: StoreRecord) -> Bool {
+    guard entityName == other.entityName, id == other.id, relationships == other.relationships,
+      attributeCount == other.attributeCount
+    else { return false }
+    var same = true
+    forEachAttribute { name, value in
+      if same, !(other.attribute(name).map { value.isIdentical(to: $0) } ?? false) {
+        same = false
+      }
+    }
+    return same
+  }
+
   public func hash(into hasher: inout Hasher) {
     hasher.combine(entityName)
     hasher.combine(id)
