@@ -67,11 +67,14 @@ struct XMLModelInference {
       while let header = try parser.nextProperty() {
         switch header {
         case .attribute(let name, let word, let line):
-          let location = parser.location(tag: "attribute", named: name, line: line)
-          guard let type = XMLValueCoding.attributeType(forWord: word) else {
-            throw StoreError.unknownTypeWord(word, at: location)
+          // Found only for an error: finding a column reads the file up to the line.
+          func location() -> InputLocation {
+            parser.location(tag: "attribute", named: name, line: line)
           }
-          guard type != .composite else { throw StoreError.compositeNotInferable(at: location) }
+          guard let type = XMLValueCoding.attributeType(forWord: word) else {
+            throw StoreError.unknownTypeWord(word, at: location())
+          }
+          guard type != .composite else { throw StoreError.compositeNotInferable(at: location()) }
           try parser.skipAttribute()
           try addAttribute(name, type, to: key, line: line, parser: parser)
         case .relationship(let name, let type, let destination, let idrefs, let line):

@@ -171,37 +171,47 @@ enum XMLProlog {
 
   /// The line and column of the first `<tag` at or after `line` (with `name="…"` when given),
   /// looking at most `searchLines` lines ahead.
+  ///
+  /// Reads the file in 1 MiB pieces and keeps only the bytes of the line being matched, from
+  /// `line` on: time linear in the bytes up to the match, whatever the lines' lengths.
   static func locate(
     tag: String, named name: String?, fromLine line: Int, path: String, searchLines: Int = 10_000
   ) -> (line: Int, column: Int)? {
     guard !tag.isEmpty, let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     var currentLine = 1
-    var pending = [UInt8]()
+    var text = [UInt8]()
     let needle = Array("<\(tag)".utf8)
     let nameNeedle = name.map { Array("name=\"\($0)\"".utf8) }
     while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-      pending.append(contentsOf: chunk)
-      while let newline = pending.firstIndex(of: 0x0A) {
-        let text = Array(pending[..<newline])
-        pending.removeSubrange(...newline)
-        if currentLine >= line, let column = match(text, needle, nameNeedle) {
-          return (currentLine, column)
+      let bytes = [UInt8](chunk)
+      var start = 0
+      while let newline = bytes[start...].firstIndex(of: 0x0A) {
+        if currentLine >= line {
+          text.append(contentsOf: bytes[start..<newline])
+          if let column = match(text, needle, nameNeedle) { return (currentLine, column) }
+          text.removeAll(keepingCapacity: true)
         }
         currentLine += 1
         if currentLine >= line + searchLines { return nil }
+        start = newline + 1
       }
+      // The rest of the piece starts a line that goes on in the next piece.
+      if currentLine >= line { text.append(contentsOf: bytes[start...]) }
     }
-    if currentLine >= line, let column = match(pending, needle, nameNeedle) {
+    if currentLine >= line, let column = match(text, needle, nameNeedle) {
       return (currentLine, column)
     }
     return nil
   }
 
+  /// The 1-based column of the first `needle` in `text` that ends a tag name (a space, tab,
+  /// `>`, `/` or the end of the line follows) and, when `name` is given, whose tag holds
+  /// `name` before its first `>`.
   private static func match(_ text: [UInt8], _ needle: [UInt8], _ name: [UInt8]?) -> Int? {
-    guard text.count >= needle.count else { return nil }
+    guard let first = needle.first, text.count >= needle.count else { return nil }
     for start in 0...(text.count - needle.count)
-    where Array(text[start..<start + needle.count]) == needle {
+    where text[start] == first && text[start..<start + needle.count].elementsEqual(needle) {
       let next = start + needle.count
       if next < text.count, text[next] != 0x20, text[next] != UInt8(ascii: ">"),
         text[next] != UInt8(ascii: "/"), text[next] != 0x09
@@ -209,11 +219,10 @@ enum XMLProlog {
         continue
       }
       if let name {
-        let rest = Array(text[start...])
-        guard let close = rest.firstIndex(of: UInt8(ascii: ">")),
-          rest.count >= name.count,
-          (0...(close - min(close, name.count))).contains(where: {
-            $0 + name.count <= rest.count && Array(rest[$0..<$0 + name.count]) == name
+        guard let close = text[start...].firstIndex(of: UInt8(ascii: ">")),
+          close - name.count >= start,
+          (start...(close - name.count)).contains(where: {
+            text[$0..<$0 + name.count].elementsEqual(name)
           })
         else { continue }
       }
