@@ -7,7 +7,7 @@ FOLIO := .build/release/folio
 OPS ?= 10000000
 SEED ?= 1
 
-.PHONY: all build demo test test-asan test-asan-ci test-tsan test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay
+.PHONY: all build demo test test-asan test-tsan test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay
 
 all: build
 
@@ -40,24 +40,13 @@ test: deps
 	.build/debug/folio replay Samples/*/*.undo
 	$(MAKE) --no-print-directory fuzz-replay
 
-# The whole suite under AddressSanitizer, in its own build folder. (swiftc refuses
+# The whole suite under AddressSanitizer, in its own build folder; CI runs it (.ci/run). (swiftc refuses
 # -sanitize=undefined on Linux; Swift code traps on overflow and bad casts by itself.)
 ASAN_BUILD := --scratch-path .build-asan --sanitize=address
 test-asan: deps
 	$(SWIFT) build --build-tests $(ASAN_BUILD)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
 	  $(SWIFT) test --skip-build $(ASAN_BUILD)
-
-# The subset CI runs under AddressSanitizer (RELIABILITY.md §2): the undo manager, predicates,
-# the graph, the model reader, the script language and documents — about a minute. Left out:
-# the stores' and the CLI's suites and the corpus tests, which take tens of minutes under ASan
-# (run them with `make test-asan`), and the soak, whose 20,000 operations the normal pass runs.
-ASAN_CI_FILTER := FolioUndoTests|FolioQueryTests|FolioGraphTests|FolioModelTests|FolioScriptTests|FolioTests
-ASAN_CI_SKIP := CorpusTests
-test-asan-ci: deps
-	$(SWIFT) build --build-tests $(ASAN_BUILD)
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
-	  $(SWIFT) test --skip-build $(ASAN_BUILD) --filter "$(ASAN_CI_FILTER)" --skip "$(ASAN_CI_SKIP)"
 
 # The whole suite under ThreadSanitizer, in its own build folder.
 TSAN_BUILD := --scratch-path .build-tsan --sanitize=thread

@@ -72,13 +72,12 @@ public func run(_ executable: URL, _ arguments: [String], in directory: URL = pa
     standardError: String(decoding: errorData, as: UTF8.self))
 }
 
-/// The folder holding the built products (`.build/debug`), where `folio` is.
-public var productsDirectory: URL {
-  for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-    return bundle.bundleURL.deletingLastPathComponent()
-  }
-  return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-}
+/// The folder holding the built products (`.build/debug`), where `folio` is: the test
+/// executable's own folder (`swift test` runs `FolioPackageTests.xctest`, an executable on
+/// Linux, by its full path). Not found through `Bundle.allBundles`: swift-corelibs-foundation
+/// loses the array it builds on every call (LeakSanitizer, RELIABILITY.md §2).
+public let productsDirectory = URL(fileURLWithPath: CommandLine.arguments[0])
+  .deletingLastPathComponent()
 
 /// A fresh temporary folder; the caller removes it.
 public func makeTemporaryFolder() throws -> URL {
