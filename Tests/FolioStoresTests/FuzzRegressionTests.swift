@@ -48,23 +48,11 @@ struct FuzzRegressionTests {
   /// `==`, which finds a NaN unequal to itself, and trapped.
   @Test("a body holding a NaN reads the same in halves as in one run")
   func nanAcrossHalves() throws {
-    let body = try Data(contentsOf: Self.fixture("binary-body-nan-halves.bin"))
+    let body = try [UInt8](Data(contentsOf: Self.fixture("binary-body-nan-halves.bin")))
     let model = try ManagedObjectModel(
       contentsOf: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xcdatamodeld"))
-    func read(parallelRows: Int) throws -> [StoreRecord] {
-      let result = body.withUnsafeBytes { raw -> Result<[StoreRecord], StoreError> in
-        do throws(StoreError) {
-          return .success(
-            try BinaryStore.records(ofBody: raw, model: model, parallelRows: parallelRows)
-              .records)
-        } catch {
-          return .failure(error)
-        }
-      }
-      return try result.get()
-    }
-    let whole = try read(parallelRows: .max)
-    let halves = try read(parallelRows: 2)
+    let whole = try BinaryParallelReadTests.read(body, model: model, parallelRows: .max).get()
+    let halves = try BinaryParallelReadTests.read(body, model: model, parallelRows: 2).get()
     #expect(whole.count == 10)
     #expect(halves.elementsEqual(whole) { $0.isIdentical(to: $1) })
     let nan = try #require(
