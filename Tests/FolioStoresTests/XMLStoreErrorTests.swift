@@ -81,6 +81,27 @@ struct XMLStoreErrorTests {
         "<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\" [ ]>\n<database/>",
       code: .malformedXML,
       message: "1:70: a DOCTYPE with an internal subset is refused: a store declares nothing"),
+    // The prolog check searches the bytes for the end of each comment and declaration, and
+    // for an entity declaration in an internal subset, at any distance within its 64 KiB.
+    XMLBadInput(
+      id: "foreign DTD after comments and a processing instruction",
+      text: "<?xml version=\"1.0\"?>\n<!-- one -->\n<?pi a=\"-->\"?><!-- two\n-- -->"
+        + "<!DOCTYPE database SYSTEM \"x.dtd\">\n<database/>",
+      code: .malformedXML,
+      message:
+        "4:7: DOCTYPE \"<!DOCTYPE database SYSTEM \"x.dtd\">\" is refused: the only one allowed is <!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">"
+    ),
+    XMLBadInput(
+      id: "entity declaration far into the internal subset",
+      text: "<!DOCTYPE database [" + String(repeating: "\n", count: 30_000)
+        + String(repeating: " ", count: 30_000) + "<!ENTITY %  far \"x\">]>\n<database/>",
+      code: .malformedXML,
+      message: "30001:30001: entity declaration \"far\" is refused: a store declares no entities"),
+    XMLBadInput(
+      id: "comment left open in the prolog",
+      text: "<?xml version=\"1.0\"?>\n<!-- " + String(repeating: "- > ", count: 20_000) + "-",
+      code: .truncated,
+      message: "2:80007: the file ends before the store does (Comment not terminated)"),
     XMLBadInput(
       id: "undeclared entity reference", text: prolog + "<database>&foo;</database>\n",
       code: .malformedXML,

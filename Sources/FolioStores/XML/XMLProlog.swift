@@ -19,10 +19,15 @@ enum XMLProlog {
 
   /// Checks the prolog of the file open at `descriptor` without moving its offset.
   static func check(descriptor: Int32, path: String) throws(StoreError) {
-    var bytes = [UInt8](repeating: 0, count: limit)
-    let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, limit, 0) }
-    guard count >= 0 else { throw StoreError.unreadable(path, String(cString: strerror(errno))) }
-    bytes.removeSubrange(count...)
+    var failure: Int32 = 0
+    let bytes = [UInt8](unsafeUninitializedCapacity: limit) { buffer, initialized in
+      let count = pread(descriptor, buffer.baseAddress, limit, 0)
+      if count < 0 { failure = errno }
+      initialized = max(count, 0)
+    }
+    guard failure == 0 else {
+      throw StoreError.unreadable(path, String(cString: strerror(failure)))
+    }
     try check(bytes, path: path)
   }
 
@@ -41,17 +46,10 @@ enum XMLProlog {
       return InputLocation(file: path, line: line, column: column)
     }
     func starts(_ text: String, at offset: Int) -> Bool {
-      let pattern = Array(text.utf8)
-      return offset + pattern.count <= bytes.count
-        && Array(bytes[offset..<offset + pattern.count]) == pattern
+      matches(Array(text.utf8), in: bytes, at: offset)
     }
     func find(_ text: String, from offset: Int) -> Int? {
-      var index = offset
-      while index < bytes.count {
-        if starts(text, at: index) { return index }
-        index += 1
-      }
-      return nil
+      first(Array(text.utf8), in: bytes, from: offset)
     }
     guard !bytes.isEmpty else {
       throw StoreError.truncated("the file is empty", at: location(0))
@@ -124,19 +122,33 @@ enum XMLProlog {
   private static func firstEntity(_ bytes: [UInt8], from start: Int) -> (name: String, offset: Int)?
   {
     let marker = Array("<!ENTITY".utf8)
-    var index = start
-    while index + marker.count <= bytes.count {
-      if Array(bytes[index..<index + marker.count]) == marker {
-        var nameStart = index + marker.count
-        while nameStart < bytes.count,
-          XMLValueCoding.isSpace(bytes[nameStart]) || bytes[nameStart] == UInt8(ascii: "%")
-        {
-          nameStart += 1
-        }
-        var nameEnd = nameStart
-        while nameEnd < bytes.count, !XMLValueCoding.isSpace(bytes[nameEnd]) { nameEnd += 1 }
-        return (String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self), index)
+    if let index = first(marker, in: bytes, from: start) {
+      var nameStart = index + marker.count
+      while nameStart < bytes.count,
+        XMLValueCoding.isSpace(bytes[nameStart]) || bytes[nameStart] == UInt8(ascii: "%")
+      {
+        nameStart += 1
       }
+      var nameEnd = nameStart
+      while nameEnd < bytes.count, !XMLValueCoding.isSpace(bytes[nameEnd]) { nameEnd += 1 }
+      return (String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self), index)
+    }
+    return nil
+  }
+
+  /// Whether `pattern` is in `bytes` at `offset`. Compares in place: the prolog check runs on
+  /// every read, and an unclosed comment or declaration makes it search all of its 64 KiB.
+  private static func matches(_ pattern: [UInt8], in bytes: [UInt8], at offset: Int) -> Bool {
+    offset >= 0 && offset + pattern.count <= bytes.count
+      && bytes[offset..<offset + pattern.count].elementsEqual(pattern)
+  }
+
+  /// The offset of the first `pattern` in `bytes` at or after `offset`, or `nil`.
+  private static func first(_ pattern: [UInt8], in bytes: [UInt8], from offset: Int) -> Int? {
+    guard let head = pattern.first, pattern.count <= bytes.count else { return nil }
+    var index = max(offset, 0)
+    while index <= bytes.count - pattern.count {
+      if bytes[index] == head, matches(pattern, in: bytes, at: index) { return index }
       index += 1
     }
     return nil
@@ -148,15 +160,16 @@ enum XMLProlog {
   /// file was cut short. Only error paths call this.
   static func isAtEnd(line: Int, column: Int, path: String) -> Bool {
     guard let data = FileManager.default.contents(atPath: path) else { return false }
-    var currentLine = 1
-    var offset = 0
-    while currentLine < line, offset < data.count {
-      if data[data.startIndex + offset] == 0x0A { currentLine += 1 }
-      offset += 1
+    return data.withUnsafeBytes { bytes in
+      var currentLine = 1
+      var offset = 0
+      while currentLine < line, offset < bytes.count {
+        if bytes[offset] == 0x0A { currentLine += 1 }
+        offset += 1
+      }
+      guard column - 1 <= bytes.count - offset else { return true }
+      return bytes[(offset + max(0, column - 1))...].allSatisfy { XMLValueCoding.isSpace($0) }
     }
-    offset += max(0, column - 1)
-    guard offset <= data.count else { return true }
-    return data[(data.startIndex + offset)...].allSatisfy { XMLValueCoding.isSpace($0) }
   }
 
   /// The 1-based column where `<tag` starts on `line` of the file at `path` (the first
