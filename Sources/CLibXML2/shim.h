@@ -106,6 +106,35 @@ static inline void folio_xml_restore_thread_errors(folio_xml_thread_errors previ
   xmlSetStructuredErrorFunc(previous.context, previous.handler);
 }
 
+/// Ignores a message of libxml2's generic error handler.
+static inline void folio_xml_ignore_generic_error(void *context, const char *message, ...) {
+  (void)context;
+  (void)message;
+}
+
+/// This thread's two libxml2 error handlers: the structured one, and the generic one that
+/// gets the few messages no structured handler sees (`xmlParseChunk: encoder error`).
+typedef struct {
+  folio_xml_thread_errors structured;
+  xmlGenericErrorFunc generic;
+  void *genericContext;
+} folio_xml_thread_handlers;
+
+/// Sends this thread's context-free libxml2 errors to `first` and drops its generic messages,
+/// which only repeat them; returns what `folio_xml_restore_thread_handlers` puts back.
+static inline folio_xml_thread_handlers folio_xml_capture_thread_handlers(
+    folio_xml_first_error *first) {
+  folio_xml_thread_handlers previous = {folio_xml_capture_thread_errors(first), xmlGenericError,
+                                        xmlGenericErrorContext};
+  xmlSetGenericErrorFunc(NULL, folio_xml_ignore_generic_error);
+  return previous;
+}
+
+static inline void folio_xml_restore_thread_handlers(folio_xml_thread_handlers previous) {
+  xmlSetGenericErrorFunc(previous.genericContext, previous.generic);
+  folio_xml_restore_thread_errors(previous.structured);
+}
+
 /// Sends a streaming reader's errors to `first` instead of standard error.
 static inline void folio_xml_reader_capture_errors(xmlTextReaderPtr reader,
                                                    folio_xml_first_error *first) {
@@ -404,6 +433,22 @@ static inline xmlParserCtxtPtr folio_xml_events_parser(folio_xml_events *queue,
 /* Whether the parser has met an error. */
 static inline int folio_xml_parser_failed(const xmlParserCtxt *parser) {
   return parser->wellFormed == 0 || parser->disableSAX != 0;
+}
+
+/* The encoding the parser decodes its input from, or NULL for UTF-8 without an encoder. */
+static inline const char *folio_xml_parser_encoding(const xmlParserCtxt *parser) {
+  if (parser->input != NULL && parser->input->buf != NULL &&
+      parser->input->buf->encoder != NULL && parser->input->buf->encoder->name != NULL)
+    return parser->input->buf->encoder->name;
+  return parser->encoding != NULL ? (const char *)parser->encoding : NULL;
+}
+
+/* How many bytes given to the parser its decoder has not taken (those from a byte it could
+   not decode on); -1 when the parser has no undecoded bytes buffer. */
+static inline long folio_xml_parser_undecoded(const xmlParserCtxt *parser) {
+  if (parser->input == NULL || parser->input->buf == NULL || parser->input->buf->raw == NULL)
+    return -1;
+  return (long)xmlBufUse(parser->input->buf->raw);
 }
 
 /* The parser's current line. */

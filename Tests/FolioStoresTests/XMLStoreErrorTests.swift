@@ -44,6 +44,10 @@ struct XMLStoreErrorTests {
       id: "empty file", text: "", code: .truncated,
       message: "1:1: the file ends before the store does (the file is empty)"),
     XMLBadInput(
+      id: "unknown encoding",
+      text: "<?xml version=\"1.0\" encoding=\"X-NONSENSE\"?>\n<database></database>\n",
+      code: .malformedXML, message: "1:42: Unsupported encoding X-NONSENSE"),
+    XMLBadInput(
       id: "wrong root", text: prolog + "<plist version=\"1.0\"/>\n", code: .malformedStore,
       message: "3:1: expected <database>, found <plist>"),
     XMLBadInput(
@@ -227,6 +231,80 @@ struct XMLStoreErrorTests {
     }
     #expect(error?.code == input.code)
     #expect(error?.description == "\(url.path):\(input.message)")
+  }
+
+  /// A store declaring `encoding`, whose line `badLine` holds `bad`, inside a comment when
+  /// `inComment` says so (a comment opened on line 4 and closed after the bad bytes).
+  static func encodedStore(
+    _ encoding: String, bad: [UInt8], goodLines: Int, good: [UInt8], inComment: Bool = false
+  ) -> (bytes: Data, badLine: Int) {
+    var bytes = Data("<?xml version=\"1.0\" encoding=\"\(encoding)\"?>\n<database>\n".utf8)
+    bytes.append(contentsOf: Array("<databaseInfo><version>134481920</version>\n".utf8))
+    if inComment { bytes.append(contentsOf: Array("<!-- open\n".utf8)) }
+    for _ in 0..<goodLines {
+      if !inComment { bytes.append(contentsOf: Array("<!-- ".utf8)) }
+      bytes.append(contentsOf: good)
+      bytes.append(contentsOf: Array((inComment ? "\n" : " -->\n").utf8))
+    }
+    let badLine = 4 + (inComment ? 1 : 0) + goodLines
+    bytes.append(contentsOf: Array((inComment ? "" : "<!-- ").utf8) + bad + Array(" -->\n".utf8))
+    bytes.append(contentsOf: Array("</databaseInfo>\n</database>\n".utf8))
+    return (bytes, badLine)
+  }
+
+  @Test(
+    "a byte the declared encoding cannot decode is refused with the encoding, the bytes and the line",
+    arguments: [
+      ("EUC-JP", [0xFF, 0xFE] as [UInt8], 0, "0xFF 0xFE 0x20 0x2D"),
+      ("EUC-JP", [0xFF, 0xFE], 200, "0xFF 0xFE 0x20 0x2D"),
+      ("EUC-JP", [0xA4, 0xFF], 1_000, "0xA4 0xFF 0x20 0x2D"),
+      ("Shift_JIS", [0x81, 0x20], 37, "0x81 0x20 0x20 0x2D"),
+    ])
+  func undecodable(encoding: String, bad: [UInt8], goodLines: Int, bytes: String) throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let good: [UInt8] = encoding == "Shift_JIS" ? [0x82, 0xA0] : [0xA4, 0xA2]
+    let store = Self.encodedStore(encoding, bad: bad, goodLines: goodLines, good: good)
+    let url = folder.appendingPathComponent("store.xml")
+    try store.bytes.write(to: url)
+    let expected =
+      "\(url.path):\(store.badLine): the file is not valid \(encoding), the encoding it declares "
+      + "(input conversion failed due to input error, bytes \(bytes))"
+    let model = try Self.model()
+    var error: StoreError?
+    var metadataError: StoreError?
+    let printed = try FaultInjectionTests.standardError {
+      error = XMLStoreSupport.storeError { () throws(StoreError) in
+        _ = try XMLStore().read(from: url, model: model)
+      }
+      metadataError = XMLStoreSupport.storeError { () throws(StoreError) in
+        _ = try XMLStore().readMetadata(from: url)
+      }
+    }
+    #expect(error?.code == .malformedXML)
+    #expect(error?.description == expected)
+    #expect(metadataError?.description == expected)
+    // libxml2 reports a decoding failure to the thread, not the parser: it must not reach
+    // standard error ("encoding error : input conversion failed", "I/O error : encoder error").
+    #expect(!printed.contains("encod"), "\(printed)")
+  }
+
+  @Test("undecodable bytes inside a comment are refused at the line the comment starts")
+  func undecodableInComment() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = Self.encodedStore(
+      "EUC-JP", bad: [0xFF, 0xFE], goodLines: 50, good: [0xA4, 0xA2], inComment: true)
+    let url = folder.appendingPathComponent("store.xml")
+    try store.bytes.write(to: url)
+    let error = XMLStoreSupport.storeError { () throws(StoreError) in
+      _ = try XMLStore().readMetadata(from: url)
+    }
+    #expect(store.badLine == 55)
+    #expect(
+      error?.description
+        == "\(url.path):4: the file is not valid EUC-JP, the encoding it declares "
+        + "(input conversion failed due to input error, bytes 0xFF 0xFE 0x20 0x2D)")
   }
 
   @Test("a missing file is notFound")

@@ -39,6 +39,9 @@ final class XMLStreamReader {
   private let parser: xmlParserCtxtPtr
   private let descriptor: Int32
   private let firstError: UnsafeMutablePointer<folio_xml_first_error>
+  /// The first error libxml2 reports outside the parser's context: a byte the declared
+  /// encoding cannot decode.
+  private let threadError: UnsafeMutablePointer<folio_xml_first_error>
   private let queue: UnsafeMutablePointer<folio_xml_events>
   private let chunk: UnsafeMutableRawBufferPointer
   /// The next event in the queue.
@@ -50,6 +53,8 @@ final class XMLStreamReader {
   /// The line of the node before the current one in its parent, for an entity reference.
   @exclusivity(unchecked) private var previousSiblingLine: Int?
   @exclusivity(unchecked) private var isTerminated = false
+  /// How many bytes of the file libxml2 has been given.
+  @exclusivity(unchecked) private var bytesGiven = 0
   @exclusivity(unchecked) private var hasFailed = false
   /// The current element's name, valid until the next event.
   @exclusivity(unchecked) private(set) var name: UnsafePointer<UInt8>?
@@ -77,6 +82,8 @@ final class XMLStreamReader {
       | XML_PARSE_BIG_LINES.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_HUGE.rawValue
     let firstError = UnsafeMutablePointer<folio_xml_first_error>.allocate(capacity: 1)
     firstError.initialize(to: folio_xml_first_error())
+    let threadError = UnsafeMutablePointer<folio_xml_first_error>.allocate(capacity: 1)
+    threadError.initialize(to: folio_xml_first_error())
     let queue = UnsafeMutablePointer<folio_xml_events>.allocate(capacity: 1)
     queue.initialize(to: folio_xml_events())
     queue.pointee.firstError = firstError
@@ -84,24 +91,29 @@ final class XMLStreamReader {
     // Like xmlTextReader, the parser is made with the first 4 bytes, which name the encoding.
     let head = Self.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: chunk[0..<4]))
     let path = url.path
+    let handlers = folio_xml_capture_thread_handlers(threadError)
     let made = chunk.baseAddress.flatMap { base in
       folio_xml_events_parser(
         queue, base.assumingMemoryBound(to: CChar.self), Int32(max(head, 0)), path,
         Int32(options))
     }
+    folio_xml_restore_thread_handlers(handlers)
     guard head >= 0, let made else {
       if let made { xmlFreeParserCtxt(made) }
       close(descriptor)
       firstError.deallocate()
+      threadError.deallocate()
       folio_xml_events_free(queue)
       queue.deallocate()
       chunk.deallocate()
       throw StoreError.unreadable(path, "libxml2 could not create a parser")
     }
     self.firstError = firstError
+    self.threadError = threadError
     self.queue = queue
     self.chunk = chunk
     parser = made
+    bytesGiven = max(head, 0)
     hasFailed = folio_xml_parser_failed(parser) != 0
   }
 
@@ -109,6 +121,7 @@ final class XMLStreamReader {
     xmlFreeParserCtxt(parser)
     close(descriptor)
     firstError.deallocate()
+    threadError.deallocate()
     folio_xml_events_free(queue)
     queue.deallocate()
     chunk.deallocate()
@@ -140,13 +153,19 @@ final class XMLStreamReader {
     }
     if count == 0 {
       isTerminated = true
+      let handlers = folio_xml_capture_thread_handlers(threadError)
       parse(nil, count: 0, terminate: true)
+      folio_xml_restore_thread_handlers(handlers)
     } else if let base = chunk.baseAddress?.assumingMemoryBound(to: CChar.self) {
+      // libxml2 reports a byte its decoder refuses to this thread, not to the parser.
+      let handlers = folio_xml_capture_thread_handlers(threadError)
+      defer { folio_xml_restore_thread_handlers(handlers) }
       var offset = 0
       while offset < count, !hasFailed {
         let size = min(Self.pieceSize, count - offset)
         parse(base + offset, count: size, terminate: false)
         offset += size
+        bytesGiven += size
       }
     }
     if queue.pointee.isOutOfMemory != 0 {
@@ -378,16 +397,31 @@ final class XMLStreamReader {
     }
   }
 
+  /// A recorded libxml2 error's message, without its final newline.
+  private static func text(of error: folio_xml_first_error) -> String {
+    withUnsafeBytes(of: error.message) { raw in
+      String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
   /// The first libxml2 error, as a store error at its line and column.
   private func libxmlError() -> StoreError {
+    if threadError.pointee.isSet != 0 {
+      // A byte the declared encoding cannot decode. libxml2 names the bytes; the line is
+      // where the markup or text holding them starts, as far as the parser got.
+      let message = Self.text(of: threadError.pointee)
+      let encoding = folio_xml_parser_encoding(parser).map { String(cString: $0) }
+      return StoreError.malformedXML(
+        encoding.map { "the file is not valid \($0), the encoding it declares (\(message))" }
+          ?? "the file cannot be decoded (\(message))",
+        at: InputLocation(file: path, line: line))
+    }
     let first = firstError.pointee
     guard first.isSet != 0 else {
       return StoreError.malformedXML(
         "libxml2 stopped reading", at: InputLocation(file: path, line: line))
     }
-    let message = withUnsafeBytes(of: first.message) { raw in
-      String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-    }.trimmingCharacters(in: .whitespacesAndNewlines)
+    let message = Self.text(of: first)
     let location = InputLocation(
       file: path, line: max(1, Int(first.line)), column: first.column > 0 ? Int(first.column) : nil)
     if message.hasPrefix("Premature end of data")
