@@ -33,6 +33,10 @@ public struct GraphError: Error, CustomStringConvertible {
     /// The store could not be written (or read); ``GraphError/underlying`` is the
     /// `StoreError`. A save that fails this way changes nothing.
     case store
+    /// A save would overwrite changes another context committed since this one read the
+    /// objects, and the merge policy is ``MergePolicy/error``; ``GraphError/conflicts`` lists
+    /// them. The save changed nothing, and the context keeps its changes.
+    case mergeConflict
   }
 
   /// What went wrong, to switch on.
@@ -43,6 +47,8 @@ public struct GraphError: Error, CustomStringConvertible {
   public var location: InputLocation?
   /// For `.validation` (and `.deny` found at save), every failure, in a stable order.
   public var failures: [ValidationFailure]
+  /// For `.mergeConflict`, every conflicting object, in row order.
+  public var conflicts: [MergeConflict] = []
   /// The error that caused this one, if any.
   public var underlying: (any Error)?
 
@@ -62,6 +68,7 @@ public struct GraphError: Error, CustomStringConvertible {
   public var description: String {
     var text = location.map { "\($0): \(message)" } ?? message
     for failure in failures { text += "\n  \(failure)" }
+    for conflict in conflicts { text += "\n  \(conflict)" }
     return text
   }
 }

@@ -48,6 +48,9 @@ public struct ScriptError: Error, CustomStringConvertible {
     case store
     /// A predicate that does not parse, or cannot be evaluated (`GraphError.Code.invalidPredicate`).
     case invalidPredicate = "invalid-predicate"
+    /// A save that would overwrite another context's changes under the `error` merge policy
+    /// (`GraphError.Code.mergeConflict`).
+    case mergeConflict = "merge-conflict"
     /// Undo or redo with nested groups open, or while undoing (`UndoError.Code.openGroup`).
     case openGroup = "open-group"
     /// `end` with no group open, or a change with no group while not grouping by event
@@ -80,6 +83,7 @@ public struct ScriptError: Error, CustomStringConvertible {
       case .invalidKeyPath: self = .invalidKeyPath
       case .store: self = .store
       case .invalidPredicate: self = .invalidPredicate
+      case .mergeConflict: self = .mergeConflict
       }
     }
   }
@@ -271,7 +275,9 @@ extension ScriptError {
   /// A failure opening or saving a document: its graph error's code, or `store`.
   static func store(_ error: any Error, at location: InputLocation) -> ScriptError {
     if let graph = error as? GraphError {
-      return ScriptError.graph(graph, at: location, details: graph.failures.map(\.description))
+      return ScriptError.graph(
+        graph, at: location,
+        details: graph.failures.map(\.description) + graph.conflicts.map(\.description))
     }
     let message = (error as? StoreError)?.description ?? "\(error)"
     return ScriptError(.store, message, at: location, underlying: error)

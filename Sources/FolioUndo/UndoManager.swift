@@ -292,8 +292,10 @@ public final class UndoManager {
 
   // MARK: Removing
 
-  /// Empties both stacks and closes every open group without recording it.
+  /// Empties both stacks, closes every open group without recording it, and enables
+  /// registration again however often it was disabled (as `NSUndoManager` does).
   public func removeAllActions() {
+    disableCount = 0
     undoStack.removeAll()
     redoStack.removeAll()
     openGroups.removeAll()

@@ -99,4 +99,53 @@ struct CrashSafetyTests {
     #expect(outcomes.old + outcomes.new == 12)
     #expect(outcomes.old > 0, "no kill landed before the rename")
   }
+
+  @Test("the temporary file of a save killed before its rename is removed by the next save")
+  func killedSaveLeftoverRemoved() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let model = try ManagedObjectModel(contentsOf: Self.expenses)
+    let target = folder.appendingPathComponent("document.xml")
+    let source = folder.appendingPathComponent("source.xml")
+    try XMLStore().write(store(people: 3, tag: "old"), model: model, to: target)
+    try XMLStore().write(store(people: 5_000, tag: "new"), model: model, to: source)
+    let convert = ["convert", source.path, target.path, "--model", Self.expenses.path]
+    func temporaries() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+        $0.hasSuffix(".tmp")
+      }
+    }
+    // Kill a save once its temporary file has bytes; if the kill comes after the rename,
+    // nothing is left, and another save is killed.
+    var left: [String] = []
+    for _ in 0..<5 where left.isEmpty {
+      let child = Process()
+      child.executableURL = productsDirectory.appendingPathComponent("folio")
+      child.arguments = convert
+      child.standardOutput = FileHandle.nullDevice
+      child.standardError = FileHandle.nullDevice
+      try child.run()
+      let deadline = Date().addingTimeInterval(20)
+      while child.isRunning, Date() < deadline {
+        let sizes = try temporaries().compactMap { name in
+          (try? FileManager.default.attributesOfItem(
+            atPath: folder.appendingPathComponent(name).path))?[.size] as? Int
+        }
+        if sizes.contains(where: { $0 > 0 }) {
+          kill(child.processIdentifier, SIGKILL)
+          break
+        }
+        usleep(200)
+      }
+      child.waitUntilExit()
+      left = try temporaries()
+    }
+    try #require(left.count == 1, "no kill landed before the rename")
+    let result = try run(productsDirectory.appendingPathComponent("folio"), convert)
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        == ["document.xml", "source.xml"])
+    #expect(try XMLStore().read(from: target, model: model).records.count == 5_000 * 11)
+  }
 }

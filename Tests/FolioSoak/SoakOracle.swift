@@ -70,6 +70,8 @@ public final class SoakOracle {
   public private(set) var graph: Graph = [:]
   /// The live objects as of the last save (or open).
   public private(set) var saved: Graph = [:]
+  /// The store's content as the last save committed it (see `commitToFile()`).
+  var file: Graph = [:]
   /// The graph at the last processing.
   var turnStart: Graph = [:]
   var pendingDeletes: [Int] = []
@@ -473,7 +475,8 @@ public final class SoakOracle {
   // MARK: Rollback, save, reopen
 
   /// Every live saved object takes its saved values; everything else is deleted. Both stacks
-  /// and every open group are cleared.
+  /// and every open group are cleared, and registration is enabled again (as
+  /// `NSUndoManager.removeAllActions()` does).
   public func rollback() {
     processPendingChanges()
     for uid in graph.keys {
@@ -490,6 +493,7 @@ public final class SoakOracle {
     redoStack.removeAll()
     openGroups.removeAll()
     implicitGroupOpen = false
+    disableCount = 0
     isSavePointComparable = false
   }
 
@@ -505,17 +509,25 @@ public final class SoakOracle {
         if targets.contains(where: isLive) { throw SoakFailure("deny") }
       }
     }
+    let before = file
+    commitToFile()
+    // Objects the commit changed without changing them here read the file's values.
+    for (uid, object) in file where saved[uid]?.values == graph[uid]?.values {
+      if before[uid]?.values != object.values, graph[uid]?.isDeleted == false {
+        graph[uid]?.values = object.values
+      }
+    }
     saved = liveObjects
     discarded.removeAll()
     savePoint = stateIdentifier
     isSavePointComparable = true
   }
 
-  /// Closes the document and opens its file: the saved live objects, with references to
+  /// Closes the document and opens its file: the committed objects, with references to
   /// objects that were not saved dropped and each relationship's missing inverse side added
   /// (as a store that keeps one side would read back). Undo starts afresh.
   public func reopen() {
-    var loaded = saved
+    var loaded = file
     for (uid, object) in loaded {
       for (key, value) in object.values {
         switch value {
@@ -548,6 +560,7 @@ public final class SoakOracle {
       }
     }
     saved = graph
+    file = graph
     turnStart = graph
     pendingDeletes.removeAll()
     deletedInTurn.removeAll()

@@ -17,6 +17,8 @@ extension ManagedObjectContext {
   /// so recording is an array write, with no hashing.
   func recordChange(of object: ManagedObject, slot: Int) {
     noteTurnActivity()
+    // The first change copies the slots the object shares with its committed row.
+    object.ownSlots()
     // Objects new since the save have no saved values to keep; objects out of the graph, or
     // deleted, are not "updated" (though a deleted one keeps its saved values for revival).
     if object.flags.isDisjoint(with: [.inserted, .removed]) {
@@ -82,20 +84,20 @@ extension ManagedObjectContext {
   }
 
   func primitiveAdd(_ row: Int32, to object: ManagedObject, slot: Int, at index: Int? = nil) {
-    let set = rowSet(of: object, slot: slot)
-    guard !set.contains(row) else { return }
+    if case .objects(let set) = object.slots[slot], set.contains(row) { return }
     recordChange(of: object, slot: slot)
-    set.insert(row, at: index)
+    rowSet(of: object, slot: slot).insert(row, at: index)
   }
 
   func primitiveRemove(_ row: Int32, from object: ManagedObject, slot: Int) {
     guard case .objects(let set) = object.slots[slot], set.contains(row) else { return }
     recordChange(of: object, slot: slot)
-    set.remove(row)
+    // Recording may have copied the slots: the set to change is the object's own.
+    if case .objects(let own) = object.slots[slot] { own.remove(row) }
   }
 
   /// The slot's row set, created (unrecorded: an empty set and no set are the same value) when
-  /// missing.
+  /// missing. The object must own its slots (see ``ManagedObject/ownSlots()``).
   func rowSet(of object: ManagedObject, slot: Int) -> RowSet {
     if case .objects(let set) = object.slots[slot] { return set }
     let ordered = object.layout.properties[slot].relationship?.isOrdered ?? false
@@ -124,7 +126,7 @@ extension ManagedObjectContext {
     _ target: ManagedObject, to source: ManagedObject, slot: Int,
     relationship: RelationshipLayout, at index: Int? = nil
   ) {
-    guard !rowSet(of: source, slot: slot).contains(target.row) else { return }
+    if case .objects(let set) = source.slots[slot], set.contains(target.row) { return }
     primitiveAdd(target.row, to: source, slot: slot, at: index)
     linkInverse(of: source, slot: slot, relationship: relationship, to: target)
   }
@@ -394,25 +396,7 @@ extension ManagedObjectContext {
 
   /// Whether two slots hold the same value (row sets compared by content, in order when
   /// ordered).
-  func same(_ a: Slot, _ b: Slot) -> Bool {
-    switch (a, b) {
-    case (.null, .null): return true
-    case (.integer(let x), .integer(let y)): return x == y
-    case (.real(let x), .real(let y)): return x == y || (x.isNaN && y.isNaN)
-    case (.boolean(let x), .boolean(let y)): return x == y
-    case (.string(let x), .string(let y)): return x == y
-    case (.data(let x), .data(let y)): return x == y
-    case (.uuid(let x), .uuid(let y)): return x == y
-    case (.boxed(let x), .boxed(let y)):
-      if case .attribute(let u) = x.value, case .attribute(let v) = y.value { return u == v }
-      return x === y
-    case (.object(let x), .object(let y)): return x == y
-    case (.objects(let x), .objects(let y)):
-      return x.isOrdered ? x.rows == y.rows : Set(x.rows) == Set(y.rows)
-    case (.objects(let x), .null), (.null, .objects(let x)): return x.isEmpty
-    default: return false
-    }
-  }
+  func same(_ a: Slot, _ b: Slot) -> Bool { Slot.same(a, b) }
 }
 
 extension Slot {

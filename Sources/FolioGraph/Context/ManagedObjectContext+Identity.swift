@@ -3,40 +3,16 @@ import Foundation
 
 /// Object IDs and the way back from them.
 ///
-/// A temporary ID's UUID is the context's `temporaryIDBase` with the object's row in its last
-/// eight bytes. A permanent ID's primary key is the row plus one as long as the context made
-/// every key itself, so neither needs a table: an ID leads straight to its row. A context that
-/// loaded a store whose keys are otherwise (gaps left by deleted objects, another program's
-/// numbering) keeps the keys in a table by row, and their rows by key, from then on.
+/// A temporary ID's UUID is the cache's `temporaryIDBase` with the object's row in its last
+/// eight bytes, so an object has the same temporary ID in every context of its coordinator and
+/// an ID never names another object. A permanent ID's primary key is the cache's key of the
+/// row (see ``RowCache``): an ID leads straight to its row.
 extension ManagedObjectContext {
   /// The primary key of an object that has one (saved, or loaded from a store).
-  func primaryKey(of object: ManagedObject) -> Int64 {
-    if let primaryKeys, Int(object.row) < primaryKeys.count, primaryKeys[Int(object.row)] > 0 {
-      return primaryKeys[Int(object.row)]
-    }
-    return Int64(object.row) + 1
-  }
+  func primaryKey(of object: ManagedObject) -> Int64 { cache.primaryKey(ofRow: object.row) }
 
   /// The row of the object with primary key `key`, if any.
-  func row(forPrimaryKey key: Int64) -> Int32? {
-    if let rowByPrimaryKey { return rowByPrimaryKey[key] }
-    guard key >= 1, key <= Int64(table.count) else { return nil }
-    return Int32(key - 1)
-  }
-
-  /// Gives the objects inserted since the save their primary keys.
-  func assignPrimaryKeys(toRows rows: some Sequence<Int32>) {
-    guard primaryKeys != nil else {
-      for row in rows { nextPrimaryKey = max(nextPrimaryKey, Int64(row) + 2) }
-      return
-    }
-    for row in rows.sorted() {
-      let key = nextPrimaryKey
-      nextPrimaryKey += 1
-      primaryKeys?[Int(row)] = key
-      rowByPrimaryKey?[key] = row
-    }
-  }
+  func row(forPrimaryKey key: Int64) -> Int32? { cache.row(forPrimaryKey: key) }
 
   func objectID(of object: ManagedObject) -> ManagedObjectID {
     if object.flags.contains(.permanent) {
@@ -47,7 +23,7 @@ extension ManagedObjectContext {
   }
 
   private func temporaryUUID(row: Int32) -> UUID {
-    var bytes = temporaryIDBase.uuid
+    var bytes = cache.temporaryIDBase.uuid
     let value = UInt64(UInt32(bitPattern: row))
     withUnsafeMutableBytes(of: &bytes) { raw in
       for index in 0..<8 { raw[8 + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * index)) }
@@ -55,13 +31,13 @@ extension ManagedObjectContext {
     return UUID(uuid: bytes)
   }
 
-  private func row(of id: ManagedObjectID) -> Int32? {
+  func row(of id: ManagedObjectID) -> Int32? {
     switch id.key {
     case .permanent(let number):
       guard id.storeIdentifier == storeIdentifier else { return nil }
       return row(forPrimaryKey: number)
     case .temporary(let uuid):
-      var base = temporaryIDBase.uuid
+      var base = cache.temporaryIDBase.uuid
       var given = uuid.uuid
       let matches = withUnsafeBytes(of: &base) { baseBytes in
         withUnsafeBytes(of: &given) { givenBytes in
@@ -81,7 +57,7 @@ extension ManagedObjectContext {
   ///
   /// A temporary ID keeps naming its object after a save, as in Core Data.
   public func object(with id: ManagedObjectID) -> ManagedObject? {
-    guard let row = row(of: id), row >= 0, Int(row) < table.count, let object = table[Int(row)],
+    guard let row = row(of: id), row >= 0, let object = object(atRow: row),
       object.entityName == id.entityName, !object.flags.contains(.removed)
     else { return nil }
     if !id.isTemporaryID, !object.flags.contains(.permanent) { return nil }

@@ -4,106 +4,100 @@ import Foundation
 
 extension ManagedObjectContext {
   /// Fills an empty context with a store's objects, as saved objects: nothing is inserted,
-  /// nothing is undoable, no notification is posted.
+  /// nothing is undoable, no notification is posted. The records become the committed rows the
+  /// context works against (its coordinator's, or its own without one).
   ///
   /// Each record becomes an object with the record's ID as its primary key, so permanent IDs
   /// (and the URIs apps keep) stay stable from one session to the next. A relationship whose
-  /// inverse the store left out is completed from the side it has.
+  /// inverse the store left out is completed from the side it has; sides that contradict each
+  /// other are an error.
   ///
   /// Undo: loading registers nothing.
   ///
   /// - Throws: `GraphError.unknownEntity`, `.unknownKey`, `.typeMismatch` for records that do
-  ///   not fit the model; `.objectNotFound` for a relationship naming an ID no record has;
-  ///   `.notRegistered` when the context already holds objects. On error the context stays
-  ///   empty.
+  ///   not fit the model; `.objectNotFound` for a relationship naming an ID no record has, or
+  ///   sides of a relationship that contradict each other; `.notRegistered` when the context
+  ///   already holds objects. On error the context stays empty.
   /// - Complexity: O(*n*) in the records and their relationships.
   public func load(_ contents: StoreContents) throws(GraphError) {
     do {
-      try loadRecords(contents)
+      try cache.load { (loader: inout GraphLoader) throws(StoreError) in
+        try loader.begin(
+          metadata: contents.metadata, nextObjectID: contents.nextObjectID,
+          recordCount: contents.records.count)
+        for record in contents.records { try loader.consume(record) }
+        try loader.finish()
+      }
     } catch {
-      if let graphError = error.underlying as? GraphError { throw graphError }
-      throw GraphError(.store, error.description, at: error.location, underlying: error)
+      throw Self.graphError(error)
     }
+    registerAllObjects()
   }
 
-  private func loadRecords(_ contents: StoreContents) throws(StoreError) {
-    _ = try load { (loader: inout GraphLoader) throws(StoreError) in
-      try loader.begin(
-        metadata: contents.metadata, nextObjectID: contents.nextObjectID,
-        recordCount: contents.records.count)
-      for record in contents.records { try loader.consume(record) }
-      try loader.finish()
-    }
+  /// The graph error for a store error met loading: the `GraphError` it carries, if any.
+  static func graphError(_ error: StoreError) -> GraphError {
+    if let graphError = error.underlying as? GraphError { return graphError }
+    return GraphError(.store, error.description, at: error.location, underlying: error)
   }
+}
 
-  /// Fills an empty context with the store in the file at `url`, read with `format` record by
-  /// record: the records never exist all at once beside the objects. Returns the store's
-  /// metadata.
+extension RowCache {
+  /// Fills the empty cache with the store in the file at `url`, read with `format` record by
+  /// record: the records never exist all at once beside the rows. Returns the store's metadata.
   ///
-  /// - Throws: `GraphError` as ``load(_:)`` does; `.store` wrapping the `StoreError` of a file
-  ///   that cannot be read.
-  @discardableResult
-  func load(from url: URL, format: any StoreFormat) throws(GraphError) -> StoreMetadata {
-    do {
-      return try loadStore(from: url, format: format)
-    } catch {
-      if let graphError = error.underlying as? GraphError { throw graphError }
-      throw GraphError(.store, error.description, at: error.location, underlying: error)
-    }
-  }
-
-  /// ``load(from:format:)`` for the coordinator: every error is a `StoreError`, a record
-  /// that does not fit the model a `.modelMismatch` wrapping the `GraphError`.
-  func loadStore(from url: URL, format: any StoreFormat) throws(StoreError) -> StoreMetadata {
-    let model = self.model
-    return try load { (loader: inout GraphLoader) throws(StoreError) in
+  /// - Throws: `StoreError`; a record that does not fit the model is a `.modelMismatch`,
+  ///   `.typeMismatch` or `.danglingReference` wrapping the `GraphError`.
+  func load(from url: URL, format: any StoreFormat, model: ManagedObjectModel) throws(StoreError)
+    -> StoreMetadata
+  {
+    try load { (loader: inout GraphLoader) throws(StoreError) in
       try format.read(from: url, model: model, into: &loader)
     }
   }
 
-  /// Runs `read`, which feeds a loader for this context, and leaves the context empty when it
+  /// Runs `read`, which feeds a loader for this cache, and leaves the cache empty when it
   /// throws. Returns the metadata the loader was given.
-  private func load(_ read: (inout GraphLoader) throws(StoreError) -> Void) throws(StoreError)
+  @discardableResult
+  func load(_ read: (inout GraphLoader) throws(StoreError) -> Void) throws(StoreError)
     -> StoreMetadata
   {
-    guard table.isEmpty else {
+    guard rows.isEmpty else {
       throw StoreError(
         .malformedStore, "a context loads a store only while it is empty",
         underlying: GraphError(.notRegistered, "a context loads a store only while it is empty"))
     }
-    var loader = GraphLoader(context: self)
+    var loader = GraphLoader(cache: self)
     do {
       try read(&loader)
+      generation &+= 1
       return loader.metadata
     } catch {
-      table.removeAll()
-      primaryKeys = nil
-      rowByPrimaryKey = nil
-      nextPrimaryKey = 1
+      clear()
       throw error
     }
   }
 }
 
-/// Builds a context's graph from a store's records as they are read.
+/// Builds a cache's committed rows from a store's records as they are read.
 ///
-/// An object's row is its ID minus one whenever the IDs allow it (a store's IDs are 1 through
+/// A record's row is its ID minus one whenever the IDs allow it (a store's IDs are 1 through
 /// its next object ID with few gaps): no key maps are kept, and a relationship can point at
-/// an object whose record comes later by its row alone. Gaps stay empty rows; the table runs
-/// to the store's next ID, so a new object's key, its row plus one, was never given out.
-/// Sparse or huge IDs switch the loader to rows in order of first mention, with the maps.
-/// Targets are checked once every record is in: each must exist and be of the relationship's
-/// destination.
+/// a record that comes later by its row alone. Gaps stay empty rows; the rows run to the
+/// store's next ID, so a new object's key, its row plus one, was never given out. Sparse or
+/// huge IDs switch the loader to rows in order of first mention, with the maps. Once every
+/// record is in, each target is checked (it must exist and be of the relationship's
+/// destination), the two sides of each relationship are checked against each other, and the
+/// sides the store left out are completed.
 struct GraphLoader: StoreRecordConsumer {
-  private unowned let context: ManagedObjectContext
-  /// Whether rows are IDs minus one (no maps); otherwise rows are kept in the context's maps.
+  private unowned let cache: RowCache
+  /// Whether rows are IDs minus one (no maps); otherwise rows are kept in the cache's maps.
   private var isByID = true
   private var count = 0
   private var maximumID: Int64 = 0
   /// The metadata the store began with.
   private(set) var metadata = StoreMetadata(storeType: "")
 
-  init(context: ManagedObjectContext) { self.context = context }
+  init(cache: RowCache) { self.cache = cache }
 
   /// The most empty rows the by-ID layout may hold beyond twice the objects.
   private static let slack = 65_536
@@ -112,16 +106,14 @@ struct GraphLoader: StoreRecordConsumer {
     throws(StoreError)
   {
     self.metadata = metadata
-    // Indexes and columns built before (on the empty context) are stale.
-    context.indexVersion &+= 1
-    context.storeIdentifier = metadata.identifier
-    context.nextPrimaryKey = max(nextObjectID, 1)
-    // With the count known, the table is made at its final size at once; otherwise it grows
-    // as IDs are named, and `finish` makes it reach the next ID.
+    cache.identifier = metadata.identifier
+    cache.nextPrimaryKey = max(nextObjectID, 1)
+    // With the count known, the rows are made at their final number at once; otherwise they
+    // grow as IDs are named, and `finish` makes them reach the next ID.
     guard let recordCount else { return }
     let rows = max(nextObjectID - 1, 0)
     if rows <= Int64(2 * recordCount + Self.slack) {
-      context.table = [ManagedObject?](repeating: nil, count: Int(rows))
+      cache.rows = [CommittedRow?](repeating: nil, count: Int(rows))
     } else {
       switchToMaps()
     }
@@ -131,51 +123,50 @@ struct GraphLoader: StoreRecordConsumer {
   private mutating func switchToMaps() {
     guard isByID else { return }
     isByID = false
-    let rows = context.table.count
-    context.primaryKeys = (0..<rows).map { Int64($0) + 1 }
+    let rows = cache.rows.count
+    cache.primaryKeys = (0..<rows).map { Int64($0) + 1 }
     var map = [Int64: Int32](minimumCapacity: rows)
     for row in 0..<rows { map[Int64(row) + 1] = Int32(row) }
-    context.rowByPrimaryKey = map
+    cache.rowByPrimaryKey = map
   }
 
   /// The row of ID `id`, made (empty) when first mentioned.
   private mutating func row(for id: Int64) throws(StoreError) -> Int32 {
     guard id >= 1 else { throw Self.error(GraphError.badID(id)) }
     if isByID {
-      if id <= Int64(context.table.count) { return Int32(id - 1) }
+      if id <= Int64(cache.rows.count) { return Int32(id - 1) }
       if id <= Int64(2 * count + Self.slack) {
-        context.table.append(
-          contentsOf: repeatElement(nil, count: Int(id) - context.table.count))
+        cache.rows.append(contentsOf: repeatElement(nil, count: Int(id) - cache.rows.count))
         return Int32(id - 1)
       }
       switchToMaps()
     }
-    if let row = context.rowByPrimaryKey?[id] { return row }
-    guard context.table.count < Int(Int32.max) else {
+    if let row = cache.rowByPrimaryKey?[id] { return row }
+    guard cache.rows.count < Int(Int32.max) else {
       throw Self.error(GraphError(.typeMismatch, "a store holds at most \(Int32.max) objects"))
     }
-    let row = Int32(context.table.count)
-    context.table.append(nil)
-    context.primaryKeys?.append(id)
-    context.rowByPrimaryKey?[id] = row
+    let row = Int32(cache.rows.count)
+    cache.rows.append(nil)
+    cache.primaryKeys?.append(id)
+    cache.rowByPrimaryKey?[id] = row
     return row
   }
 
   mutating func consume(_ record: StoreRecord) throws(StoreError) {
-    let context = self.context
-    guard let layout = context.layoutByName[record.entityName] else {
+    let cache = self.cache
+    guard let layout = cache.layoutByName[record.entityName] else {
       throw Self.error(
-        GraphError.unknownEntity(record.entityName, known: context.layouts.map(\.name)))
+        GraphError.unknownEntity(record.entityName, known: cache.layouts.map(\.name)))
     }
     let objectRow = try row(for: record.id)
-    guard context.table[Int(objectRow)] == nil else {
+    guard cache.rows[Int(objectRow)] == nil else {
       throw Self.error(GraphError.badID(record.id, entity: record.entityName))
     }
     count += 1
     maximumID = max(maximumID, record.id)
-    let object = ManagedObject(context: context, layout: layout, row: objectRow)
-    object.flags = [.permanent]
-    context.table[Int(objectRow)] = object
+    let committed = CommittedRow.make(layout: layout, version: 1)
+    cache.set(committed, at: objectRow)
+    let slots = committed.slots
     try record.forEachAttribute { (key, value) throws(StoreError) in
       guard let slot = layout.slotByName[key], let attribute = layout.properties[slot].attribute
       else {
@@ -188,7 +179,7 @@ struct GraphLoader: StoreRecordConsumer {
             "\(value.modelText) is not of type \(attribute.attributeType.xcodeName)",
             entity: layout.name, key: key))
       }
-      object.slots[slot] = Slot(value)
+      slots[slot] = Slot(value)
     }
     for (key, targets) in record.relationships {
       guard let slot = layout.slotByName[key],
@@ -201,41 +192,53 @@ struct GraphLoader: StoreRecordConsumer {
         var rows: [Int32] = []
         rows.reserveCapacity(targets.count)
         for id in targets { rows.append(try row(for: id)) }
-        object.slots[slot] = .objects(RowSet(rows, ordered: relationship.isOrdered))
+        slots[slot] = .objects(RowSet(rows, ordered: relationship.isOrdered))
       } else if let first = targets.first {
-        object.slots[slot] = .object(try row(for: first))
+        slots[slot] = .object(try row(for: first))
       }
     }
   }
 
-  /// Checks every target (so an ID named but never loaded is an error), and completes the
-  /// inverses the store left out.
+  /// Checks every target (so an ID named but never loaded is an error) and every pair of sides
+  /// the store gave, then completes the inverses the store left out.
   mutating func finish() throws(StoreError) {
-    let context = self.context
-    context.nextPrimaryKey = max(context.nextPrimaryKey, maximumID + 1)
+    let cache = self.cache
+    cache.nextPrimaryKey = max(cache.nextPrimaryKey, maximumID + 1)
     // A new object's key is its row plus one: the rows run to the next ID, or keys go to maps.
-    if isByID, context.table.count < context.nextPrimaryKey - 1 {
-      let rows = Int(context.nextPrimaryKey - 1)
+    if isByID, cache.rows.count < cache.nextPrimaryKey - 1 {
+      let rows = Int(cache.nextPrimaryKey - 1)
       if rows <= 2 * count + Self.slack {
-        context.table.append(contentsOf: repeatElement(nil, count: rows - context.table.count))
+        cache.rows.append(contentsOf: repeatElement(nil, count: rows - cache.rows.count))
       } else {
         switchToMaps()
       }
     }
-    let table = context.table
-    for case let object? in table {
-      let layout = object.layout
+    // First every side as the store gave it, before anything is completed: a side that is
+    // there must agree with the other.
+    try forEachTarget { (row, committed, slot, relationship, target) throws(StoreError) in
+      try check(target, of: row, committed, relationship)
+      try checkAgreement(target, of: row, committed, slot: slot, relationship)
+    }
+    try forEachTarget { (row, committed, slot, relationship, target) throws(StoreError) in
+      try complete(target, of: row, committed, slot: slot, relationship)
+    }
+  }
+
+  /// Calls `body` with each relationship target of each row.
+  private func forEachTarget(
+    _ body: (Int32, CommittedRow, Int, RelationshipLayout, Int32) throws(StoreError) -> Void
+  ) throws(StoreError) {
+    for (index, committed) in cache.rows.enumerated() {
+      guard let committed else { continue }
+      let layout = cache.layouts[committed.entity]
+      let slots = committed.slots
       for slot in layout.properties.indices {
         guard let relationship = layout.properties[slot].relationship else { continue }
-        switch object.slots[slot] {
-        case .object(let row):
-          try check(row, of: object, relationship)
-          complete(row, of: object, relationship)
+        switch slots[slot] {
+        case .object(let target):
+          try body(Int32(index), committed, slot, relationship, target)
         case .objects(let set):
-          for row in set.rows {
-            try check(row, of: object, relationship)
-            complete(row, of: object, relationship)
-          }
+          for target in set.rows { try body(Int32(index), committed, slot, relationship, target) }
         default:
           continue
         }
@@ -243,36 +246,96 @@ struct GraphLoader: StoreRecordConsumer {
     }
   }
 
-  /// Throws unless row `row` holds an object of `relationship`'s destination.
+  /// Throws unless row `target` holds an object of `relationship`'s destination.
   @inline(__always)
-  private func check(_ row: Int32, of object: ManagedObject, _ relationship: RelationshipLayout)
-    throws(StoreError)
-  {
-    if let target = context.table[Int(row)], target.layout.isKind(of: relationship.destination) {
+  private func check(
+    _ target: Int32, of row: Int32, _ committed: CommittedRow, _ relationship: RelationshipLayout
+  ) throws(StoreError) {
+    if let found = cache.rows[Int(target)],
+      cache.layouts[found.entity].isKind(of: relationship.destination)
+    {
       return
     }
-    let id = context.primaryKeys?[Int(row)] ?? Int64(row) + 1
+    let name = cache.layouts[committed.entity].name
     throw Self.error(
       GraphError(
         .objectNotFound,
-        "\(object.entityName).\(relationship.name) names object \(id), which is not a \(relationship.description.destinationEntityName) in the store",
-        at: InputLocation(entity: object.entityName, property: relationship.name)))
+        "\(name).\(relationship.name) names object \(cache.primaryKey(ofRow: target)), which is not a \(relationship.description.destinationEntityName) in the store",
+        at: InputLocation(entity: name, property: relationship.name)))
   }
 
-  /// Adds `object` to the inverse of `relationship` in the object at `row`, if the store left
-  /// it out.
+  /// Throws when the inverse side the store gave for `target` leaves out the object at `row`.
   @inline(__always)
-  private func complete(_ row: Int32, of object: ManagedObject, _ relationship: RelationshipLayout)
-  {
-    guard let inverseSlot = relationship.inverseSlot, let target = context.table[Int(row)] else {
+  private func checkAgreement(
+    _ target: Int32, of row: Int32, _ committed: CommittedRow, slot: Int,
+    _ relationship: RelationshipLayout
+  ) throws(StoreError) {
+    guard let inverseSlot = relationship.inverseSlot, let other = cache.rows[Int(target)] else {
       return
     }
-    if relationship.inverseIsToMany {
-      let set = context.rowSet(of: target, slot: inverseSlot)
-      if !set.contains(object.row) { set.insert(object.row) }
-    } else if case .null = target.slots[inverseSlot] {
-      target.slots[inverseSlot] = .object(object.row)
+    switch other.slots[inverseSlot] {
+    case .object(let back) where back != row:
+      throw contradiction(row, committed, relationship, target: target, holder: back)
+    case .objects(let set) where !set.isEmpty && !set.contains(row):
+      throw contradiction(row, committed, relationship, target: target, holder: nil)
+    default:
+      return
     }
+  }
+
+  /// Adds the object at `row` to the inverse of `relationship` in `target`, if the store left
+  /// it out; a to-one inverse already completed towards another object is a contradiction.
+  @inline(__always)
+  private func complete(
+    _ target: Int32, of row: Int32, _ committed: CommittedRow, slot: Int,
+    _ relationship: RelationshipLayout
+  ) throws(StoreError) {
+    guard let inverseSlot = relationship.inverseSlot, let other = cache.rows[Int(target)] else {
+      return
+    }
+    let slots = other.slots
+    if relationship.inverseIsToMany {
+      if case .objects(let set) = slots[inverseSlot] {
+        if !set.contains(row) { set.insert(row) }
+      } else {
+        let ordered = cache.layouts[other.entity].properties[inverseSlot].relationship?.isOrdered
+        slots[inverseSlot] = .objects(RowSet([row], ordered: ordered ?? false))
+      }
+      return
+    }
+    switch slots[inverseSlot] {
+    case .null:
+      slots[inverseSlot] = .object(row)
+    case .object(let back) where back != row:
+      throw contradiction(row, committed, relationship, target: target, holder: back)
+    default:
+      return
+    }
+  }
+
+  /// The error for two sides of a relationship that disagree: `target`, named by the object at
+  /// `row`, names `holder` (or, for a to-many, does not name `row`) on the inverse side.
+  private func contradiction(
+    _ row: Int32, _ committed: CommittedRow, _ relationship: RelationshipLayout, target: Int32,
+    holder: Int32?
+  ) -> StoreError {
+    let name = cache.layouts[committed.entity].name
+    let id = cache.primaryKey(ofRow: row)
+    let targetName = cache.rows[Int(target)].map { cache.layouts[$0.entity].name } ?? "object"
+    let targetID = cache.primaryKey(ofRow: target)
+    let inverse = relationship.description.inverseName ?? "its inverse"
+    var message =
+      "\(name) \(id) names \(targetName) \(targetID) in \(relationship.name), but \(targetName) \(targetID)'s \(inverse) "
+    if let holder {
+      let holderName = cache.rows[Int(holder)].map { cache.layouts[$0.entity].name } ?? "object"
+      message += "names \(holderName) \(cache.primaryKey(ofRow: holder)) instead"
+    } else {
+      message += "does not name \(name) \(id)"
+    }
+    return Self.error(
+      GraphError(
+        .objectNotFound, "the two sides of a relationship disagree: " + message,
+        at: InputLocation(entity: name, property: relationship.name)))
   }
 
   /// A graph error carried through the store reader, which `load` unwraps.

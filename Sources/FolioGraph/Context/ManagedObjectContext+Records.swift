@@ -13,13 +13,11 @@ extension ManagedObjectContext {
   ///
   /// - Complexity: O(*n*) in the objects and their relationships.
   public func persistentRecords() -> [StoreRecord] {
+    registerAllObjects()
     // Objects not saved yet get the keys a save would give them.
-    let keys = (primaryKeys, rowByPrimaryKey, nextPrimaryKey)
-    if primaryKeys != nil {
-      assignPrimaryKeys(
-        toRows: insertedRows.filter { table[Int($0)]?.flags.contains(.permanent) == false })
-    }
-    defer { (primaryKeys, rowByPrimaryKey, nextPrimaryKey) = keys }
+    let keys = cache.keyState
+    cache.assignPrimaryKeys(toRows: insertedRows.filter { !cache.hasPrimaryKey($0) })
+    defer { cache.keyState = keys }
     var records: [StoreRecord] = []
     for case let object? in table where object.flags.isDisjoint(with: [.removed, .deleted]) {
       var record = StoreRecord(entityName: object.entityName, id: primaryKey(of: object))
@@ -33,12 +31,10 @@ extension ManagedObjectContext {
         case .relationship(let relationship):
           guard !relationship.description.isTransient else { continue }
           let targets = primitiveTargets(of: object, slot: slot).filter { row in
-            table[Int(row)]?.flags.isDisjoint(with: [.removed, .deleted]) ?? false
+            self.object(atRow: row)?.flags.isDisjoint(with: [.removed, .deleted]) ?? false
           }
           if !targets.isEmpty {
-            record.relationships[relationship.name] = targets.compactMap { row in
-              table[Int(row)].map { primaryKey(of: $0) }
-            }
+            record.relationships[relationship.name] = targets.map { cache.primaryKey(ofRow: $0) }
           }
         case .fetched:
           continue
@@ -66,7 +62,7 @@ extension ManagedObjectContext {
       coordinator.persistentStores.first?.metadata
       ?? StoreMetadata(storeType: format.typeName, identifier: storeIdentifier)
     metadata.identifier = storeIdentifier
-    let next = max(nextPrimaryKey, (records.map(\.id).max() ?? 0) + 1)
+    let next = max(cache.nextObjectID, (records.map(\.id).max() ?? 0) + 1)
     do {
       try coordinator.write(
         StoreContents(metadata: metadata, records: records, nextObjectID: next), to: url,
@@ -77,11 +73,15 @@ extension ManagedObjectContext {
   }
 
   /// Attaches the context to `coordinator` (a context made for a new, untitled document that is
-  /// now saved somewhere): its objects stay, and the next save writes them all to the store.
+  /// now saved somewhere): its objects and committed state stay, and the next save writes them
+  /// all to the store.
   public func attach(to coordinator: PersistentStoreCoordinator) {
+    guard coordinator !== persistentStoreCoordinator else { return }
     persistentStoreCoordinator = coordinator
+    coordinator.cache = cache
     if let store = coordinator.persistentStores.first {
       store.metadata.identifier = storeIdentifier
+      store.needsWrite = true
     }
   }
 }

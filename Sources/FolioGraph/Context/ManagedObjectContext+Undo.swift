@@ -157,16 +157,27 @@ extension ManagedObjectContext {
     undoManager?.removeAllActions()
   }
 
-  /// Forgets every object: the context is empty, its objects belong to no context, and the
-  /// undo stack is cleared.
+  /// Forgets every object the context registered, and its undo stack: the context holds no
+  /// object and no change, and the objects it had belong to no context. The store is not
+  /// touched: a fetch, an object ID or a relationship brings its objects back, as new
+  /// instances under the same IDs, and a save after it has nothing to write. Objects inserted
+  /// and not saved are gone.
   ///
   /// Undo: clears both stacks.
   public func reset() {
-    for object in table.compactMap({ $0 }) {
-      object.flags = [.removed]
+    for case let object? in table {
+      object.flags.remove([
+        .inserted, .deleted, .updated, .turnInserted, .turnDeleted, .turnRevived,
+      ])
+      object.flags.insert(.removed)
+      object.records = nil
     }
     table.removeAll()
+    registeredGeneration = nil
     indexVersion &+= 1
+    valueVersion &+= 1
+    attributeIndexes.removeAll()
+    attributeColumns.removeAll()
     insertedRows.removeAll()
     deletedRows.removeAll()
     discardedRows.removeAll()
@@ -179,45 +190,133 @@ extension ManagedObjectContext {
     undoManager?.removeAllActions()
   }
 
-  /// Refreshes `object` from its saved values.
+  /// Reads `object`'s committed row again: what the store holds now, including what other
+  /// contexts saved since this one read the object.
   ///
   /// Without `mergeChanges`, the object's unsaved changes — transient attributes' included —
-  /// are dropped and it takes its saved values. With it, the saved values are taken for the keys the object did not change, its
-  /// own changes stay, and transient attributes keep the value they had — Core Data's
-  /// documented behaviour, staleness of derived transients included. Until stores arrive
-  /// (issue 5) the saved values are the ones the context committed at its last save.
+  /// are dropped (a deletion too) and it takes the committed values. With it, the committed
+  /// values are taken for the properties the object did not change; its own changes are
+  /// applied again on top, and transient attributes keep their values — Core Data's documented
+  /// behaviour, staleness of derived transients included. An object another context deleted
+  /// leaves this one; an object inserted and not saved has nothing to read.
   ///
   /// Only this object changes: as in Core Data, a relationship refreshed without merging may
-  /// disagree with its inverse until the other side is refreshed too.
+  /// disagree with its inverse in the context until the other side is refreshed too. A save
+  /// commits relationships as edges, so what is saved always agrees with itself.
   ///
   /// Undo: the refresh is not undoable and does not register.
   ///
   /// - Throws: `GraphError.notRegistered`.
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws(GraphError) {
     try checkRegistered(object)
-    // Merging keeps the object's own changes and its transients; the other keys would take the
-    // store's values, which in memory are the ones it already has.
-    defer {
-      if hasObservers {
-        post(
-          ObjectsDidChangeNotification(
-            insertedObjects: [], updatedObjects: [:], deletedObjects: [],
-            refreshedObjects: [object]))
+    let gone = refreshValues(of: object, mergeChanges: mergeChanges)
+    if hasObservers {
+      post(
+        ObjectsDidChangeNotification(
+          insertedObjects: [], updatedObjects: [:], deletedObjects: gone ? [object] : [],
+          refreshedObjects: gone ? [] : [object]))
+    }
+  }
+
+  /// Refreshes every registered object, keeping their unsaved changes (Core Data's
+  /// `refreshAllObjects()`): each reads what the store holds now.
+  ///
+  /// Undo: not undoable, registers nothing.
+  public func refreshAllObjects() {
+    refreshMerging(table.lazy.compactMap { $0 }.filter { !$0.isInserted })
+  }
+
+  /// Brings the objects another context's save changed up to date (Core Data's
+  /// `mergeChanges(fromContextDidSave:)`): updated objects registered here are refreshed,
+  /// keeping their unsaved changes; deleted ones leave the context; inserted ones are found by
+  /// the next fetch. One objects-did-change notification lists them.
+  ///
+  /// Undo: not undoable, registers nothing.
+  public func mergeChanges(fromContextDidSave changes: ObjectIDChanges) {
+    let ids = changes.updated.union(changes.deleted).union(changes.refreshed)
+    refreshMerging(
+      ids.compactMap { id in
+        guard let row = row(of: id), Int(row) < table.count else { return nil }
+        return table[Int(row)]
+      })
+  }
+
+  /// Refreshes `objects` keeping their changes, and posts one notification of the objects
+  /// refreshed and of those that left because another context deleted them.
+  private func refreshMerging(_ objects: some Sequence<ManagedObject>) {
+    var refreshed: Set<ManagedObject> = []
+    var deleted: Set<ManagedObject> = []
+    for object in objects where !object.flags.contains(.removed) {
+      if refreshValues(of: object, mergeChanges: true) {
+        deleted.insert(object)
+      } else {
+        refreshed.insert(object)
       }
     }
-    guard !mergeChanges else { return }
+    if hasObservers, !(refreshed.isEmpty && deleted.isEmpty) {
+      post(
+        ObjectsDidChangeNotification(
+          insertedObjects: [], updatedObjects: [:], deletedObjects: deleted,
+          refreshedObjects: refreshed))
+    }
+  }
+
+  /// Gives `object` its committed row's values, with (`mergeChanges`) or without its own
+  /// changes on top. Returns `true` when the row is gone and the object left the context.
+  @discardableResult
+  func refreshValues(of object: ManagedObject, mergeChanges: Bool) -> Bool {
+    guard !object.isInserted else { return false }
+    indexVersion &+= 1
+    valueVersion &+= 1
+    guard let committed = cache.row(object.row) else {
+      guard object.flags.contains(.permanent), object.snapshot != nil else { return false }
+      // Another context deleted it: it leaves this one, changes and all.
+      if object.isDeleted { deletedRows.remove(object.row) }
+      clearUpdated(object)
+      object.records = nil
+      object.flags.remove(.deleted)
+      object.flags.insert(.removed)
+      return true
+    }
+    guard mergeChanges, object.records?.saved != nil || object.isDeleted else {
+      if object.isDeleted {
+        object.flags.remove(.deleted)
+        deletedRows.remove(object.row)
+      }
+      object.records = nil
+      if mergeChanges, object.layout.hasTransients {
+        read(committed, into: object)
+      } else {
+        clearUpdated(object)
+        object.share(committed)
+      }
+      return false
+    }
+    // Merging: the committed values, then the object's own changes on top.
+    var changed: [(Int, Slot)] = []
     if let saved = object.records?.saved {
-      // Values change without `write`: indexes and columns are rebuilt.
-      indexVersion &+= 1
-      valueVersion &+= 1
       for slot in saved.indices {
         if case .unrecorded = saved[slot] { continue }
-        object.slots[slot] = saved[slot].snapshot()
+        if !same(saved[slot], object.slots[slot]) { changed.append((slot, object.slots[slot])) }
       }
     }
-    object.records?.saved = nil
-    object.records?.turn = nil
-    clearUpdated(object)
+    read(committed, into: object)
+    guard !changed.isEmpty else { return false }
+    object.ownSlots()
+    let saved = ContiguousArray<Slot>(repeating: .unrecorded, count: object.slots.count)
+    object.changeRecords().saved = saved
+    savedRows.append(object.row)
+    for (slot, value) in changed {
+      object.records?.saved?[slot] = object.slots[slot].snapshot()
+      object.slots[slot] = value
+    }
+    settleUpdated(object)
+    if object.records?.saved?.contains(where: { if case .unrecorded = $0 { false } else { true } })
+      == true, !object.isDeleted
+    {
+      markUpdated(object)
+    }
+    return false
   }
 }
 
@@ -230,11 +329,12 @@ extension ManagedObjectContext {
   /// - Returns: a description of each broken invariant; empty when all hold.
   public func brokenInvariants() -> [String] {
     var problems: [String] = []
+    registerAllObjects()
     for case let object? in table where object.flags.isDisjoint(with: [.removed, .deleted]) {
       for (slot, property) in object.layout.properties.enumerated() {
         guard let relationship = property.relationship else { continue }
         for row in primitiveTargets(of: object, slot: slot) {
-          guard row >= 0, Int(row) < table.count, let target = table[Int(row)] else {
+          guard row >= 0, let target = self.object(atRow: row) else {
             problems.append(
               "\(object.entityName).\(property.name) of row \(object.row) points at missing row \(row)"
             )

@@ -23,23 +23,27 @@ public final class ManagedObjectContext {
   /// The model the context's objects are instances of.
   public let model: ManagedObjectModel
   /// The identifier permanent object IDs carry: the store's UUID once the context has one.
-  public var storeIdentifier: String
+  public var storeIdentifier: String {
+    get { cache.identifier }
+    set { cache.identifier = newValue }
+  }
   /// App-registered validation rules, checked with the model's at save.
   public var validationRules = ValidationRules()
+  /// How a save resolves conflicts with changes another context committed since this one
+  /// read the objects; ``MergePolicy/error`` (the default) refuses the save.
+  public var mergePolicy = MergePolicy.error
 
   let layouts: [EntityLayout]
   let layoutByName: [String: EntityLayout]
-  /// Every object the context ever registered, by row; `nil` once removed for good.
+  /// The committed state the context reads from and saves into: its coordinator's, or its
+  /// own when it has none.
+  var cache: RowCache
+  /// The objects the context has registered, by row (the cache's rows); `nil` for a row the
+  /// context has not read (or forgot at `reset()`): ``object(atRow:)`` reads it on demand.
   @exclusivity(unchecked) var table: [ManagedObject?] = []
-  /// Temporary IDs are this UUID with the object's row in its last eight bytes.
-  let temporaryIDBase: UUID
-  /// Primary keys by row, once some key is not its row plus one (after loading a store); 0 for
-  /// an object with no key yet.
-  var primaryKeys: [Int64]?
-  /// Rows by primary key, kept with `primaryKeys`.
-  var rowByPrimaryKey: [Int64: Int32]?
-  /// The next primary key a save gives out.
-  var nextPrimaryKey: Int64 = 1
+  /// The cache generation at which every committed row was last registered; `nil` when some
+  /// row may be missing.
+  var registeredGeneration: Int?
 
   // The change-tracking state below is written on every change. A context is confined to one
   // isolation domain (it is not Sendable), so the runtime's dynamic exclusivity checks on these
@@ -121,15 +125,17 @@ public final class ManagedObjectContext {
     self.model = model
     self.layouts = layouts
     self.layoutByName = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
-    let base = UUID()
-    self.temporaryIDBase = base
-    self.storeIdentifier = base.uuidString
+    self.cache = RowCache(layouts: layouts)
     observeUndoManager()
   }
 
   /// Creates a context on `coordinator`'s model holding the whole graph of its store.
   ///
-  /// - Throws: `GraphError` when the store's records do not fit the model.
+  /// Contexts on one coordinator work against the same committed state: each reads the
+  /// objects as the store holds them, keeps its own changes and undo stack, and saves into the
+  /// store what it changed, keeping what the others saved.
+  ///
+  /// - Throws: never in this version; kept so that stores that read lazily can report errors.
   public convenience init(
     coordinator: PersistentStoreCoordinator, undoManager: UndoManager? = UndoManager()
   ) throws(GraphError) {
@@ -137,36 +143,8 @@ public final class ManagedObjectContext {
       model: coordinator.managedObjectModel, layouts: coordinator.layouts,
       undoManager: undoManager)
     persistentStoreCoordinator = coordinator
-    guard let store = coordinator.persistentStores.first else { return }
-    storeIdentifier = store.identifier
-    if let staged = store.staged {
-      // The graph read when the store was added: taken, not copied.
-      store.staged = nil
-      adopt(staged)
-    } else if let url = store.url, let format = store.format {
-      guard FileManager.default.fileExists(atPath: url.path) else { return }
-      _ = try load(from: url, format: format)
-      store.stamp = FileStamp(of: url)
-    } else if let contents = store.memory {
-      if contents.records.isEmpty {
-        nextPrimaryKey = contents.nextObjectID
-      } else {
-        try load(contents)
-      }
-    }
-  }
-
-  /// Takes `other`'s objects, keys and store identity; `other` is left empty. Both contexts
-  /// share their layouts and `self` holds nothing yet.
-  private func adopt(_ other: ManagedObjectContext) {
-    table = other.table
-    other.table = []
-    for case let object? in table { object.owner = self }
-    primaryKeys = other.primaryKeys
-    rowByPrimaryKey = other.rowByPrimaryKey
-    nextPrimaryKey = other.nextPrimaryKey
-    storeIdentifier = other.storeIdentifier
-    indexVersion &+= 1
+    cache = coordinator.cache
+    registerAllObjects()
   }
 
   /// Processes pending changes at each of the undo manager's checkpoints, so a turn's changes
@@ -192,7 +170,7 @@ public final class ManagedObjectContext {
       throw GraphError.unknownEntity(entityName, known: layouts.map(\.name))
     }
     guard !layout.entity.isAbstract else { throw GraphError.abstractEntity(entityName) }
-    let object = ManagedObject(context: self, layout: layout, row: Int32(table.count))
+    let object = ManagedObject(context: self, layout: layout, row: cache.reserveRow())
     for (slot, property) in layout.properties.enumerated() {
       if case .attribute(let attribute) = property.kind, let value = attribute.defaultValue {
         object.slots[slot] = Slot(value)
@@ -201,8 +179,7 @@ public final class ManagedObjectContext {
     object.flags.insert([.inserted, .turnInserted])
     noteTurnActivity()
     indexVersion &+= 1
-    table.append(object)
-    primaryKeys?.append(0)
+    place(object)
     insertedRows.insert(object.row)
     turnInsertedRows.append(object.row)
     return object
@@ -243,6 +220,7 @@ public final class ManagedObjectContext {
     guard let layout = layoutByName[entityName] else {
       throw GraphError.unknownEntity(entityName, known: layouts.map(\.name))
     }
+    registerAllObjects()
     return table.compactMap { object in
       guard let object, object.flags.isDisjoint(with: [.removed, .deleted]) else { return nil }
       let matches =
@@ -252,10 +230,56 @@ public final class ManagedObjectContext {
   }
 
   func objects(at rows: Set<Int32>) -> Set<ManagedObject> {
-    Set(rows.compactMap { table[Int($0)] })
+    Set(rows.compactMap { object(atRow: $0) })
   }
 
-  func object(atRow row: Int32) -> ManagedObject? { table[Int(row)] }
+  /// The object at `row`: the one registered, or else one read from the committed row now.
+  @inline(__always)
+  func object(atRow row: Int32) -> ManagedObject? {
+    let index = Int(row)
+    if index < table.count, let object = table[index] { return object }
+    return register(row)
+  }
+
+  /// Registers the object of committed row `row`, if there is one.
+  func register(_ row: Int32) -> ManagedObject? {
+    guard let committed = cache.row(row) else { return nil }
+    let object = ManagedObject(
+      context: self, layout: layouts[committed.entity], row: row, sharing: committed)
+    place(object)
+    indexVersion &+= 1
+    return object
+  }
+
+  /// Puts `object` in the table at its row.
+  func place(_ object: ManagedObject) {
+    let index = Int(object.row)
+    if index >= table.count {
+      table.append(contentsOf: repeatElement(nil, count: index + 1 - table.count))
+    }
+    table[index] = object
+  }
+
+  /// Registers every committed row the context has not registered yet, so that the table
+  /// holds the whole graph: fetches, counts and validation see every object.
+  ///
+  /// - Complexity: O(*n*) in the rows when some may be missing; O(1) otherwise.
+  func registerAllObjects() {
+    guard registeredGeneration != cache.generation else { return }
+    let rows = cache.rows
+    if table.count < rows.count {
+      table.append(contentsOf: repeatElement(nil, count: rows.count - table.count))
+    }
+    var added = false
+    for index in rows.indices where table[index] == nil {
+      guard let committed = rows[index] else { continue }
+      table[index] = ManagedObject(
+        context: self, layout: layouts[committed.entity], row: Int32(index), sharing: committed)
+      added = true
+    }
+    if added { indexVersion &+= 1 }
+    registeredGeneration = cache.generation
+  }
 
   // MARK: Observing
 

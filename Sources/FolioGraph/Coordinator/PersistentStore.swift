@@ -10,11 +10,9 @@ public final class PersistentStore {
   public let format: (any StoreFormat)?
   /// What the store says about itself; a save writes it back with the model's hashes.
   public internal(set) var metadata: StoreMetadata
-  /// An in-memory store's contents, as of its last save.
-  var memory: StoreContents?
-  /// A file store's graph, read when the store was added, in a context of its own until the
-  /// first context on the coordinator takes it (the store keeps no copy beside the graph).
-  var staged: ManagedObjectContext?
+  /// Whether the file does not hold the coordinator's committed state yet (a store moved to a
+  /// new file by "save as"): the next save writes it even with nothing to commit.
+  var needsWrite = false
   /// What the file looked like when it was last read or written, to notice changes made by
   /// someone else.
   var stamp: FileStamp?
@@ -35,9 +33,11 @@ struct FileStamp: Equatable {
   var size: Int?
   var inode: Int?
 
-  /// The stamp of the file at `url`, or `nil` when there is no file.
+  /// The stamp of the file at `url` (of the file a symbolic link leads to), or `nil` when there
+  /// is no file.
   init?(of url: URL) {
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else {
+    let path = url.resolvingSymlinksInPath().path
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
       return nil
     }
     modification = attributes[.modificationDate] as? Date

@@ -5,8 +5,10 @@ import Foundation
 /// Connects a model to the store its documents are saved in.
 ///
 /// The counterpart of Core Data's `NSPersistentStoreCoordinator`, for atomic stores: a store's
-/// whole content is read when it is added and written whole at each save. A coordinator holds
-/// one store (configurations across several stores are not supported yet).
+/// whole content is read when it is added, kept as the committed state every context on the
+/// coordinator works against (Core Data's row cache), and written whole at each save that
+/// commits something. A coordinator holds one store (configurations across several stores are
+/// not supported yet).
 ///
 /// ```swift
 /// let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
@@ -20,6 +22,8 @@ public final class PersistentStoreCoordinator {
   public private(set) var persistentStores: [PersistentStore] = []
   /// How objects of each entity store their values, shared by the coordinator's contexts.
   private(set) lazy var layouts = EntityLayout.layouts(of: managedObjectModel)
+  /// The committed state of the store: the rows every context reads and commits into.
+  lazy var cache = RowCache(layouts: layouts)
 
   /// Creates a coordinator with no store.
   public init(managedObjectModel: ManagedObjectModel) {
@@ -36,15 +40,15 @@ public final class PersistentStoreCoordinator {
     -> PersistentStore
   {
     try checkNoStore()
+    if !cache.rows.isEmpty { cache = RowCache(layouts: layouts) }
     let store: PersistentStore
+    // Temporary files that killed saves of this document left beside it go first.
+    _ = AtomicFile.removeStaleTemporaries(for: url)
     if FileManager.default.fileExists(atPath: url.path) {
       // The whole store is read now, so a file that does not open fails here; its records
-      // become objects as they are read, in a context the first context takes over.
-      let staged = ManagedObjectContext(
-        model: managedObjectModel, layouts: layouts, undoManager: nil)
-      let metadata = try staged.loadStore(from: url, format: format)
+      // become the committed rows as they are read.
+      let metadata = try cache.load(from: url, format: format, model: managedObjectModel)
       store = PersistentStore(url: url, format: format, metadata: metadata)
-      store.staged = staged
     } else {
       store = PersistentStore(
         url: url, format: format, metadata: StoreMetadata(storeType: format.typeName))
@@ -62,8 +66,9 @@ public final class PersistentStoreCoordinator {
     throws(StoreError) -> PersistentStore
   {
     try checkNoStore()
+    if !cache.rows.isEmpty { cache = RowCache(layouts: layouts) }
     let store = PersistentStore(url: nil, format: nil, metadata: metadata)
-    store.memory = StoreContents(metadata: metadata, records: [])
+    cache.identifier = metadata.identifier
     persistentStores.append(store)
     return store
   }
@@ -80,6 +85,7 @@ public final class PersistentStoreCoordinator {
     metadata.storeType = format.typeName
     let store = PersistentStore(url: url, format: format, metadata: metadata)
     store.stamp = FileStamp(of: url)
+    store.needsWrite = true
     persistentStores = [store]
   }
 
@@ -107,17 +113,18 @@ public final class PersistentStoreCoordinator {
     }
   }
 
-  /// Writes `records` to the store, with metadata carrying the model's version hashes.
+  /// Writes the committed state to the store's file, with metadata carrying the model's
+  /// version hashes; an in-memory store holds the committed state already.
   ///
   /// - Throws: `StoreError.modifiedOnDisk` when someone else changed the file since it was
   ///   read or written; `.writeFailed` and format errors from writing. The file is then as it
   ///   was.
-  func save(records: [StoreRecord], nextObjectID: Int64) throws(StoreError) {
+  func persist() throws(StoreError) {
     guard let store = persistentStores.first else { return }
     var metadata = store.metadata
+    metadata.identifier = cache.identifier
     metadata.modelVersionHashes = managedObjectModel.entityVersionHashesByName
     metadata.modelVersionIdentifiers = managedObjectModel.versionIdentifier.map { [$0] } ?? []
-    let contents = StoreContents(metadata: metadata, records: records, nextObjectID: nextObjectID)
     if let url = store.url, let format = store.format {
       if let stamp = store.stamp, FileStamp(of: url) != stamp {
         throw StoreError(
@@ -125,11 +132,13 @@ public final class PersistentStoreCoordinator {
           "the file changed on disk since it was opened; saving would overwrite those changes",
           at: InputLocation(file: url.path))
       }
+      let contents = StoreContents(
+        metadata: metadata, records: cache.records(), nextObjectID: cache.nextObjectID)
       try format.write(contents, model: managedObjectModel, to: url)
       store.stamp = FileStamp(of: url)
+      store.needsWrite = false
     }
     store.metadata = metadata
-    store.memory = store.url == nil ? contents : nil
   }
 
   /// The metadata of the store in the file at `url`, read with the first of `formats` that

@@ -77,6 +77,9 @@ extension ManagedObjectContext {
   /// - Complexity: O(*n*) in the entity's objects, plus O(*m* log *m*) to sort *m* matches.
   public func fetch(_ request: FetchRequest) throws(GraphError) -> [ManagedObject] {
     processPendingChanges()
+    // The committed state merged with the context's changes: rows not registered yet (after a
+    // reset, or saved by another context) are registered first.
+    registerAllObjects()
     guard let layout = layoutByName[request.entityName] else {
       throw GraphError.unknownEntity(request.entityName, known: layouts.map(\.name))
     }

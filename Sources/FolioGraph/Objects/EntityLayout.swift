@@ -16,6 +16,9 @@ final class EntityLayout {
   /// This entity's index and its ancestors', nearest first: a short list, searched faster than
   /// a set is hashed (fetches ask once per object).
   let kinds: [Int]
+  /// Whether some property is transient: its value lives in the object only, never in a
+  /// committed row.
+  let hasTransients: Bool
 
   var name: String { entity.name }
 
@@ -69,6 +72,13 @@ final class EntityLayout {
     }
     self.properties = properties
     self.slotByName = slots
+    self.hasTransients = properties.contains { property in
+      switch property.kind {
+      case .attribute(let attribute): attribute.isTransient
+      case .relationship(let relationship): relationship.description.isTransient
+      case .fetched: false
+      }
+    }
     self.indexedSlots = properties.map { property in
       guard let attribute = property.attribute else { return false }
       return attribute.isIndexed

@@ -32,15 +32,19 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   // Hot paths write these many times per change; the context is single-threaded by design
   // (not Sendable), so the runtime exclusivity check on each write buys nothing.
   @exclusivity(unchecked) var flags: Flags = []
-  /// The object's values, one slot per property, in memory the object owns (no array header,
-  /// no copy-on-write: 32 bytes less per object than a `ContiguousArray`).
-  let slots: SlotStorage
+  /// The object's values, one slot per property (no array header: 32 bytes less per object
+  /// than a `ContiguousArray`): those of its ``snapshot``, shared, until its first change
+  /// gives it slots of its own (``ownSlots()``).
+  var slots: SlotStorage
+  /// The committed row the object was read from (or last saved as): the store's values when
+  /// the context last looked. `nil` for an object not saved yet.
+  var snapshot: CommittedRow?
   /// The object's change records; `nil` until its first change (one reference, not two
   /// arrays, keeps an unchanged object small).
   @exclusivity(unchecked) var records: ChangeRecords?
 
   struct Flags: OptionSet {
-    let rawValue: UInt8
+    let rawValue: UInt16
     /// Inserted since the last save.
     static let inserted = Flags(rawValue: 1 << 0)
     /// Deleted since the last save (and not inserted since it).
@@ -58,8 +62,11 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// Brought back in the current turn (with `turnInserted`): unlike a new object, it had
     /// values before the turn, which a redo of its deletion must restore.
     static let turnRevived = Flags(rawValue: 1 << 7)
+    /// The slots are the snapshot's: the object must copy them before its first change.
+    static let sharesRow = Flags(rawValue: 1 << 8)
   }
 
+  /// A new object, with slots of its own, all empty.
   init(context: ManagedObjectContext, layout: EntityLayout, row: Int32) {
     self.owner = context
     self.layout = layout
@@ -67,7 +74,37 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     self.slots = SlotStorage(count: layout.properties.count)
   }
 
-  deinit { slots.deallocate() }
+  /// A saved object, reading its values from `committed` until its first change.
+  init(
+    context: ManagedObjectContext, layout: EntityLayout, row: Int32, sharing committed: CommittedRow
+  ) {
+    self.owner = context
+    self.layout = layout
+    self.row = row
+    self.slots = committed.slots
+    self.snapshot = committed
+    self.flags = [.permanent, .sharesRow]
+  }
+
+  deinit {
+    if !flags.contains(.sharesRow) { slots.deallocate() }
+  }
+
+  /// Gives the object slots of its own, copied from the snapshot's, before a change.
+  @inline(__always)
+  func ownSlots() {
+    guard flags.contains(.sharesRow) else { return }
+    slots = SlotStorage(copying: slots)
+    flags.remove(.sharesRow)
+  }
+
+  /// Makes `committed` the object's snapshot and its values, dropping slots of its own.
+  func share(_ committed: CommittedRow) {
+    if !flags.contains(.sharesRow) { slots.deallocate() }
+    slots = committed.slots
+    snapshot = committed
+    flags.insert(.sharesRow)
+  }
 
   /// The object's entity.
   public var entity: EntityDescription { layout.entity }

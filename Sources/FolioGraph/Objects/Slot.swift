@@ -31,13 +31,14 @@ enum Slot {
   }
 }
 
-/// An object's slots: a fixed number of them, in memory allocated once with the object and
-/// freed with it by ``deallocate()``.
+/// An object's slots: a fixed number of them, either in memory allocated for the object and
+/// freed with it by ``deallocate()``, or in the committed row the object shares until its
+/// first change (see ``CommittedRow``).
 ///
 /// A handle, not a value: copies share the slots, and writing through any of them writes the
-/// object's value. Only ``ManagedObject`` owns one.
+/// value. Only ``ManagedObject`` and ``CommittedRow`` own one.
 struct SlotStorage {
-  fileprivate let base: UnsafeMutablePointer<Slot>
+  let base: UnsafeMutablePointer<Slot>
   /// The number of slots: the entity's property count.
   let count: Int
 
@@ -46,6 +47,20 @@ struct SlotStorage {
     base = UnsafeMutablePointer<Slot>.allocate(capacity: max(count, 1))
     base.initialize(repeating: .null, count: count)
     self.count = count
+  }
+
+  /// The `count` slots at `base`, owned elsewhere.
+  init(base: UnsafeMutablePointer<Slot>, count: Int) {
+    self.base = base
+    self.count = count
+  }
+
+  /// Allocates a copy of `other`'s slots; row sets are copied, so changing them in place does
+  /// not reach `other`.
+  init(copying other: SlotStorage) {
+    base = UnsafeMutablePointer<Slot>.allocate(capacity: max(other.count, 1))
+    for index in 0..<other.count { (base + index).initialize(to: other.base[index].snapshot()) }
+    count = other.count
   }
 
   subscript(index: Int) -> Slot {

@@ -15,56 +15,9 @@ extension ManagedObjectContext {
   /// - Throws: `GraphError.validation` with every failure, in object and property order.
   public func validate() throws(GraphError) {
     propagateDeletes()
+    registerAllObjects()
     let failures = validationFailures()
     guard failures.isEmpty else { throw Self.validationError(failures) }
-  }
-
-  /// Validates and commits the changes since the last save: new objects get permanent IDs,
-  /// deleted ones leave the graph, and the change sets empty.
-  ///
-  /// With a ``persistentStoreCoordinator`` that has a store, the whole graph is written to it
-  /// (atomically, for a file) before anything is committed; without one, the save commits in
-  /// memory.
-  ///
-  /// - Throws: `GraphError.validation`, `.deny`; `.store` when the store cannot be written.
-  ///   A failed save changes nothing, in the context or on disk.
-  public func save() throws(GraphError) {
-    processPendingChanges()
-    if hasObservers { post(.willSave) }
-    try validate()
-    let saved = (inserted: insertedRows, updated: updatedRows, deleted: deletedRows)
-    let deletedIDs = Set(saved.deleted.compactMap { table[Int($0)]?.objectID })
-    let newRows = insertedRows.filter { table[Int($0)]?.flags.contains(.permanent) == false }
-    let keys = (primaryKeys, rowByPrimaryKey, nextPrimaryKey)
-    assignPrimaryKeys(toRows: newRows)
-    if let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty {
-      do {
-        try coordinator.save(records: persistentRecords(), nextObjectID: nextPrimaryKey)
-      } catch {
-        (primaryKeys, rowByPrimaryKey, nextPrimaryKey) = keys
-        throw GraphError(.store, error.description, at: error.location, underlying: error)
-      }
-    }
-    for row in insertedRows {
-      table[Int(row)]?.flags.remove(.inserted)
-      table[Int(row)]?.flags.insert(.permanent)
-    }
-    for row in deletedRows {
-      table[Int(row)]?.flags.remove(.deleted)
-      table[Int(row)]?.flags.insert(.removed)
-    }
-    insertedRows.removeAll()
-    deletedRows.removeAll()
-    discardedRows.removeAll()
-    forgetSavedValues()
-    if hasObservers {
-      post(
-        .didSave(
-          ObjectIDChanges(
-            inserted: Set(saved.inserted.compactMap { table[Int($0)]?.objectID }),
-            updated: Set(saved.updated.compactMap { table[Int($0)]?.objectID }),
-            deleted: deletedIDs)))
-    }
   }
 
   static func validationError(_ failures: [ValidationFailure]) -> GraphError {

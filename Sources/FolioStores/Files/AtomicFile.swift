@@ -15,6 +15,18 @@ import Foundation
 /// crash. If any step before the rename fails, the temporary file is removed, the old file is
 /// untouched, and the error says which step failed and why (`strerror`'s words).
 ///
+/// A path that is a symbolic link is written through: its chain of links, relative and
+/// absolute, is followed to the file at its end (the target), and each step above happens to
+/// the target, in the target's folder and with the target's permissions, so the links stay
+/// links and the file they name gets the new bytes. A link whose target does not exist yet
+/// makes the write create the target, as writing through the link in place would.
+///
+/// A save killed before its rename leaves its temporary file, `.NAME.folio-UUID.tmp` beside
+/// the target. While it writes, a save holds an exclusive `flock(2)` on its temporary file,
+/// which the system drops when the process ends, however it ends; before it writes, each save
+/// removes the temporary files of its target that are not locked, which are those of saves
+/// that are gone (``removeStaleTemporaries(for:)``).
+///
 /// A failure to `fsync` the folder after the rename is not reported: the new file is then in
 /// place and complete, and calling the save failed would tell the caller the old file is
 /// still there. `RELIABILITY.md` §4 lists every fault and its outcome.
@@ -28,53 +40,59 @@ public enum AtomicFile {
 
   /// Writes the file at `url` atomically with `body`, which writes the bytes to the output.
   ///
-  /// - Throws: `StoreError.writeFailed`, or what `body` throws.
+  /// Where `url` is a symbolic link, the file at the end of its links is replaced and the links
+  /// are kept; a link to a file that does not exist yet creates that file. The temporary files
+  /// that killed saves of that file left beside it are removed first
+  /// (``removeStaleTemporaries(for:)``).
+  ///
+  /// - Throws: `StoreError.writeFailed` saying which step failed and why (its location is
+  ///   `url`, the path as given), or what `body` throws.
   public static func write(to url: URL, _ body: (AtomicOutput) throws(StoreError) -> Void)
     throws(StoreError)
   {
-    let folder = url.deletingLastPathComponent()
-    let temporary = folder.appendingPathComponent(
-      ".\(url.lastPathComponent).folio-\(UUID().uuidString).tmp")
     let path = url.path
+    let target = try Target(resolving: path)
     let faults = Self.faults
-    func failure(_ step: String, _ code: Int32) -> StoreError {
-      StoreError(
-        .writeFailed, "cannot \(step) (\(String(cString: strerror(code))))",
-        at: .init(file: path))
-    }
-    let descriptor =
-      faults.failsCreation.map { _ in Int32(-1) }
-      ?? open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      throw failure(
-        "create a temporary file in \(folder.path)", faults.failsCreation ?? errno)
-    }
+    removeStaleTemporaries(of: target)
+    let temporary = try TemporaryFile(for: target, reportingAt: path, faults: faults)
     var isOpen = true
     var finished = false
     defer {
-      if isOpen { close(descriptor) }
+      if isOpen { close(temporary.descriptor) }
       if !finished { unlink(temporary.path) }
+      temporary.releaseLock()
     }
-    let output = AtomicOutput(descriptor: descriptor, path: path, faults: faults)
+    let output = AtomicOutput(descriptor: temporary.descriptor, path: path, faults: faults)
     try body(output)
-    if let error = faults.fsyncError ?? (fsync(descriptor) == 0 ? nil : errno) {
-      throw failure("flush the new file to disk", error)
+    if let error = faults.fsyncError ?? (fsync(temporary.descriptor) == 0 ? nil : errno) {
+      throw failure("flush the new file to disk", error, at: path)
     }
     var status = stat()
-    if stat(path, &status) == 0 {
-      _ = fchmod(descriptor, status.st_mode & 0o7777)
+    if stat(target.path, &status) == 0 {
+      _ = fchmod(temporary.descriptor, status.st_mode & 0o7777)
     }
     isOpen = false
-    guard close(descriptor) == 0 else { throw failure("close the new file", errno) }
-    if let error = faults.renameError ?? (rename(temporary.path, path) == 0 ? nil : errno) {
-      throw failure("replace the file", error)
+    guard close(temporary.descriptor) == 0 else {
+      throw failure("close the new file", errno, at: path)
+    }
+    if let error = faults.renameError
+      ?? (rename(temporary.path, target.path) == 0 ? nil : errno)
+    {
+      throw failure("replace the file", error, at: path)
     }
     finished = true
-    let folderDescriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    let folderDescriptor = open(target.folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if folderDescriptor >= 0 {
       _ = fsync(folderDescriptor)
       close(folderDescriptor)
     }
+  }
+
+  /// The error of a write to `path` whose `step` failed with the system's error `code`.
+  static func failure(_ step: String, _ code: Int32, at path: String) -> StoreError {
+    StoreError(
+      .writeFailed, "cannot \(step) (\(String(cString: strerror(code))))",
+      at: .init(file: path))
   }
 
   /// Faults to inject into the atomic writes a task makes: tests set them for one task with
@@ -189,6 +207,9 @@ package struct FaultPlan: Sendable {
   package var fsyncError: Int32?
   /// Renaming the new file over the old one fails with this `errno`.
   package var renameError: Int32?
+  /// The first this many temporary files a write creates are removed between their creation
+  /// and their lock, by a cleanup run there as another process's could.
+  package var temporariesTakenByCleanup = 0
   /// Counts the `write(2)` calls, so a test can fail each in turn.
   package var log: FaultLog?
   /// The most bytes one `write(2)` call is given instead of 1 MiB, so that a small file takes
@@ -198,7 +219,7 @@ package struct FaultPlan: Sendable {
   package init(
     failsCreation: Int32? = nil, failingWriteCall: Int? = nil, writeError: Int32 = EIO,
     shortWriteCall: Int? = nil, fsyncError: Int32? = nil, renameError: Int32? = nil,
-    log: FaultLog? = nil, chunkSize: Int? = nil
+    log: FaultLog? = nil, chunkSize: Int? = nil, temporariesTakenByCleanup: Int = 0
   ) {
     self.failsCreation = failsCreation
     self.failingWriteCall = failingWriteCall
@@ -208,6 +229,7 @@ package struct FaultPlan: Sendable {
     self.renameError = renameError
     self.log = log
     self.chunkSize = chunkSize
+    self.temporariesTakenByCleanup = temporariesTakenByCleanup
   }
 }
 

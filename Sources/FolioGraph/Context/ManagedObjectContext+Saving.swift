@@ -1,0 +1,369 @@
+import FolioModel
+import FolioStores
+
+/// Saving: the context's changes committed into the committed state it shares with the other
+/// contexts of its coordinator, then written by the store.
+///
+/// ## What a save commits
+/// Each inserted object becomes a committed row; each deleted one leaves, taking itself out of
+/// every relationship that still named it; each updated one commits the properties it changed
+/// since it was read — not its whole row, so what another context saved to the other
+/// properties stays. An object whose committed row another context changed since this one read
+/// it is a *conflict*, resolved by ``mergePolicy`` (see ``MergePolicy``). Relationships are
+/// committed as edges, both sides at once, so the committed rows always agree with their
+/// inverses. Afterwards every object the save touched reads the committed row again.
+extension ManagedObjectContext {
+  /// Validates the changes since the last save and commits them: new objects get permanent IDs,
+  /// deleted ones leave the graph, and the change sets empty.
+  ///
+  /// With a ``persistentStoreCoordinator`` whose store is a file, the store's whole committed
+  /// state is then written to it (atomically) before the save counts; without a file, the save
+  /// commits in memory. A save with nothing to commit does nothing: it writes no file and posts
+  /// no notification.
+  ///
+  /// - Throws: `GraphError.validation`, `.deny`; `.mergeConflict` when another context changed
+  ///   objects this one changed and the merge policy is ``MergePolicy/error``; `.store` when the
+  ///   store cannot be written. A failed save changes nothing, in the context, in the committed
+  ///   state or on disk.
+  public func save() throws(GraphError) {
+    processPendingChanges()
+    let store = persistentStoreCoordinator?.persistentStores.first
+    guard hasChanges || store?.needsWrite == true else { return }
+    if hasObservers { post(.willSave) }
+    try validate()
+    let conflicts = conflictingRows()
+    if !conflicts.isEmpty, mergePolicy == .error {
+      var error = GraphError(
+        .mergeConflict,
+        "the save conflicts with changes another context saved (\(conflicts.count == 1 ? "1 object" : "\(conflicts.count) objects"))"
+      )
+      error.conflicts = conflicts.map(conflict(at:))
+      throw error
+    }
+    let saved = (inserted: insertedRows, updated: Set(updatedRows), deleted: deletedRows)
+    let deletedIDs = Set(saved.deleted.compactMap { object(atRow: $0)?.objectID })
+    let keys = cache.keyState
+    let wasComplete = registeredGeneration == cache.generation
+    cache.assignPrimaryKeys(toRows: insertedRows.filter { !cache.hasPrimaryKey($0) })
+    var commit = Commit(cache: cache)
+    applyChanges(to: &commit, conflicts: Set(conflicts))
+    if let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty {
+      do {
+        try coordinator.persist()
+      } catch {
+        commit.revert()
+        cache.keyState = keys
+        throw GraphError(.store, error.description, at: error.location, underlying: error)
+      }
+    }
+    cache.generation &+= 1
+    if wasComplete { registeredGeneration = cache.generation }
+    let changed = settle(after: commit, conflicts: Set(conflicts))
+    if hasObservers {
+      post(
+        .didSave(
+          ObjectIDChanges(
+            inserted: Set(saved.inserted.compactMap { object(atRow: $0)?.objectID }),
+            updated: Set(
+              changed.subtracting(saved.inserted).subtracting(saved.deleted).compactMap {
+                cache.row($0) == nil ? nil : object(atRow: $0)?.objectID
+              }),
+            deleted: deletedIDs.union(
+              changed.subtracting(saved.deleted).compactMap { row in
+                cache.row(row) == nil
+                  ? commit.original(row).map { objectID(ofCommitted: $0, row: row) } : nil
+              }))))
+    }
+  }
+
+  /// The rows of updated and deleted objects whose committed row changed since the context
+  /// read it, in row order. An object deleted both here and by another context is no conflict.
+  func conflictingRows() -> [Int32] {
+    var rows: [Int32] = []
+    for row in Set(updatedRows).union(deletedRows).sorted() {
+      guard let object = table[Int(row)] else { continue }
+      let committed = cache.row(row)
+      if committed === object.snapshot { continue }
+      if committed == nil, object.isDeleted { continue }
+      rows.append(row)
+    }
+    return rows
+  }
+
+  /// Applies the context's changes to the committed rows through `commit`, resolving the
+  /// conflicts at `conflicts` by ``mergePolicy``.
+  private func applyChanges(to commit: inout Commit, conflicts: Set<Int32>) {
+    let policy = mergePolicy
+    // Deletions first: a deleted row lets go of its relationships, on both sides, where its
+    // delete rule nullifies (a cascade's targets the context knew are deleted with it; those
+    // another context added are let go). No Action leaves the other side naming the deleted
+    // object, as in Core Data; a store leaves such a reference out when it writes.
+    for row in deletedRows.sorted() {
+      if policy == .rollback, conflicts.contains(row) { continue }
+      guard let committed = cache.row(row) else { continue }
+      let layout = layouts[committed.entity]
+      for (slot, property) in layout.properties.enumerated() {
+        guard let relationship = property.relationship,
+          relationship.deleteRule == .nullify || relationship.deleteRule == .cascade
+        else { continue }
+        for target in committed.slots[slot].targets {
+          commit.unlink(row, relationship, slot: slot, from: target)
+        }
+      }
+      commit.delete(row)
+    }
+    // New rows, so relationships between new objects find both ends.
+    let inserted = insertedRows.sorted()
+    for row in inserted {
+      guard let object = table[Int(row)] else { continue }
+      let slots = commit.insert(row, layout: object.layout)
+      for (slot, property) in object.layout.properties.enumerated() {
+        guard let attribute = property.attribute, !attribute.isTransient else { continue }
+        slots[slot] = object.slots[slot].snapshot()
+      }
+    }
+    // Attributes of updated objects: the properties changed here, as the policy allows.
+    let updated = updatedRows.filter { table[Int($0)]?.isDeleted == false }.sorted()
+    for row in updated {
+      guard let object = table[Int(row)], let committed = commit.original(row) else { continue }
+      let conflicted = conflicts.contains(row)
+      if conflicted, policy == .rollback { continue }
+      let snapshot = object.snapshot?.slots
+      for (slot, property) in object.layout.properties.enumerated() {
+        guard let attribute = property.attribute, !attribute.isTransient else { continue }
+        let mine = object.slots[slot]
+        if !(conflicted && policy == .overwrite) {
+          if let snapshot, Slot.same(mine, snapshot[slot]) { continue }
+          if conflicted, policy == .mergeByPropertyStoreTrump, let snapshot,
+            !Slot.same(committed.slots[slot], snapshot[slot])
+          {
+            continue
+          }
+        }
+        commit.set(mine, row: row, slot: slot)
+      }
+    }
+    // Relationships of new and updated objects, as edges.
+    for row in (inserted + updated).sorted() {
+      guard let object = table[Int(row)] else { continue }
+      commitRelationships(of: object, into: &commit, conflicts: conflicts)
+    }
+  }
+
+  /// Commits the relationship changes of `object` as edges.
+  private func commitRelationships(
+    of object: ManagedObject, into commit: inout Commit, conflicts: Set<Int32>
+  ) {
+    let row = object.row
+    let policy = mergePolicy
+    let conflicted = conflicts.contains(row)
+    if conflicted, policy == .rollback { return }
+    let base: SlotStorage?
+    if conflicted, policy == .overwrite {
+      base = commit.original(row)?.slots
+    } else {
+      base = object.isInserted ? nil : object.snapshot?.slots
+    }
+    let original = commit.original(row)?.slots
+    for (slot, property) in object.layout.properties.enumerated() {
+      guard let relationship = property.relationship, !relationship.description.isTransient
+      else { continue }
+      let mine = object.slots[slot].targets.filter(isLive)
+      let was = base.map { $0[slot].targets } ?? []
+      if relationship.isToMany {
+        let kept = Set(mine)
+        for target in was where !kept.contains(target) {
+          guard !isProtected(target, inverseOf: relationship, conflicts: conflicts) else {
+            continue
+          }
+          commit.unlink(row, relationship, slot: slot, from: target)
+        }
+        let had = Set(was)
+        for target in mine where !had.contains(target) {
+          guard !isProtected(target, inverseOf: relationship, conflicts: conflicts) else {
+            continue
+          }
+          commit.link(row, relationship, slot: slot, to: target)
+        }
+        if relationship.isOrdered, !(conflicted && policy == .mergeByPropertyStoreTrump) {
+          commit.order(row, slot, like: mine)
+        }
+        continue
+      }
+      guard mine.first != was.first else { continue }
+      if conflicted, policy == .mergeByPropertyStoreTrump, let original,
+        let snapshot = object.snapshot?.slots, !Slot.same(original[slot], snapshot[slot])
+      {
+        continue
+      }
+      if let target = mine.first {
+        guard !isProtected(target, inverseOf: relationship, conflicts: conflicts) else { continue }
+        commit.link(row, relationship, slot: slot, to: target)
+      } else if case .object(let target) = commit.current(row, slot) {
+        guard !isProtected(target, inverseOf: relationship, conflicts: conflicts) else { continue }
+        commit.unlink(row, relationship, slot: slot, from: target)
+      }
+    }
+  }
+
+  /// Whether a row the context holds stays in the graph (not deleted here).
+  private func isLive(_ row: Int32) -> Bool {
+    guard let object = object(atRow: row) else { return false }
+    return object.flags.isDisjoint(with: [.removed, .deleted])
+  }
+
+  /// Whether an edge from another object may not change `target`'s to-one inverse: `target`
+  /// is a conflict whose policy keeps the committed value there (the store-trump policy where
+  /// another context changed it, the rollback policy always).
+  private func isProtected(
+    _ target: Int32, inverseOf relationship: RelationshipLayout, conflicts: Set<Int32>
+  ) -> Bool {
+    guard conflicts.contains(target), let inverse = relationship.inverseSlot,
+      !relationship.inverseIsToMany
+    else { return false }
+    switch mergePolicy {
+    case .rollback:
+      return true
+    case .mergeByPropertyStoreTrump:
+      guard let object = table[Int(target)], let snapshot = object.snapshot,
+        let committed = cache.row(target)
+      else { return false }
+      return !Slot.same(snapshot.slots[inverse], committed.slots[inverse])
+    default:
+      return false
+    }
+  }
+
+  /// Brings the context in step with the committed state after a commit: inserted objects are
+  /// saved, deleted ones leave, and every registered object whose row the commit touched reads
+  /// its committed row. Returns the rows the commit touched.
+  private func settle(after commit: Commit, conflicts: Set<Int32>) -> Set<Int32> {
+    for row in insertedRows {
+      table[Int(row)]?.flags.remove(.inserted)
+      table[Int(row)]?.flags.insert(.permanent)
+    }
+    for row in deletedRows {
+      guard let object = table[Int(row)] else { continue }
+      if mergePolicy == .rollback, conflicts.contains(row), cache.row(row) != nil {
+        object.flags.remove(.deleted)
+      } else {
+        object.flags.remove(.deleted)
+        object.flags.insert(.removed)
+      }
+    }
+    let touched = Set(commit.touchedRows)
+    let saved = insertedRows.union(updatedRows)
+    for row in touched.union(saved).union(conflicts) {
+      guard Int(row) < table.count, let object = table[Int(row)],
+        !object.flags.contains(.removed)
+      else { continue }
+      guard let committed = cache.row(row) else {
+        // Deleted by another context, and the policy let that stand.
+        object.flags.remove([.inserted, .deleted])
+        object.flags.insert(.removed)
+        continue
+      }
+      if saved.contains(row), !conflicts.contains(row), !object.flags.contains(.sharesRow),
+        !holds(committed, object)
+      {
+        // What it saved, less what the committed row leaves out (relationships to objects
+        // that left the graph): the object keeps its values, as in Core Data.
+        object.records?.saved = nil
+        clearUpdated(object)
+        object.snapshot = committed
+      } else {
+        // Saved as it is, merged, or changed by the commit without changes of its own here.
+        read(committed, into: object)
+      }
+    }
+    insertedRows.removeAll()
+    deletedRows.removeAll()
+    discardedRows.removeAll()
+    forgetSavedValues()
+    indexVersion &+= 1
+    valueVersion &+= 1
+    return touched.union(conflicts)
+  }
+
+  /// Whether `object` holds `committed`'s values in every persistent property.
+  private func holds(_ committed: CommittedRow, _ object: ManagedObject) -> Bool {
+    for (slot, property) in object.layout.properties.enumerated() {
+      switch property.kind {
+      case .attribute(let attribute) where attribute.isTransient: continue
+      case .relationship(let relationship) where relationship.description.isTransient: continue
+      case .fetched: continue
+      default:
+        if !Slot.same(committed.slots[slot], object.slots[slot]) { return false }
+      }
+    }
+    return true
+  }
+
+  /// Makes `committed` the object's snapshot and its values; transient properties keep the
+  /// values the object has.
+  func read(_ committed: CommittedRow, into object: ManagedObject) {
+    object.records?.saved = nil
+    clearUpdated(object)
+    guard object.layout.hasTransients else {
+      object.share(committed)
+      return
+    }
+    object.ownSlots()
+    object.snapshot = committed
+    for (slot, property) in object.layout.properties.enumerated() {
+      switch property.kind {
+      case .attribute(let attribute) where attribute.isTransient: continue
+      case .relationship(let relationship) where relationship.description.isTransient: continue
+      default: object.slots[slot] = committed.slots[slot].snapshot()
+      }
+    }
+  }
+
+  /// The ID of the object committed at `row` as `committed`.
+  func objectID(ofCommitted committed: CommittedRow, row: Int32) -> ManagedObjectID {
+    ManagedObjectID(
+      entityName: layouts[committed.entity].name, store: storeIdentifier,
+      primaryKey: cache.primaryKey(ofRow: row))
+  }
+
+  // MARK: Conflicts
+
+  /// The conflict of the object at `row`: the properties whose snapshot, committed and pending
+  /// values are not all the same.
+  func conflict(at row: Int32) -> MergeConflict {
+    guard let object = table[Int(row)] else { preconditionFailure("a conflict has no object") }
+    let committed = cache.row(row)
+    var snapshotValues: [String: ConflictValue] = [:]
+    var committedValues: [String: ConflictValue] = [:]
+    var pendingValues: [String: ConflictValue] = [:]
+    for (slot, property) in object.layout.properties.enumerated() {
+      if case .fetched = property.kind { continue }
+      let read = object.snapshot?.slots[slot] ?? .null
+      let now = committed?.slots[slot] ?? .null
+      let mine = object.slots[slot]
+      guard !(Slot.same(read, now) && Slot.same(read, mine)) else { continue }
+      snapshotValues[property.name] = conflictValue(read, property)
+      committedValues[property.name] = conflictValue(now, property)
+      pendingValues[property.name] = conflictValue(mine, property)
+    }
+    return MergeConflict(
+      objectID: object.objectID, snapshot: snapshotValues,
+      committed: committed == nil ? nil : committedValues,
+      pending: object.isDeleted ? nil : pendingValues,
+      snapshotVersion: Int(object.snapshot?.version ?? 0),
+      committedVersion: Int(committed?.version ?? 0))
+  }
+
+  private func conflictValue(_ slot: Slot, _ property: PropertyLayout) -> ConflictValue {
+    if let attribute = property.attribute {
+      return slot.attributeValue(as: attribute.attributeType).map { .attribute($0) } ?? .null
+    }
+    let targets = slot.targets
+    if targets.isEmpty, property.relationship?.isToMany == false { return .null }
+    return .objects(
+      targets.compactMap { row in
+        if let object = object(atRow: row) { return object.objectID }
+        return nil
+      })
+  }
+}

@@ -1,0 +1,176 @@
+import FolioModel
+import FolioStores
+import Foundation
+
+/// The committed state of a store: one ``CommittedRow`` per saved object, by row, with the
+/// primary keys that name them. Every context on a coordinator works against its cache (a
+/// context with no coordinator has one of its own): contexts read rows from it, keep them as
+/// snapshots, and commit their saves into it; the store writes it.
+///
+/// Rows are numbers the cache gives out and never gives out again: a saved object's row, and
+/// a row reserved for each object a context inserts, so an object has the same row in every
+/// context and a relationship slot names its target the same way in all of them. A row's
+/// primary key is the row plus one as long as the cache made every key itself; a store whose
+/// keys are otherwise (gaps left by deleted objects, another program's numbering) keeps the
+/// keys in a table by row, and the rows by key, from then on.
+final class RowCache {
+  let layouts: [EntityLayout]
+  let layoutByName: [String: EntityLayout]
+  /// The committed rows, by row; `nil` for a row reserved, never committed, or deleted.
+  var rows: [CommittedRow?] = []
+  /// Primary keys by row, once some key is not its row plus one; 0 for a row with no key yet.
+  var primaryKeys: [Int64]?
+  /// Rows by primary key, kept with `primaryKeys`.
+  var rowByPrimaryKey: [Int64: Int32]?
+  /// The next primary key a commit gives out.
+  var nextPrimaryKey: Int64 = 1
+  /// The store's UUID: the identifier in its objects' permanent IDs.
+  var identifier: String
+  /// Temporary IDs are this UUID with the object's row in its last eight bytes.
+  let temporaryIDBase: UUID
+  /// Bumped by every commit and load: a context that registered every row at another
+  /// generation looks for new ones.
+  var generation = 0
+  /// How many rows are committed.
+  private(set) var committedCount = 0
+
+  init(layouts: [EntityLayout]) {
+    self.layouts = layouts
+    self.layoutByName = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
+    let base = UUID()
+    self.temporaryIDBase = base
+    self.identifier = base.uuidString
+  }
+
+  var isEmpty: Bool { committedCount == 0 }
+
+  /// Forgets every row and key.
+  func clear() {
+    rows = []
+    primaryKeys = nil
+    rowByPrimaryKey = nil
+    nextPrimaryKey = 1
+    committedCount = 0
+    generation &+= 1
+  }
+
+  /// The committed row `row`, if any.
+  @inline(__always)
+  func row(_ row: Int32) -> CommittedRow? {
+    let index = Int(row)
+    return index < rows.count ? rows[index] : nil
+  }
+
+  /// A row for an object a context inserts: never committed yet, never given to another.
+  func reserveRow() -> Int32 {
+    precondition(rows.count < Int(Int32.max), "a store holds at most \(Int32.max) objects")
+    rows.append(nil)
+    primaryKeys?.append(0)
+    return Int32(rows.count - 1)
+  }
+
+  /// Puts `committed` (or nothing) at `row`.
+  func set(_ committed: CommittedRow?, at row: Int32) {
+    let index = Int(row)
+    if index >= rows.count {
+      rows.append(contentsOf: repeatElement(nil, count: index + 1 - rows.count))
+    }
+    if rows[index] == nil, committed != nil { committedCount += 1 }
+    if rows[index] != nil, committed == nil { committedCount -= 1 }
+    rows[index] = committed
+  }
+
+  // MARK: Keys
+
+  /// The primary key of `row`, given or the one it will have.
+  func primaryKey(ofRow row: Int32) -> Int64 {
+    if let primaryKeys, Int(row) < primaryKeys.count, primaryKeys[Int(row)] > 0 {
+      return primaryKeys[Int(row)]
+    }
+    return Int64(row) + 1
+  }
+
+  /// Whether `row` has been given its primary key.
+  func hasPrimaryKey(_ row: Int32) -> Bool {
+    guard let primaryKeys else { return true }
+    return Int(row) < primaryKeys.count && primaryKeys[Int(row)] > 0
+  }
+
+  /// The row whose primary key is `key`, if any.
+  func row(forPrimaryKey key: Int64) -> Int32? {
+    if let rowByPrimaryKey { return rowByPrimaryKey[key] }
+    guard key >= 1, key <= Int64(rows.count) else { return nil }
+    return Int32(key - 1)
+  }
+
+  /// Gives `rows` (reserved, not committed yet) their primary keys.
+  func assignPrimaryKeys(toRows rows: some Sequence<Int32>) {
+    guard primaryKeys != nil else {
+      for row in rows { nextPrimaryKey = max(nextPrimaryKey, Int64(row) + 2) }
+      return
+    }
+    for row in rows.sorted() where !hasPrimaryKey(row) {
+      let key = nextPrimaryKey
+      nextPrimaryKey += 1
+      primaryKeys?[Int(row)] = key
+      rowByPrimaryKey?[key] = row
+    }
+  }
+
+  /// The keys' state, to put back when a commit fails.
+  var keyState: (primaryKeys: [Int64]?, rowByPrimaryKey: [Int64: Int32]?, next: Int64) {
+    get { (primaryKeys, rowByPrimaryKey, nextPrimaryKey) }
+    set { (primaryKeys, rowByPrimaryKey, nextPrimaryKey) = newValue }
+  }
+
+  // MARK: Records
+
+  /// Every committed row as a record, in row order: what a store writes.
+  ///
+  /// - Complexity: O(*n*) in the rows and their relationships.
+  func records() -> [StoreRecord] {
+    var records: [StoreRecord] = []
+    records.reserveCapacity(committedCount)
+    for (index, committed) in rows.enumerated() {
+      guard let committed else { continue }
+      let layout = layouts[committed.entity]
+      let slots = committed.slots
+      var record = StoreRecord(
+        entityName: layout.name, id: primaryKey(ofRow: Int32(index)))
+      for (slot, property) in layout.properties.enumerated() {
+        switch property.kind {
+        case .attribute(let attribute):
+          guard !attribute.isTransient,
+            let value = slots[slot].attributeValue(as: attribute.attributeType)
+          else { continue }
+          record.attributes[attribute.name] = value
+        case .relationship(let relationship):
+          guard !relationship.description.isTransient else { continue }
+          var targets: [Int64] = []
+          switch slots[slot] {
+          case .object(let target) where self.row(target) != nil:
+            targets = [primaryKey(ofRow: target)]
+          case .objects(let set):
+            targets.reserveCapacity(set.count)
+            for target in set.rows where self.row(target) != nil {
+              targets.append(primaryKey(ofRow: target))
+            }
+          default:
+            break
+          }
+          if !targets.isEmpty { record.relationships[relationship.name] = targets }
+        case .fetched:
+          continue
+        }
+      }
+      records.append(record)
+    }
+    return records
+  }
+
+  /// The next primary key to write in the store's metadata: past every key given out.
+  var nextObjectID: Int64 {
+    if primaryKeys == nil { return max(nextPrimaryKey, Int64(rows.count) + 1) }
+    return nextPrimaryKey
+  }
+}
