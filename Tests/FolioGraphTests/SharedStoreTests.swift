@@ -345,9 +345,9 @@ struct SharedStoreTests {
     let shared = try coordinator(url)
     let first = try ManagedObjectContext(coordinator: shared)
     let second = try ManagedObjectContext(coordinator: shared)
+    let mine = try track("A", in: second)
     try first.delete(try track("A", in: first))
     try first.save()
-    let mine = try track("A", in: second)
     try mine.setValue("second", forKey: "title")
     let error = try #require(graphError { try second.save() })
     #expect(error.conflicts.first?.committed == nil)
@@ -355,6 +355,26 @@ struct SharedStoreTests {
     try second.save()
     #expect(mine.managedObjectContext == nil)
     #expect(try fileRecords(url).values.allSatisfy { $0.attributes["title"] != .string("second") })
+  }
+
+  @Test("a fetch no longer finds an object another context deleted; the object stays readable")
+  func fetchAfterOtherDelete() throws {
+    let (folder, url) = try savedMix()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let shared = try coordinator(url)
+    let first = try ManagedObjectContext(coordinator: shared)
+    let second = try ManagedObjectContext(coordinator: shared)
+    let stale = try track("A", in: second)
+    try first.delete(try track("A", in: first))
+    try first.save()
+    let titles = try second.fetch(FetchRequest(entityName: "Track")).compactMap {
+      try $0.value(forKey: "title", as: String.self)
+    }
+    #expect(titles == ["B"])
+    #expect(try second.objects(ofEntity: "Track").count == 1)
+    #expect(try stale.value(forKey: "title", as: String.self) == "A")
+    try second.refresh(stale, mergeChanges: false)
+    #expect(stale.managedObjectContext == nil)
   }
 
   @Test("did-save carries the IDs, and merging them brings another context up to date")

@@ -19,28 +19,23 @@ extension ManagedObjectContext {
     noteTurnActivity()
     // The first change copies the slots the object shares with its committed row.
     object.ownSlots()
+    let flags = object.flags
     // Objects new since the save have no saved values to keep; objects out of the graph, or
     // deleted, are not "updated" (though a deleted one keeps its saved values for revival).
-    if object.flags.isDisjoint(with: [.inserted, .removed]) {
-      if object.records?.saved == nil {
-        object.changeRecords().saved = ContiguousArray(
-          repeating: .unrecorded, count: object.slots.count)
+    let keepsSaved = flags.isDisjoint(with: [.inserted, .removed])
+    let keepsTurn = !flags.contains(.turnInserted) || flags.contains(.turnRevived)
+    guard keepsSaved || keepsTurn else { return }
+    // One reference to the records for the whole change.
+    let records = object.changeRecords()
+    let slots = object.slots
+    if keepsSaved {
+      if records.keepSaved(slots[slot], at: slot, count: slots.count) {
         savedRows.append(object.row)
       }
-      if case .unrecorded? = object.records?.saved?[slot] {
-        object.records?.saved?[slot] = object.slots[slot].snapshot()
-      }
-      if !object.flags.contains(.deleted) { markUpdated(object) }
+      if !flags.contains(.deleted) { markUpdated(object) }
     }
-    if !object.flags.contains(.turnInserted) || object.flags.contains(.turnRevived) {
-      if object.records?.turn == nil {
-        object.changeRecords().turn = ContiguousArray(
-          repeating: .unrecorded, count: object.slots.count)
-        turnRows.append(object.row)
-      }
-      if case .unrecorded? = object.records?.turn?[slot] {
-        object.records?.turn?[slot] = object.slots[slot].snapshot()
-      }
+    if keepsTurn, records.keepTurn(slots[slot], at: slot, count: slots.count) {
+      turnRows.append(object.row)
     }
   }
 

@@ -60,7 +60,10 @@ extension ManagedObjectContext {
     guard let row = row(of: id), row >= 0, let object = object(atRow: row),
       object.entityName == id.entityName, !object.flags.contains(.removed)
     else { return nil }
-    if !id.isTemporaryID, !object.flags.contains(.permanent) { return nil }
+    // A child's object saved by the root since the child read it is found by its new ID too.
+    if !id.isTemporaryID, !object.flags.contains(.permanent), cache.keys.row(row) == nil {
+      return nil
+    }
     return object
   }
 

@@ -26,6 +26,7 @@ extension ManagedObjectContext {
   ///   store cannot be written. A failed save changes nothing, in the context, in the committed
   ///   state or on disk.
   public func save() throws(GraphError) {
+    if parent != nil { return try saveToParent() }
     processPendingChanges()
     let store = persistentStoreCoordinator?.persistentStores.first
     guard hasChanges || store?.needsWrite == true else { return }

@@ -174,6 +174,8 @@ extension ManagedObjectContext {
     }
     table.removeAll()
     registeredGeneration = nil
+    // A child forgets its snapshots too: what it reads next is the parent's state then.
+    if cache.source != nil { cache.clear() }
     indexVersion &+= 1
     valueVersion &+= 1
     attributeIndexes.removeAll()
@@ -266,6 +268,7 @@ extension ManagedObjectContext {
   @discardableResult
   func refreshValues(of object: ManagedObject, mergeChanges: Bool) -> Bool {
     guard !object.isInserted else { return false }
+    cache.forget(object.row)
     indexVersion &+= 1
     valueVersion &+= 1
     guard let committed = cache.row(object.row) else {

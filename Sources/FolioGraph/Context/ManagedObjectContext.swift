@@ -90,9 +90,11 @@ public final class ManagedObjectContext {
   private var eventObservers: [Int: (ContextEvent) -> Void] = [:]
   private var nextObserver = 0
 
-  /// The coordinator whose store the context loads from and saves to; `nil` for a context
-  /// whose saves commit in memory only.
+  /// The coordinator whose store the context loads from and saves to (a child context's is
+  /// its parent's); `nil` for a context whose saves commit in memory only.
   public internal(set) var persistentStoreCoordinator: PersistentStoreCoordinator?
+  /// The context a child context reads through and saves into; `nil` for a root context.
+  public internal(set) var parent: ManagedObjectContext?
 
   /// The undo manager the context registers each turn's changes with; `nil` turns undo off.
   ///
@@ -222,7 +224,9 @@ public final class ManagedObjectContext {
     }
     registerAllObjects()
     return table.compactMap { object in
-      guard let object, object.flags.isDisjoint(with: [.removed, .deleted]) else { return nil }
+      guard let object, object.flags.isDisjoint(with: [.removed, .deleted, .vanished]) else {
+        return nil
+      }
       let matches =
         includingSubentities ? object.layout.isKind(of: layout.index) : object.layout === layout
       return matches ? object : nil
@@ -246,6 +250,7 @@ public final class ManagedObjectContext {
     guard let committed = cache.row(row) else { return nil }
     let object = ManagedObject(
       context: self, layout: layouts[committed.entity], row: row, sharing: committed)
+    if let source = cache.source, !source.isPermanent(row) { object.flags.remove(.permanent) }
     place(object)
     indexVersion &+= 1
     return object
@@ -265,17 +270,33 @@ public final class ManagedObjectContext {
   ///
   /// - Complexity: O(*n*) in the rows when some may be missing; O(1) otherwise.
   func registerAllObjects() {
+    if cache.source != nil {
+      // A child reads through its parent, which may hold new objects at any time.
+      for row in cache.committedRowNumbers() where object(atRow: row) == nil { continue }
+      return
+    }
     guard registeredGeneration != cache.generation else { return }
     let rows = cache.rows
     if table.count < rows.count {
       table.append(contentsOf: repeatElement(nil, count: rows.count - table.count))
     }
     var added = false
-    for index in rows.indices where table[index] == nil {
-      guard let committed = rows[index] else { continue }
-      table[index] = ManagedObject(
-        context: self, layout: layouts[committed.entity], row: Int32(index), sharing: committed)
-      added = true
+    for index in rows.indices {
+      guard let object = table[index] else {
+        guard let committed = rows[index] else { continue }
+        table[index] = ManagedObject(
+          context: self, layout: layouts[committed.entity], row: Int32(index), sharing: committed)
+        added = true
+        continue
+      }
+      // An unchanged saved object whose row another context deleted is no longer found.
+      let isGone =
+        rows[index] == nil && object.snapshot != nil
+        && object.flags.isDisjoint(with: [.inserted, .deleted, .removed, .updated])
+      if isGone != object.flags.contains(.vanished) {
+        if isGone { object.flags.insert(.vanished) } else { object.flags.remove(.vanished) }
+        added = true
+      }
     }
     if added { indexVersion &+= 1 }
     registeredGeneration = cache.generation

@@ -2,6 +2,17 @@ import FolioModel
 import FolioStores
 import Foundation
 
+/// What a child context's cache reads its rows from: the parent context.
+protocol RowSource: AnyObject {
+  /// The parent's object at `row` as a committed row: its values now, pending changes
+  /// included; `nil` when the parent has no such object, or it is deleted there.
+  func committedRow(_ row: Int32) -> CommittedRow?
+  /// The rows of every object the parent holds and has not deleted.
+  func liveRows() -> [Int32]
+  /// Whether the parent's object at `row` has a permanent ID.
+  func isPermanent(_ row: Int32) -> Bool
+}
+
 /// The committed state of a store: one ``CommittedRow`` per saved object, by row, with the
 /// primary keys that name them. Every context on a coordinator works against its cache (a
 /// context with no coordinator has one of its own): contexts read rows from it, keep them as
@@ -18,6 +29,12 @@ final class RowCache {
   let layoutByName: [String: EntityLayout]
   /// The committed rows, by row; `nil` for a row reserved, never committed, or deleted.
   var rows: [CommittedRow?] = []
+  /// For a child context's cache: the parent context, which the rows are read from as the
+  /// child first needs them (and kept, as the child's snapshots). `nil` for a store's cache.
+  private(set) weak var source: (any RowSource)?
+  /// For a child context's cache: the root's cache, which gives out rows and keys and names
+  /// the store, so an object has one row and one ID in a parent and all its children.
+  private let keyOwner: RowCache?
   /// Primary keys by row, once some key is not its row plus one; 0 for a row with no key yet.
   var primaryKeys: [Int64]?
   /// Rows by primary key, kept with `primaryKeys`.
@@ -25,9 +42,16 @@ final class RowCache {
   /// The next primary key a commit gives out.
   var nextPrimaryKey: Int64 = 1
   /// The store's UUID: the identifier in its objects' permanent IDs.
-  var identifier: String
+  var identifier: String {
+    get { keyOwner?.identifier ?? ownIdentifier }
+    set {
+      if let keyOwner { keyOwner.identifier = newValue } else { ownIdentifier = newValue }
+    }
+  }
+  private var ownIdentifier: String
   /// Temporary IDs are this UUID with the object's row in its last eight bytes.
-  let temporaryIDBase: UUID
+  var temporaryIDBase: UUID { keyOwner?.temporaryIDBase ?? ownTemporaryIDBase }
+  private let ownTemporaryIDBase: UUID
   /// Bumped by every commit and load: a context that registered every row at another
   /// generation looks for new ones.
   var generation = 0
@@ -38,14 +62,34 @@ final class RowCache {
     self.layouts = layouts
     self.layoutByName = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
     let base = UUID()
-    self.temporaryIDBase = base
-    self.identifier = base.uuidString
+    self.ownTemporaryIDBase = base
+    self.ownIdentifier = base.uuidString
+    self.keyOwner = nil
   }
+
+  /// The cache of a child context of the context `source`, whose cache is `parent`.
+  init(childOf parent: RowCache, source: any RowSource) {
+    self.layouts = parent.layouts
+    self.layoutByName = parent.layoutByName
+    let owner = parent.keyOwner ?? parent
+    self.keyOwner = owner
+    self.ownTemporaryIDBase = owner.temporaryIDBase
+    self.ownIdentifier = owner.identifier
+    self.source = source
+  }
+
+  /// The cache that gives out rows and keys: the root's.
+  var keys: RowCache { keyOwner ?? self }
 
   var isEmpty: Bool { committedCount == 0 }
 
-  /// Forgets every row and key.
+  /// Forgets every row and key; a child's cache forgets its snapshots only.
   func clear() {
+    guard keyOwner == nil else {
+      rows = []
+      committedCount = 0
+      return
+    }
     rows = []
     primaryKeys = nil
     rowByPrimaryKey = nil
@@ -54,19 +98,36 @@ final class RowCache {
     generation &+= 1
   }
 
-  /// The committed row `row`, if any.
+  /// The committed row `row`, if any; a child's cache reads it from the parent the first
+  /// time.
   @inline(__always)
   func row(_ row: Int32) -> CommittedRow? {
     let index = Int(row)
-    return index < rows.count ? rows[index] : nil
+    if index < rows.count, let found = rows[index] { return found }
+    guard let source, let read = source.committedRow(row) else { return nil }
+    set(read, at: row)
+    return read
+  }
+
+  /// Forgets a child's snapshot of `row`, so the next read takes the parent's values again.
+  func forget(_ row: Int32) {
+    guard source != nil, Int(row) < rows.count else { return }
+    set(nil, at: row)
   }
 
   /// A row for an object a context inserts: never committed yet, never given to another.
   func reserveRow() -> Int32 {
+    if let keyOwner { return keyOwner.reserveRow() }
     precondition(rows.count < Int(Int32.max), "a store holds at most \(Int32.max) objects")
     rows.append(nil)
     primaryKeys?.append(0)
     return Int32(rows.count - 1)
+  }
+
+  /// Every row committed, or, for a child's cache, every row its parent holds.
+  func committedRowNumbers() -> [Int32] {
+    if let source { return source.liveRows() }
+    return rows.indices.compactMap { rows[$0] == nil ? nil : Int32($0) }
   }
 
   /// Puts `committed` (or nothing) at `row`.
@@ -84,6 +145,7 @@ final class RowCache {
 
   /// The primary key of `row`, given or the one it will have.
   func primaryKey(ofRow row: Int32) -> Int64 {
+    if let keyOwner { return keyOwner.primaryKey(ofRow: row) }
     if let primaryKeys, Int(row) < primaryKeys.count, primaryKeys[Int(row)] > 0 {
       return primaryKeys[Int(row)]
     }
@@ -92,12 +154,14 @@ final class RowCache {
 
   /// Whether `row` has been given its primary key.
   func hasPrimaryKey(_ row: Int32) -> Bool {
+    if let keyOwner { return keyOwner.hasPrimaryKey(row) }
     guard let primaryKeys else { return true }
     return Int(row) < primaryKeys.count && primaryKeys[Int(row)] > 0
   }
 
   /// The row whose primary key is `key`, if any.
   func row(forPrimaryKey key: Int64) -> Int32? {
+    if let keyOwner { return keyOwner.row(forPrimaryKey: key) }
     if let rowByPrimaryKey { return rowByPrimaryKey[key] }
     guard key >= 1, key <= Int64(rows.count) else { return nil }
     return Int32(key - 1)
@@ -105,6 +169,7 @@ final class RowCache {
 
   /// Gives `rows` (reserved, not committed yet) their primary keys.
   func assignPrimaryKeys(toRows rows: some Sequence<Int32>) {
+    if let keyOwner { return keyOwner.assignPrimaryKeys(toRows: rows) }
     guard primaryKeys != nil else {
       for row in rows { nextPrimaryKey = max(nextPrimaryKey, Int64(row) + 2) }
       return
@@ -119,8 +184,17 @@ final class RowCache {
 
   /// The keys' state, to put back when a commit fails.
   var keyState: (primaryKeys: [Int64]?, rowByPrimaryKey: [Int64: Int32]?, next: Int64) {
-    get { (primaryKeys, rowByPrimaryKey, nextPrimaryKey) }
-    set { (primaryKeys, rowByPrimaryKey, nextPrimaryKey) = newValue }
+    get {
+      if let keyOwner { return keyOwner.keyState }
+      return (primaryKeys, rowByPrimaryKey, nextPrimaryKey)
+    }
+    set {
+      if let keyOwner {
+        keyOwner.keyState = newValue
+      } else {
+        (primaryKeys, rowByPrimaryKey, nextPrimaryKey) = newValue
+      }
+    }
   }
 
   // MARK: Records

@@ -93,7 +93,8 @@ extension ManagedObjectContext {
     }
     // The saved state skips new objects and keeps those deleted since the save.
     let excluded: ManagedObject.Flags =
-      request.includesPendingChanges ? [.removed, .deleted] : [.removed, .inserted]
+      request.includesPendingChanges
+      ? [.removed, .deleted, .vanished] : [.removed, .inserted, .vanished]
     // One loop over an index's rows, a column's matching rows, or the whole table, without a
     // closure per object.
     var indexed = indexedRows(for: request, layout: layout)

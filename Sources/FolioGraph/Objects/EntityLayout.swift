@@ -10,6 +10,8 @@ final class EntityLayout {
   let index: Int
   let entity: EntityDescription
   let properties: [PropertyLayout]
+  /// The number of slots an object of the entity has: its property count.
+  let slotCount: Int
   let slotByName: [String: Int]
   /// Whether the model indexes each slot's attribute (see `FetchPlan`).
   let indexedSlots: [Bool]
@@ -71,6 +73,7 @@ final class EntityLayout {
       }
     }
     self.properties = properties
+    self.slotCount = properties.count
     self.slotByName = slots
     self.hasTransients = properties.contains { property in
       switch property.kind {

@@ -32,16 +32,60 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   // Hot paths write these many times per change; the context is single-threaded by design
   // (not Sendable), so the runtime exclusivity check on each write buys nothing.
   @exclusivity(unchecked) var flags: Flags = []
-  /// The object's values, one slot per property (no array header: 32 bytes less per object
-  /// than a `ContiguousArray`): those of its ``snapshot``, shared, until its first change
+  /// Where the object's values are, one slot per property (no array header: 32 bytes less
+  /// per object than a `ContiguousArray`): its ``snapshot``'s, shared, until its first change
   /// gives it slots of its own (``ownSlots()``).
-  var slots: SlotStorage
+  private var base: UnsafeMutablePointer<Slot>
+  /// The snapshot alone while the object has no change records, the records (which hold the
+  /// snapshot) once it has: one reference where two would make every object 16 bytes larger
+  /// (a 56-byte object instead of 72, in the allocator's size classes).
+  @exclusivity(unchecked) private var anchor: Anchor?
+
+  private enum Anchor {
+    case row(CommittedRow)
+    case records(ChangeRecords)
+  }
+
+  /// The object's values, one slot per property.
+  var slots: SlotStorage {
+    @inline(__always) get { SlotStorage(base: base, count: layout.slotCount) }
+  }
+
   /// The committed row the object was read from (or last saved as): the store's values when
   /// the context last looked. `nil` for an object not saved yet.
-  var snapshot: CommittedRow?
-  /// The object's change records; `nil` until its first change (one reference, not two
-  /// arrays, keeps an unchanged object small).
-  @exclusivity(unchecked) var records: ChangeRecords?
+  var snapshot: CommittedRow? {
+    get {
+      switch anchor {
+      case .row(let row)?: row
+      case .records(let records)?: records.snapshot
+      case nil: nil
+      }
+    }
+    set {
+      if case .records(let records)? = anchor {
+        records.snapshot = newValue
+      } else {
+        anchor = newValue.map { .row($0) }
+      }
+    }
+  }
+
+  /// The object's change records; `nil` until its first change.
+  var records: ChangeRecords? {
+    @inline(__always) get {
+      if case .records(let records)? = anchor { return records }
+      return nil
+    }
+    set {
+      let kept = snapshot
+      if let newValue {
+        newValue.snapshot = kept
+        anchor = .records(newValue)
+      } else {
+        anchor = kept.map { .row($0) }
+      }
+    }
+  }
 
   struct Flags: OptionSet {
     let rawValue: UInt16
@@ -64,6 +108,10 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     static let turnRevived = Flags(rawValue: 1 << 7)
     /// The slots are the snapshot's: the object must copy them before its first change.
     static let sharesRow = Flags(rawValue: 1 << 8)
+    /// Saved, unchanged here, and deleted from the store by another context since the context
+    /// read it: still registered (its values stay readable until it is refreshed), but no
+    /// fetch finds it.
+    static let vanished = Flags(rawValue: 1 << 9)
   }
 
   /// A new object, with slots of its own, all empty.
@@ -71,7 +119,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     self.owner = context
     self.layout = layout
     self.row = row
-    self.slots = SlotStorage(count: layout.properties.count)
+    self.base = SlotStorage(count: layout.slotCount).base
   }
 
   /// A saved object, reading its values from `committed` until its first change.
@@ -81,8 +129,8 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     self.owner = context
     self.layout = layout
     self.row = row
-    self.slots = committed.slots
-    self.snapshot = committed
+    self.base = committed.slots.base
+    self.anchor = .row(committed)
     self.flags = [.permanent, .sharesRow]
   }
 
@@ -94,14 +142,14 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   @inline(__always)
   func ownSlots() {
     guard flags.contains(.sharesRow) else { return }
-    slots = SlotStorage(copying: slots)
+    base = SlotStorage(copying: slots).base
     flags.remove(.sharesRow)
   }
 
   /// Makes `committed` the object's snapshot and its values, dropping slots of its own.
   func share(_ committed: CommittedRow) {
     if !flags.contains(.sharesRow) { slots.deallocate() }
-    slots = committed.slots
+    base = committed.slots.base
     snapshot = committed
     flags.insert(.sharesRow)
   }
@@ -165,6 +213,28 @@ private let UUID_NULL_BYTES: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 final class ChangeRecords {
   @exclusivity(unchecked) var saved: ContiguousArray<Slot>?
   @exclusivity(unchecked) var turn: ContiguousArray<Slot>?
+  /// The object's snapshot, kept here while the object has records.
+  var snapshot: CommittedRow?
+
+  /// Records `value` as `slot`'s value at the last save unless one is recorded; returns
+  /// whether the save's records were created (`count` of them, all `.unrecorded`).
+  @inline(__always)
+  func keepSaved(_ value: Slot, at slot: Int, count: Int) -> Bool {
+    let created = saved == nil
+    if created { saved = ContiguousArray(repeating: .unrecorded, count: count) }
+    if case .unrecorded? = saved?[slot] { saved?[slot] = value.snapshot() }
+    return created
+  }
+
+  /// Records `value` as `slot`'s value before the turn unless one is recorded; returns
+  /// whether the turn's records were created.
+  @inline(__always)
+  func keepTurn(_ value: Slot, at slot: Int, count: Int) -> Bool {
+    let created = turn == nil
+    if created { turn = ContiguousArray(repeating: .unrecorded, count: count) }
+    if case .unrecorded? = turn?[slot] { turn?[slot] = value.snapshot() }
+    return created
+  }
 }
 
 extension ManagedObject {
