@@ -58,6 +58,8 @@ public struct ScriptError: Error, CustomStringConvertible {
     case noOpenGroup = "no-open-group"
     /// `enable` more often than `disable` (`UndoError.Code.enableWithoutDisable`).
     case enableWithoutDisable = "enable-without-disable"
+    /// `child NAME` with a name another context of the document already has.
+    case contextExists = "context-exists"
 
     /// The script code for an undo-manager error code.
     public init(_ code: UndoError.Code) {
@@ -174,6 +176,17 @@ extension ScriptError {
       .syntax,
       "unknown error code \"\(name)\"\(ModelError.suggestion(for: name, among: knownNames))",
       at: location)
+  }
+
+  /// `unknown merge policy "stor-trump" (did you mean "store-trump"?)`, or the list of policies
+  /// when none is close.
+  static func unknownMergePolicy(_ name: String, at location: InputLocation) -> ScriptError {
+    let known = MergePolicy.allCases.map(\.rawValue)
+    var hint = ModelError.suggestion(for: name, among: known)
+    if hint.isEmpty {
+      hint = " (expected \(known.dropLast().joined(separator: ", ")) or \(known.last ?? ""))"
+    }
+    return ScriptError(.syntax, "unknown merge policy \"\(name)\"\(hint)", at: location)
   }
 
   static func unterminatedString(at location: InputLocation) -> ScriptError {
@@ -302,6 +315,36 @@ extension ScriptError {
   {
     let suggestion = ModelError.suggestion(for: "$\(name)", among: bound.map { "$\($0)" })
     return ScriptError(.unknownVariable, "unknown variable $\(name)\(suggestion)", at: location)
+  }
+
+  static func notInContext(_ variable: String, context: String, at location: InputLocation)
+    -> ScriptError
+  {
+    ScriptError(
+      .objectNotFound,
+      "$\(variable) names no object in context \"\(context)\" (an object reaches other "
+        + "contexts when it is saved)", at: location)
+  }
+
+  static func contextExists(_ name: String, at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .contextExists,
+      "the document already has a context named \"\(name)\": choose another name, or make it "
+        + "current with \"context \(name)\"", at: location)
+  }
+
+  static func saveAsOutsideMain(_ context: String, at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .store,
+      "\"save PATH\" saves the document as another file from context \"main\", not from "
+        + "\"\(context)\": switch with \"context main\" first", at: location)
+  }
+
+  static func untitled(_ context: String, at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .store,
+      "context \"\(context)\" cannot save an untitled document: save it to a file from "
+        + "context \"main\" first (\"save PATH\")", at: location)
   }
 
   static func cannotCompare(

@@ -102,6 +102,30 @@ struct StoreCommandTests {
     #expect(invalid.standardError.contains("a value is required"))
   }
 
+  @Test("validate refuses a store whose relationship sides disagree, naming both objects")
+  func contradictorySides() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let broken = folder.appendingPathComponent("two-owners.xml")
+    // Charles's spendings also claim Ada's first spending, whose person is Ada.
+    let text = try String(
+      contentsOf: packageRoot.appendingPathComponent(Self.sample), encoding: .utf8
+    )
+    .replacingOccurrences(of: "idrefs=\"z6 z7\"", with: "idrefs=\"z6 z7 z4\"")
+    try Data(text.utf8).write(to: broken)
+    // With the model, which says the two are inverses. (A model inferred from the file pairs
+    // relationships as inverses only where their links mirror each other, so there the two
+    // are independent relationships and the file is valid.)
+    let result = try run(
+      folio,
+      ["validate", broken.path, "--model", packageRoot.appendingPathComponent(Self.model).path])
+    #expect(result.status == 1)
+    #expect(result.standardError.contains("disagree"))
+    #expect(result.standardError.contains("Person 2"))
+    #expect(result.standardError.contains("Spending 4"))
+    #expect(result.standardError.contains("Person 1"))
+  }
+
   @Test("bad input: an unknown format, a binary store without a model, a missing file")
   func badInput() throws {
     let folder = try makeTemporaryFolder()

@@ -141,6 +141,7 @@ struct ParserTests {
     ParseCase("reset", .reset),
     ParseCase("refresh $p", .refresh(variable: "p", merge: false)),
     ParseCase("refresh $p merge", .refresh(variable: "p", merge: true)),
+    ParseCase("refresh-all", .refreshAll),
     ParseCase("expect can-undo", .expect(.canUndo)),
     ParseCase("expect !can-redo", .expect(.not(.canRedo))),
     ParseCase(
@@ -167,6 +168,20 @@ struct ParserTests {
             Fetch.Sort(keyPath: "lastName", isAscending: true),
             Fetch.Sort(keyPath: "department.name", isAscending: false),
           ], limit: 3, variable: "e"))),
+    // Part C.
+    ParseCase("context other", .context(name: "other")),
+    ParseCase("context main  # back", .context(name: "main")),
+    ParseCase("child edit-sheet", .child(name: "edit-sheet")),
+    ParseCase("merge-policy error", .mergePolicy(.error)),
+    ParseCase("merge-policy store-trump", .mergePolicy(.mergeByPropertyStoreTrump)),
+    ParseCase("merge-policy object-trump", .mergePolicy(.mergeByPropertyObjectTrump)),
+    ParseCase("merge-policy overwrite", .mergePolicy(.overwrite)),
+    ParseCase("merge-policy rollback", .mergePolicy(.rollback)),
+    ParseCase(
+      "expect context == \"main\"", .expect(.comparison(.context, .equal, .string("main")))),
+    ParseCase("print context", .print(.context)),
+    ParseCase("expect error merge-conflict", .expect(.error(code: "merge-conflict"))),
+    ParseCase("expect error context-exists", .expect(.error(code: "context-exists"))),
   ]
 
   @Test("every command of the language parses", arguments: commands)
@@ -174,11 +189,21 @@ struct ParserTests {
     #expect(try parsed(parseCase.text) == parseCase.kind)
   }
 
-  @Test("commands belong to the parts G, U, S and F")
+  @Test("commands belong to the parts G, U, S, F and C")
   func parts() throws {
-    let script = try Script(parsing: "dump\nundo\nsave\nfetch Person", file: "t.undo")
-    #expect(script.commands.map(\.part) == [.graph, .undo, .stores, .fetching])
-    #expect(Command.Part.allCases.map(\.rawValue) == ["G", "U", "S", "F"])
+    let script = try Script(
+      parsing:
+        "dump\nundo\nrefresh-all\nsave\nfetch Person\ncontext a\nchild b\nmerge-policy error",
+      file: "t.undo")
+    #expect(
+      script.commands.map(\.part) == [
+        .graph, .undo, .undo, .stores, .fetching, .contexts, .contexts, .contexts,
+      ])
+    #expect(Command.Part.allCases.map(\.rawValue) == ["G", "U", "S", "F", "C"])
+    #expect(
+      script.commands.map(\.name) == [
+        "dump", "undo", "refresh-all", "save", "fetch", "context", "child", "merge-policy",
+      ])
   }
 
   static let syntaxErrors: [SyntaxCase] = [
@@ -332,6 +357,31 @@ struct ParserTests {
     SyntaxCase(
       "fetch sort without direction", "fetch Person sort name",
       "t.undo:1:23: expected \"asc\" or \"desc\", found the end of the line"),
+    SyntaxCase(
+      "merge policy with a typo", "merge-policy stor-trump",
+      "t.undo:1:14: unknown merge policy \"stor-trump\" (did you mean \"store-trump\"?)"),
+    SyntaxCase(
+      "unknown merge policy", "merge-policy newest",
+      "t.undo:1:14: unknown merge policy \"newest\" (expected error, store-trump, object-trump, "
+        + "overwrite or rollback)"),
+    SyntaxCase(
+      "merge policy in quotes", "merge-policy \"error\"",
+      "t.undo:1:14: expected a merge policy, found \"error\""),
+    SyntaxCase(
+      "context without a name", "context",
+      "t.undo:1:8: expected a context name, found the end of the line"),
+    SyntaxCase(
+      "context named by a variable", "context $main",
+      "t.undo:1:9: expected a context name, found \"$main\""),
+    SyntaxCase(
+      "child with two names", "child a b",
+      "t.undo:1:9: expected the end of the line, found \"b\""),
+    SyntaxCase(
+      "refresh-all with a variable", "refresh-all $p",
+      "t.undo:1:13: expected the end of the line, found \"$p\""),
+    SyntaxCase(
+      "unknown command near refresh-all", "refresh-al",
+      "t.undo:1:1: unknown command \"refresh-al\" (did you mean \"refresh-all\"?)"),
     SyntaxCase(
       "CRLF lines", "new\r\nbogus\r\n", "t.undo:2:1: unknown command \"bogus\""),
     SyntaxCase(

@@ -141,3 +141,18 @@ struct UndoSampleTests {
     }
   }
 }
+
+@Suite("Context sample scripts")
+struct ContextSampleTests {
+  @Test("samples show contexts: a conflict refused then merged, refreshing, an edit sheet")
+  func contextSamplesExist() throws {
+    let commands = try sampleScripts.flatMap { path in
+      try Script(contentsOfFile: packageRoot.appendingPathComponent(path).path).commands
+    }
+    let names = Set(commands.map(\.name))
+    for name in ["context", "child", "merge-policy", "refresh", "refresh-all"] {
+      #expect(names.contains(name), "no sample uses \(name)")
+    }
+    #expect(commands.contains { $0.kind == .expect(.error(code: "merge-conflict")) })
+  }
+}

@@ -70,16 +70,27 @@ struct Replay {
   var failure: String? { error?.description }
 }
 
-/// Parses and runs `text` as the script `file`.
-func replay(_ text: String, file: String = "t.undo", trace: Bool = false) -> Replay {
+/// Parses and runs `text` as the script `file`, with `formats` for `open` and `save`.
+func replay(
+  _ text: String, file: String = "t.undo", trace: Bool = false, formats: [any StoreFormat] = []
+) -> Replay {
   var lines: [String] = []
-  let runner = ScriptRunner(trace: trace) { lines.append($0) }
+  let runner = ScriptRunner(trace: trace, formats: formats) { lines.append($0) }
   do {
     try runner.run(Script(parsing: text, file: file))
     return Replay(output: lines, error: nil, runner: runner)
   } catch {
     return Replay(output: lines, error: error, runner: runner)
   }
+}
+
+/// Runs `text` as `t.undo` in a fresh folder, where its saves write XML stores.
+func replayInFolder(_ text: String, trace: Bool = false) throws -> Replay {
+  let folder = try makeTemporaryFolder()
+  defer { try? FileManager.default.removeItem(at: folder) }
+  return replay(
+    text, file: folder.appendingPathComponent("t.undo").path, trace: trace,
+    formats: [XMLStore()])
 }
 
 /// The syntax error `text` gives as the script `t.undo`, as `file:line:column: message`.

@@ -50,8 +50,19 @@ extension RowCache {
   func load(from url: URL, format: any StoreFormat, model: ManagedObjectModel) throws(StoreError)
     -> StoreMetadata
   {
-    try load { (loader: inout GraphLoader) throws(StoreError) in
-      try format.read(from: url, model: model, into: &loader)
+    do {
+      return try load { (loader: inout GraphLoader) throws(StoreError) in
+        try format.read(from: url, model: model, into: &loader)
+      }
+    } catch {
+      // Errors found once every record is in name the object, not a line: add the file.
+      var located = error
+      if located.location?.file == nil {
+        var location = located.location ?? InputLocation()
+        location.file = url.relativePath
+        located.location = location
+      }
+      throw located
     }
   }
 
@@ -346,7 +357,7 @@ struct GraphLoader: StoreRecordConsumer {
     case .objectNotFound: code = .danglingReference
     default: code = .modelMismatch
     }
-    return StoreError(code, error.description, at: error.location, underlying: error)
+    return StoreError(code, error.message, at: error.location, underlying: error)
   }
 }
 

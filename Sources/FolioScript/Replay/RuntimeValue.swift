@@ -69,6 +69,24 @@ indirect enum RuntimeValue {
     }
   }
 
+  /// The value of an attribute as a store or a merge conflict holds it.
+  init(attribute value: AttributeValue) {
+    switch value {
+    case .integer(let number): self = .integer(number)
+    case .decimal(let number): self = .decimal(number)
+    case .double(let number): self = .double(number)
+    case .float(let number): self = .float(number)
+    case .string(let text): self = .string(text)
+    case .boolean(let flag): self = .boolean(flag)
+    case .date(let date): self = .date(date)
+    case .binaryData(let data), .transformable(let data): self = .data(data)
+    case .uuid(let uuid): self = .uuid(uuid)
+    case .uri(let url): self = .url(url)
+    case .objectID(let uri): self = .string(uri)
+    case .composite: self = .other(value.modelText)
+    }
+  }
+
   // MARK: Comparing
 
   enum Order {

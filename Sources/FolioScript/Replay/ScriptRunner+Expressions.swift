@@ -89,6 +89,9 @@ extension ScriptRunner {
       return .string(try undoManager(for: "redo-name", at: here).redoActionName)
     case .groupingLevel:
       return .integer(Int64(try undoManager(for: "grouping-level", at: here).groupingLevel))
+    case .context:
+      _ = try document(for: "context", at: here)
+      return .string(current?.name ?? "")
     case .not(let inner):
       guard case .boolean(let flag) = try evaluate(inner, at: here) else {
         throw ScriptError.notNegatable(inner.text, at: here)
@@ -208,24 +211,35 @@ extension ScriptRunner {
 
   // MARK: The whole graph
 
-  /// `3 objects (3 inserted, 0 updated, 0 deleted), has changes`, or what is missing.
+  /// `3 objects (3 inserted, 0 updated, 0 deleted), has changes`, or what is missing; `, in
+  /// context NAME` follows when the current context is not `main`.
   var stateSummary: String {
     guard model != nil else { return "no model" }
-    guard let context else { return "model loaded, no document" }
+    guard let context, let current else { return "model loaded, no document" }
     let deleted = context.deletedObjects.count
     let count = context.registeredObjects.count - deleted
+    let place = current.name == ScriptContext.mainName ? "" : ", in context \(current.name)"
     return
       "\(count) object\(count == 1 ? "" : "s") (\(context.insertedObjects.count) inserted, "
       + "\(context.updatedObjects.count) updated, \(deleted) deleted), "
-      + (context.hasChanges ? "has changes" : "no changes")
+      + (context.hasChanges ? "has changes" : "no changes") + place
   }
 
-  /// The summary, then each object in the graph in the order the script met it, with every
-  /// property in model order.
+  /// The summary, then each object the script met (in any context) that the current context
+  /// holds, in order of number, with every property in model order.
   func dumpLines() -> [String] {
     guard let context else { return [stateSummary] }
     var lines = [stateSummary]
-    for object in knownObjects where context.object(with: object.objectID) != nil {
+    var instances: [Int: ManagedObject] = [:]
+    for known in contexts {
+      for object in known.knownObjects {
+        guard let number = numbers[ObjectIdentifier(object)], instances[number] == nil else {
+          continue
+        }
+        instances[number] = context.object(with: object.objectID)
+      }
+    }
+    for (_, object) in instances.sorted(by: { $0.key < $1.key }) {
       let name = name(of: object)
       var header = name.hasPrefix("$") ? "\(object.entityName) \(name)" : name
       if object.isInserted {

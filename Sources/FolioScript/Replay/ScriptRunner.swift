@@ -1,12 +1,12 @@
 import Folio
 import Foundation
 
-/// Runs undo scripts on a document: loads the model, drives a `ManagedObjectContext`, checks
+/// Runs undo scripts on a document: loads the model, drives its `ManagedObjectContext`s, checks
 /// every `expect`.
 ///
-/// A runner keeps the state one script builds: the model, the document (a context), and the
-/// variables bound to its objects. ``run(_:)`` starts from nothing each time and leaves that
-/// state behind for inspection.
+/// A runner keeps the state one script builds: the model, the document, its named contexts
+/// (`main`, and those `context` and `child` create), and the variables bound to objects.
+/// ``run(_:)`` starts from nothing each time and leaves that state behind for inspection.
 ///
 /// A command that fails does not stop the script at once: its error is kept, and if the next
 /// command is `expect error CODE` and the code (or a validation rule of the error) matches,
@@ -24,8 +24,9 @@ public final class ScriptRunner {
 
   /// The model the last `model` command loaded.
   public private(set) var model: ManagedObjectModel?
-  /// The document `new` started: the context the script changes.
-  public private(set) var context: ManagedObjectContext?
+  /// The current context, the one the script changes: `main` — the context `new` and `open`
+  /// start — until `context` or `child` makes another one current.
+  public var context: ManagedObjectContext? { current?.context }
   /// The document the context belongs to, for `open`, `save` and `close`.
   public private(set) var document: Document?
   /// The store formats `open` recognises files among and `save PATH` picks from by extension.
@@ -34,12 +35,21 @@ public final class ScriptRunner {
   public private(set) var eventLoop: ManualEventLoop?
 
   private var script: Script?
-  private var bindings: [String: ManagedObject] = [:]
+  /// The document's contexts in the order the script made them, `main` first.
+  var contexts: [ScriptContext] = []
+  /// The context commands act on.
+  var current: ScriptContext?
+  var bindings: [String: Binding] = [:]
   /// Variable names in the order they were first bound, so an object's name is stable.
-  private var bindingOrder: [String] = []
-  /// The document's objects in the order the script met them, numbered from 1.
-  private(set) var knownObjects: [ManagedObject] = []
-  private var numbers: [ObjectIdentifier: Int] = [:]
+  var bindingOrder: [String] = []
+  /// The number of each object the script met, by instance: the same object in two contexts
+  /// shares its number.
+  var numbers: [ObjectIdentifier: Int] = [:]
+  /// The numbers by object ID, so that an object met again in another context (or again
+  /// after `reset`) keeps its number.
+  var numbersByID: [ManagedObjectID: Int] = [:]
+  /// The last number given.
+  var objectCount = 0
 
   /// Creates a runner that writes what `print`, `dump` and the trace produce to `output`, one
   /// line per call.
@@ -57,8 +67,10 @@ public final class ScriptRunner {
     self.output = output
   }
 
-  /// The object bound to `$variable`, if any.
-  public func object(named variable: String) -> ManagedObject? { bindings[variable] }
+  /// The object `$variable` names in the current context, if any.
+  public func object(named variable: String) -> ManagedObject? {
+    try? lookup(variable, at: InputLocation())
+  }
 
   // MARK: Running
 
@@ -159,7 +171,9 @@ public final class ScriptRunner {
     case .turn:
       let context = try document(for: "turn", at: here)
       eventLoop?.endTurn()
+      // The loop ends the turn of every context; the current one's refusal is reported first.
       try checkRegistration(of: context, at: here)
+      for other in contexts { try checkRegistration(of: other.context, at: here) }
     case .begin(let name):
       let undo = try undoManager(for: "begin", at: here)
       undo.beginUndoGrouping()
@@ -186,13 +200,15 @@ public final class ScriptRunner {
       try document(for: "rollback", at: here).rollback()
     case .reset:
       try document(for: "reset", at: here).reset()
-      forgetObjects()
+      if let current { forgetObjects(of: current) }
     case .refresh(let variable, let merge):
       let context = try document(for: "refresh", at: here)
       let object = try lookup(variable, at: here)
       try graph(at: here) { () throws(GraphError) in
         try context.refresh(object, mergeChanges: merge)
       }
+    case .refreshAll:
+      try document(for: "refresh-all", at: here).refreshAllObjects()
     case .open(let path):
       guard let model else { throw ScriptError.noModel("open", at: here) }
       closeDocument()
@@ -204,18 +220,7 @@ public final class ScriptRunner {
         throw ScriptError.store(error, at: here)
       }
     case .save(let path):
-      _ = try self.document(for: "save", at: here)
-      guard let document else { throw ScriptError.noDocument("save", at: here) }
-      do {
-        if let path {
-          let url = URL(fileURLWithPath: script?.resolve(path) ?? path)
-          try document.save(to: url, formats: formats)
-        } else {
-          try document.save()
-        }
-      } catch {
-        throw ScriptError.store(error, at: here)
-      }
+      try save(to: path.map { URL(fileURLWithPath: script?.resolve($0) ?? $0) }, at: here)
     case .close:
       _ = try self.document(for: "close", at: here)
       closeDocument()
@@ -237,6 +242,12 @@ public final class ScriptRunner {
         }
         bind(variable, to: first)
       }
+    case .context(let name):
+      try switchToContext(named: name, at: here)
+    case .child(let name):
+      try makeChild(named: name, at: here)
+    case .mergePolicy(let policy):
+      try document(for: "merge-policy", at: here).mergePolicy = policy
     case .invalid(let syntax):
       throw syntax.error
     }
@@ -287,65 +298,33 @@ public final class ScriptRunner {
     }
   }
 
-  /// Forgets the variables after `reset`: their objects left the document.
-  private func forgetObjects() {
-    bindings = [:]
-    bindingOrder = []
-    knownObjects = []
-    numbers = [:]
-  }
-
   private func adopt(_ document: Document, loop: ManualEventLoop) {
     self.document = document
     eventLoop = loop
-    context = document.context
+    let main = ScriptContext(name: ScriptContext.mainName, context: document.context)
+    contexts = [main]
+    current = main
   }
 
+  /// Closes every context; the next `new` or `open` starts again from `main`.
   private func closeDocument() {
     eventLoop = nil
     document = nil
-    context = nil
+    contexts = []
+    current = nil
     bindings = [:]
     bindingOrder = []
-    knownObjects = []
     numbers = [:]
+    numbersByID = [:]
+    objectCount = 0
   }
 
-  private func register(_ object: ManagedObject) {
-    guard numbers[ObjectIdentifier(object)] == nil else { return }
-    knownObjects.append(object)
-    numbers[ObjectIdentifier(object)] = knownObjects.count
-  }
-
-  private func bind(_ variable: String, to object: ManagedObject) {
-    if bindings[variable] == nil { bindingOrder.append(variable) }
-    bindings[variable] = object
-  }
-
-  /// The object's number: its place in the order the script met the document's objects.
-  func number(of object: ManagedObject) -> Int {
-    register(object)
-    return numbers[ObjectIdentifier(object)] ?? 0
-  }
-
-  /// How scripts name an object: its first bound variable, or `Entity#N`.
-  func name(of object: ManagedObject) -> String {
-    for variable in bindingOrder where bindings[variable] === object { return "$\(variable)" }
-    return "\(object.entityName)#\(number(of: object))"
-  }
-
+  /// The current context, or `no-document` for `command`.
   func document(for command: String, at here: InputLocation) throws(ScriptError)
     -> ManagedObjectContext
   {
     guard let context else { throw ScriptError.noDocument(command, at: here) }
     return context
-  }
-
-  func lookup(_ variable: String, at here: InputLocation) throws(ScriptError) -> ManagedObject {
-    guard let object = bindings[variable] else {
-      throw ScriptError.unknownVariable(variable, bound: bindingOrder, at: here)
-    }
-    return object
   }
 
   /// Whether `object` is deleted: marked deleted, or inserted and deleted before a save, and
@@ -369,14 +348,20 @@ public final class ScriptRunner {
     do {
       return try body()
     } catch {
-      throw ScriptError.graph(error, at: here, details: error.failures.map(describe))
+      throw ScriptError.graph(error, at: here, details: details(of: error))
     }
+  }
+
+  /// The lines under a graph error's message: one per validation failure, one per merge
+  /// conflict, naming objects as the script does.
+  func details(of error: GraphError) -> [String] {
+    error.failures.map(describe) + error.conflicts.map(describe)
   }
 
   /// `Entity.key ($name): message`, for a validation failure.
   private func describe(_ failure: ValidationFailure) -> String {
     let place = failure.key.map { "\(failure.entityName).\($0)" } ?? failure.entityName
-    let object = knownObjects.first { $0.objectID == failure.objectID }
+    let object = current?.knownObjects.first { $0.objectID == failure.objectID }
     return "\(place) (\(object.map(name) ?? failure.objectID.description)): \(failure.message)"
   }
 

@@ -2,8 +2,8 @@ import Folio
 
 /// One command of an undo script: what it does, where it is, and its text.
 ///
-/// Commands come in four parts (see `Formats/undo-script.md`): **G** the object graph, **U**
-/// undo, **S** stores and **F** fetching.
+/// Commands come in five parts (see `Formats/undo-script.md`): **G** the object graph, **U**
+/// undo, **S** stores, **F** fetching and **C** contexts.
 public struct Command: Sendable, Hashable {
   /// What the command does.
   public enum Kind: Sendable, Hashable {
@@ -62,6 +62,8 @@ public struct Command: Sendable, Hashable {
     case reset
     /// `refresh $var [merge]`.
     case refresh(variable: String, merge: Bool)
+    /// `refresh-all`: refresh every object of the context, keeping its changes.
+    case refreshAll
 
     // Part S: stores.
     /// `open PATH`.
@@ -74,6 +76,15 @@ public struct Command: Sendable, Hashable {
     // Part F: fetching.
     /// `fetch ENTITY [where "PRED"] [sort KEY asc|desc]… [limit N] [as $var]`.
     case fetch(Fetch)
+
+    // Part C: contexts.
+    /// `context NAME`: make the context NAME current, creating it on the document's coordinator
+    /// if there is none of that name.
+    case context(name: String)
+    /// `child NAME`: create a child of the current context, named NAME, and make it current.
+    case child(name: String)
+    /// `merge-policy POLICY`: how the current context's saves resolve conflicts.
+    case mergePolicy(MergePolicy)
 
     /// A line that did not parse, kept so that `expect error syntax` can follow it.
     case invalid(ScriptError.Syntax)
@@ -103,6 +114,8 @@ public struct Command: Sendable, Hashable {
     case stores = "S"
     /// F: fetching.
     case fetching = "F"
+    /// C: several contexts on one document.
+    case contexts = "C"
   }
 
   /// The part the command belongs to; a line that did not parse counts as part G.
@@ -112,10 +125,11 @@ public struct Command: Sendable, Hashable {
       .dump, .invalid:
       .graph
     case .turn, .begin, .end, .name, .undo, .redo, .undoNested, .levels, .disable, .enable,
-      .groupsByEvent, .rollback, .reset, .refresh:
+      .groupsByEvent, .rollback, .reset, .refresh, .refreshAll:
       .undo
     case .open, .save, .close: .stores
     case .fetch: .fetching
+    case .context, .child, .mergePolicy: .contexts
     }
   }
 
@@ -148,10 +162,14 @@ public struct Command: Sendable, Hashable {
     case .rollback: "rollback"
     case .reset: "reset"
     case .refresh: "refresh"
+    case .refreshAll: "refresh-all"
     case .open: "open"
     case .save: "save"
     case .close: "close"
     case .fetch: "fetch"
+    case .context: "context"
+    case .child: "child"
+    case .mergePolicy: "merge-policy"
     case .invalid: "invalid"
     }
   }

@@ -11,8 +11,8 @@ struct Parser {
   static let commandNames = [
     "model", "new", "insert", "set", "add", "remove", "delete", "validate", "process", "expect",
     "print", "dump", "turn", "begin", "end", "name", "undo", "redo", "undo-nested", "levels",
-    "disable", "enable", "groups-by-event", "rollback", "reset", "refresh", "open", "save",
-    "close", "fetch",
+    "disable", "enable", "groups-by-event", "rollback", "reset", "refresh", "refresh-all", "open",
+    "save", "close", "fetch", "context", "child", "merge-policy",
   ]
 
   /// How deeply lists may nest: `[[1]]` is two levels. Reading, comparing and printing values
@@ -159,10 +159,23 @@ struct Parser {
         return .refresh(variable: variable, merge: true)
       }
       return .refresh(variable: variable, merge: false)
+    case "refresh-all": return .refreshAll
     case "open": return .open(path: try path(required: true) ?? "")
     case "save": return .save(path: try path(required: false))
     case "close": return .close
     case "fetch": return .fetch(try fetch())
+    case "context": return .context(name: try word("a context name"))
+    case "child": return .child(name: try word("a context name"))
+    case "merge-policy":
+      let token = try next()
+      guard case .word(let name) = token.kind else {
+        throw ScriptError.expected(
+          "a merge policy", found: token.found, at: location(of: token))
+      }
+      guard let policy = MergePolicy(rawValue: name) else {
+        throw ScriptError.unknownMergePolicy(name, at: location(of: token))
+      }
+      return .mergePolicy(policy)
     default:
       throw ScriptError.unknownCommand(name, known: Self.commandNames, at: location(of: token))
     }
@@ -258,6 +271,7 @@ struct Parser {
     case .word("undo-name"): operand = .undoName
     case .word("redo-name"): operand = .redoName
     case .word("grouping-level"): operand = .groupingLevel
+    case .word("context"): operand = .context
     default:
       throw ScriptError.expected(
         isExpect ? "an expression to check" : "an expression to print", found: token.found,

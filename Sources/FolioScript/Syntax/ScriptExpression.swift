@@ -19,6 +19,8 @@ public indirect enum ScriptExpression: Sendable, Hashable {
   case redoName
   /// `grouping-level` (part U).
   case groupingLevel
+  /// `context` (part C): the name of the current context.
+  case context
   /// `!EXPR`, for `has-changes`, `can-undo`, `can-redo` and `deleted`.
   case not(ScriptExpression)
   /// `OPERAND OP VALUE`.
@@ -39,6 +41,7 @@ public indirect enum ScriptExpression: Sendable, Hashable {
     case .undoName: "undo-name"
     case .redoName: "redo-name"
     case .groupingLevel: "grouping-level"
+    case .context: "context"
     case .not(let expression): "!\(expression.text)"
     case .comparison(let operand, let operation, let value):
       "\(operand.text) \(operation.rawValue) \(value.text)"
