@@ -484,3 +484,24 @@ struct ReadmeExampleTests {
     #expect(same.entity(named: "Person")?.relationship(named: "spendings")?.deleteRule == .cascade)
   }
 }
+
+@Suite("Model sizes")
+struct ModelSizeTests {
+  @Test("an entity of more than 65,535 properties, inherited ones included, is refused")
+  func tooManyProperties() throws {
+    var parent = EntityDescription("Parent")
+    parent.attributes = (0..<40_000).map { AttributeDescription("p\($0)", .integer16) }
+    var child = EntityDescription("Child")
+    child.parentEntityName = "Parent"
+    child.attributes = (0..<25_535).map { AttributeDescription("c\($0)", .integer16) }
+    _ = try ManagedObjectModel(entities: [parent, child])
+    child.attributes.append(AttributeDescription("one-too-many", .integer16))
+    do {
+      _ = try ManagedObjectModel(entities: [parent, child])
+      Issue.record("a model past the limit was accepted")
+    } catch let error as ModelError {
+      #expect(error.code == .invalidConstraint)
+      #expect(error.description.contains("Child has 65536 properties"))
+    }
+  }
+}

@@ -32,6 +32,9 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   // Hot paths write these many times per change; the context is single-threaded by design
   // (not Sendable), so the runtime exclusivity check on each write buys nothing.
   @exclusivity(unchecked) var flags: Flags = []
+  /// The number of slots, kept beside the flags (in what would be padding) so that reading a
+  /// slot does not go through the layout; a model has at most 65,535 properties per entity.
+  private let slotCount: UInt16
   /// Where the object's values are, one slot per property (no array header: 32 bytes less
   /// per object than a `ContiguousArray`): its ``snapshot``'s, shared, until its first change
   /// gives it slots of its own (``ownSlots()``).
@@ -48,7 +51,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
   /// The object's values, one slot per property.
   var slots: SlotStorage {
-    @inline(__always) get { SlotStorage(base: base, count: layout.slotCount) }
+    @inline(__always) get { SlotStorage(base: base, count: Int(slotCount)) }
   }
 
   /// The committed row the object was read from (or last saved as): the store's values when
@@ -119,6 +122,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     self.owner = context
     self.layout = layout
     self.row = row
+    self.slotCount = UInt16(layout.slotCount)
     self.base = SlotStorage(count: layout.slotCount).base
   }
 
@@ -129,6 +133,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     self.owner = context
     self.layout = layout
     self.row = row
+    self.slotCount = UInt16(layout.slotCount)
     self.base = committed.slots.base
     self.anchor = .row(committed)
     self.flags = [.permanent, .sharesRow]

@@ -40,6 +40,11 @@ public struct ManagedObjectModel: Sendable, Hashable {
   public let diagnostics: [ModelDiagnostic]
   private let entityIndex: [String: Int]
 
+  /// The most entities a model may have.
+  public static let maximumEntities = 65_535
+  /// The most properties an entity may have, inherited ones included.
+  public static let maximumPropertiesPerEntity = 65_535
+
   /// Creates a model from entities and the model-level definitions.
   ///
   /// - Throws: `ModelError` — `.duplicateName`, `.duplicateProperty`, `.unknownParentEntity`,

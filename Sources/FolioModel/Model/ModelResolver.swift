@@ -36,6 +36,7 @@ struct ModelResolver {
     try indexNames()
     try orderByInheritance()
     try flattenProperties()
+    try checkSizes()
     for index in order {
       try checkAttributes(of: index)
       try checkRelationships(of: index)
@@ -43,6 +44,25 @@ struct ModelResolver {
     }
     try checkComposites()
     computeHashes()
+  }
+
+  /// Refuses a model with more entities, or an entity with more properties (inherited ones
+  /// included), than ``ManagedObjectModel/maximumEntities`` and
+  /// ``ManagedObjectModel/maximumPropertiesPerEntity``: the object graph numbers both in 16
+  /// bits.
+  private func checkSizes() throws {
+    let limit = ManagedObjectModel.maximumEntities
+    guard entities.count <= limit else {
+      throw ModelError.invalidConstraint(
+        "the model has \(entities.count) entities; at most \(limit) are supported",
+        at: entities.last.map { location(of: $0) })
+    }
+    for entity in entities
+    where entity.properties.count > ManagedObjectModel.maximumPropertiesPerEntity {
+      throw ModelError.invalidConstraint(
+        "\(entity.name) has \(entity.properties.count) properties, inherited ones included; at most \(ManagedObjectModel.maximumPropertiesPerEntity) are supported",
+        at: location(of: entity))
+    }
   }
 
   // MARK: Pass 1: names
