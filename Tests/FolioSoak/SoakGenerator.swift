@@ -19,11 +19,35 @@ public struct SoakGenerator {
     items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &random)]
   }
 
-  /// The next operation for a session whose oracle is `oracle`, saved to a file or not.
+  /// The next operation for a session whose oracle is `oracle`, saved to a file or not: never
+  /// one the oracle restricts (see `SoakOracle+Restrictions.swift`).
   public mutating func next(for oracle: SoakOracle, hasFile: Bool) -> SoakOperation {
-    let live = oracle.liveObjects.keys.sorted()
     while true {
-      let roll = Int.random(in: 0..<1000, using: &random)
+      let operation = candidate(for: oracle, hasFile: hasFile)
+      if !oracle.isRestricted(operation) { return operation }
+    }
+  }
+
+  mutating func candidate(for oracle: SoakOracle, hasFile: Bool) -> SoakOperation {
+    let live = oracle.liveObjects.keys.sorted()
+    // Conflicts with other contexts' saves are rare by chance; once there are some, a policy
+    // that resolves them, and a save, come sooner.
+    if hasFile, chance(10), !oracle.conflictingObjects().isEmpty {
+      if oracle.mergePolicy == .error,
+        let policy = pick(Array(SoakMergePolicy.allCases.dropFirst()))
+      {
+        return .mergePolicy(policy)
+      }
+      return .save(pick(SoakFormat.allCases) ?? .xml)
+    }
+    while true {
+      let roll = Int.random(in: 0..<1100, using: &random)
+      if roll >= 1000 {
+        if let operation = acrossContexts(roll - 1000, oracle, live, hasFile: hasFile) {
+          return operation
+        }
+        continue
+      }
       switch roll {
       case 0..<120:
         if live.count >= maximumObjects && !chance(5) { continue }
@@ -68,8 +92,14 @@ public struct SoakGenerator {
 
   mutating func attributeChange(_ oracle: SoakOracle, _ live: [Int]) -> SoakOperation? {
     guard let uid = pick(live), let entity = oracle.graph[uid]?.entity,
-      let attribute = pick(SoakSchema.attributes[entity] ?? [])
+      let (key, value) = attributeValue(of: entity)
     else { return nil }
+    return .setAttribute(uid: uid, key: key, value: value)
+  }
+
+  /// A random attribute of `entity` and a value for it (`nil` now and then).
+  mutating func attributeValue(of entity: String) -> (String, SoakOracle.Value?)? {
+    guard let attribute = pick(SoakSchema.attributes[entity] ?? []) else { return nil }
     var value: SoakOracle.Value?
     if !chance(15) {
       switch attribute.kind {
@@ -79,7 +109,75 @@ public struct SoakGenerator {
       case .boolean: value = .boolean(chance(50))
       }
     }
-    return .setAttribute(uid: uid, key: attribute.name, value: value)
+    return (attribute.name, value)
+  }
+
+  /// One in 100 of the steps, `roll`, crossing the context's boundaries: reset and refresh, a
+  /// child context, another root context (only once the document has a file: an untitled
+  /// document's other contexts cannot save), the merge policy, merging and fetching.
+  mutating func acrossContexts(_ roll: Int, _ oracle: SoakOracle, _ live: [Int], hasFile: Bool)
+    -> SoakOperation?
+  {
+    switch roll {
+    case 0..<8: return .reset
+    case 8..<28:
+      let inContext = oracle.graph.keys.filter(oracle.isInContext).sorted()
+      return pick(inContext).map { .refresh(uid: $0, merge: chance(50)) }
+    case 28..<43, 43..<48:
+      guard let uid = pick(live), let entity = oracle.graph[uid]?.entity,
+        let (key, value) = attributeValue(of: entity)
+      else { return nil }
+      let link = chance(60) ? toOneLink(oracle, live) : nil
+      guard roll >= 43 else { return .childSave(uid: uid, key: key, value: value, link: link) }
+      return .childDiscard(
+        uid: uid, key: key, value: value, link: link, delete: chance(50) ? pick(live) : nil)
+    case 48..<75:
+      guard hasFile else { return nil }
+      let committed = oracle.file.keys.sorted()
+      switch Int.random(in: 0..<10, using: &random) {
+      case 0..<4:
+        guard let uid = pick(committed), let entity = oracle.file[uid]?.entity,
+          let (key, value) = attributeValue(of: entity)
+        else { return nil }
+        return .otherSet(uid: uid, key: key, value: value)
+      case 4..<6:
+        return otherLink(oracle, committed)
+      case 6..<8:
+        defer { nextUID += 1 }
+        return .otherInsert(
+          entity: pick(SoakSchema.entities) ?? "Note", uid: nextUID,
+          name: chance(70) ? pick(Self.strings) : nil)
+      default:
+        return pick(committed).map { .otherDelete(uid: $0) }
+      }
+    case 75..<82: return .mergePolicy(pick(SoakMergePolicy.allCases) ?? .error)
+    case 82..<90:
+      if oracle.lastOtherSave != nil, chance(70) { return .mergeDidSave }
+      return .refreshAll
+    default: return .fetch
+    }
+  }
+
+  /// Another context's change of a to-one relationship of a committed object, to a committed
+  /// object or to nothing.
+  mutating func otherLink(_ oracle: SoakOracle, _ committed: [Int]) -> SoakOperation? {
+    guard let uid = pick(committed), let object = oracle.file[uid],
+      let relationship = pick(
+        (SoakSchema.relationships[object.entity] ?? []).filter { !$0.isToMany })
+    else { return nil }
+    let candidates = committed.filter { oracle.file[$0]?.entity == relationship.destination }
+    let target = chance(20) ? nil : pick(candidates)
+    return .otherLink(uid: uid, key: relationship.name, target: target)
+  }
+
+  /// A to-one relationship of a live object set to a live object, or to nothing.
+  mutating func toOneLink(_ oracle: SoakOracle, _ live: [Int]) -> SoakOperation.Link? {
+    guard let uid = pick(live), let entity = oracle.graph[uid]?.entity,
+      let relationship = pick((SoakSchema.relationships[entity] ?? []).filter { !$0.isToMany })
+    else { return nil }
+    let candidates = live.filter { oracle.graph[$0]?.entity == relationship.destination }
+    return SoakOperation.Link(
+      uid: uid, key: relationship.name, target: chance(20) ? nil : pick(candidates))
   }
 
   mutating func relationshipChange(_ oracle: SoakOracle, _ live: [Int]) -> SoakOperation? {

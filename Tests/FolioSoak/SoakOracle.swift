@@ -31,6 +31,15 @@
 /// - Reopening drops references to objects that were not saved (No Action leaves them) and
 ///   adds each relationship's missing inverse side, as Folio's stores read a file.
 /// - Nullify leaves alone targets deleted in the same turn (they are deleted anyway).
+///
+/// ## Other contexts
+/// The graph is the document's context: the objects it has registered. Below it is the
+/// committed state (`file`, what every context's saves left), with a version per object that
+/// changes whenever a commit changes the object, and the context keeps a snapshot of each saved
+/// object: the committed object and its version when it last read or saved it. Other contexts
+/// only ever change the committed state, so the context goes on seeing old values until it
+/// reads again (`SoakOracle+Contexts.swift`); its saves commit against its snapshots and meet
+/// conflicts, resolved by its merge policy (`SoakOracle+File.swift`).
 public final class SoakOracle {
   /// A value of an attribute or relationship.
   public enum Value: Hashable, Sendable, Codable {
@@ -66,15 +75,61 @@ public final class SoakOracle {
     var changes: [Change] = []
   }
 
-  /// Every object of the session.
-  public private(set) var graph: Graph = [:]
-  /// The live objects as of the last save (or open).
-  public private(set) var saved: Graph = [:]
-  /// The store's content as the last save committed it (see `commitToFile()`).
-  var file: Graph = [:]
+  /// What the context read of a committed object.
+  struct Snapshot {
+    var object: Object
+    var version: Int
+  }
+
+  /// What one save of another context changed, as its did-save notification names them.
+  public struct OtherSave: Sendable {
+    public var updated: Set<Int>
+    public var deleted: Set<Int>
+  }
+
+  /// Every object the context has registered since it last read the whole store (opening,
+  /// `reset`): live, deleted, and gone from it.
+  public internal(set) var graph: Graph = [:]
+  /// The values each object of the context had at its last save or read: what its changes are
+  /// counted from. An object gone from the context, or inserted since, has none.
+  public internal(set) var saved: Graph = [:]
+  /// The committed state, as the last save of any context left it (see `commit(resolving:)`).
+  public internal(set) var file: Graph = [:]
+  /// The version of each committed object.
+  var fileVersions: [Int: Int] = [:]
+  var nextVersion = 1
+  /// What the context last read or saved of each of its saved objects.
+  var snapshots: [Int: Snapshot] = [:]
+  /// Whether another context committed since the context last registered every committed
+  /// object (a fetch or a save registers them).
+  public internal(set) var isRegistrationStale = false
+  /// The objects that were vanished (see `isVanished(_:)`) when the context last registered
+  /// the committed objects after another context committed.
+  var vanishedAtRegistration: Set<Int> = []
+  /// Objects that left the context after it had read them from the committed state (a save
+  /// of their deletion, a refresh after another context deleted them), and, of those undo or
+  /// redo brought back since the last save, their values then: only for the generator's
+  /// restriction of soak finding 2.
+  var leftStore: Set<Int> = []
+  var revivedFromStore: [Int: [String: Value]] = [:]
+  /// Objects that last read a committed object naming an object the context cannot reach, and
+  /// kept the reference since: only for the generator's restriction of soak finding 3.
+  var hiddenReferences: Set<Int> = []
+  /// How the context's saves resolve conflicts.
+  public internal(set) var mergePolicy = SoakMergePolicy.error
+  /// How many conflicts the last save resolved by its merge policy.
+  public internal(set) var resolvedConflicts = 0
+  /// The last save of another context that committed something; `nil` after reopening.
+  public internal(set) var lastOtherSave: OtherSave?
   /// The graph at the last processing.
   var turnStart: Graph = [:]
   var pendingDeletes: [Int] = []
+  /// Whether anything was changed since the last processing (a change set back included).
+  public internal(set) var hasUnprocessedChanges = false
+  /// The objects whose values were written since the last processing, and those of them
+  /// refreshed with merging since: only for the generator's restrictions (soak findings 6, 7).
+  var writtenInTurn: Set<Int> = []
+  var mergedInTurn: Set<Int> = []
   var deletedInTurn: Set<Int> = []
   /// Objects inserted since the save and then deleted by `delete` or a cascade: their Deny
   /// rules still hold at save.
@@ -85,13 +140,13 @@ public final class SoakOracle {
   var openGroups: [Group] = []
   var implicitGroupOpen = false
   var collector: Group?
-  public private(set) var disableCount = 0
-  public private(set) var levelsOfUndo = 0
+  public internal(set) var disableCount = 0
+  public internal(set) var levelsOfUndo = 0
   var nextGroupID = 1
   var savePoint: Int?
   /// Whether the save point can be compared: not after a rollback or changes registration
   /// did not record, until the next save.
-  public private(set) var isSavePointComparable = true
+  public internal(set) var isSavePointComparable = true
 
   public init() {}
 
@@ -102,6 +157,15 @@ public final class SoakOracle {
 
   /// Whether `uid` names a live object.
   public func isLive(_ uid: Int) -> Bool { graph[uid].map { !$0.isDeleted } ?? false }
+
+  /// Whether `uid` names an object in the context: live, or deleted since the save.
+  public func isInContext(_ uid: Int) -> Bool {
+    guard let object = graph[uid] else { return false }
+    return !object.isDeleted || saved[uid] != nil
+  }
+
+  /// Whether the session used `uid` already, in the context or in the committed state.
+  public func isKnown(_ uid: Int) -> Bool { graph[uid] != nil || file[uid] != nil }
 
   public var groupingLevel: Int { openGroups.count }
   public var undoCount: Int { undoStack.count }
@@ -152,14 +216,18 @@ public final class SoakOracle {
   // MARK: Changing the graph
 
   public func insert(_ entity: String, uid: Int) {
+    hasUnprocessedChanges = true
     graph[uid] = Object(entity: entity, values: ["uid": .integer(Int64(uid))])
   }
 
   public func setAttribute(_ uid: Int, _ key: String, _ value: Value?) {
+    hasUnprocessedChanges = true
     graph[uid]?.values[key] = value
+    writtenInTurn.insert(uid)
   }
 
   public func setToOne(_ uid: Int, _ key: String, _ target: Int?) {
+    hasUnprocessedChanges = true
     guard let entity = graph[uid]?.entity,
       let relationship = SoakSchema.relationship(key, of: entity)
     else { return }
@@ -167,10 +235,12 @@ public final class SoakOracle {
     guard old != target else { return }
     if let old { unlinkInverse(of: uid, relationship, from: old) }
     graph[uid]?.values[key] = target.map { .one($0) }
+    writtenInTurn.insert(uid)
     if let target { linkInverse(of: uid, relationship, to: target) }
   }
 
   public func add(_ uid: Int, _ key: String, _ target: Int, at index: Int?) {
+    hasUnprocessedChanges = true
     guard let entity = graph[uid]?.entity,
       let relationship = SoakSchema.relationship(key, of: entity)
     else { return }
@@ -180,6 +250,7 @@ public final class SoakOracle {
   }
 
   public func remove(_ uid: Int, _ key: String, _ target: Int) {
+    hasUnprocessedChanges = true
     guard let entity = graph[uid]?.entity,
       let relationship = SoakSchema.relationship(key, of: entity)
     else { return }
@@ -189,6 +260,7 @@ public final class SoakOracle {
   }
 
   public func setToMany(_ uid: Int, _ key: String, _ targets: [Int]) {
+    hasUnprocessedChanges = true
     guard let entity = graph[uid]?.entity,
       let relationship = SoakSchema.relationship(key, of: entity)
     else { return }
@@ -203,12 +275,13 @@ public final class SoakOracle {
 
   /// Deletes `uid`; deleting a deleted object does nothing (its rules ran when it was deleted).
   public func delete(_ uid: Int) {
+    hasUnprocessedChanges = true
     guard graph[uid]?.isDeleted == false else { return }
     markDeleted(uid)
     pendingDeletes.append(uid)
   }
 
-  private func markDeleted(_ uid: Int) {
+  func markDeleted(_ uid: Int) {
     guard let object = graph[uid], !object.isDeleted else { return }
     graph[uid]?.isDeleted = true
     deletedInTurn.insert(uid)
@@ -239,12 +312,14 @@ public final class SoakOracle {
     guard graph[uid] != nil else { return }
     if targets.isEmpty {
       graph[uid]?.values[key] = nil
+      writtenInTurn.insert(uid)
     } else {
       graph[uid]?.values[key] = ordered ? .list(targets) : .set(Set(targets))
+      writtenInTurn.insert(uid)
     }
   }
 
-  private func primitiveAdd(
+  func primitiveAdd(
     _ target: Int, to uid: Int, _ key: String, ordered: Bool, at index: Int?
   ) {
     var targets = many(uid, key)
@@ -275,9 +350,11 @@ public final class SoakOracle {
         primitiveRemove(target, from: previous, relationship.name)
       } else {
         graph[previous]?.values[relationship.name] = nil
+        writtenInTurn.insert(previous)
       }
     }
     graph[target]?.values[inverse.name] = .one(uid)
+    writtenInTurn.insert(target)
   }
 
   private func unlinkInverse(of uid: Int, _ relationship: SoakSchema.Relationship, from target: Int)
@@ -287,6 +364,7 @@ public final class SoakOracle {
       primitiveRemove(uid, from: target, inverse.name)
     } else if one(target, inverse.name) == uid {
       graph[target]?.values[inverse.name] = nil
+      writtenInTurn.insert(target)
     }
   }
 
@@ -294,6 +372,9 @@ public final class SoakOracle {
 
   /// Applies the delete rules of the queued deletions, then registers the turn's change.
   public func processPendingChanges() {
+    hasUnprocessedChanges = false
+    writtenInTurn = []
+    mergedInTurn = []
     var next = 0
     while next < pendingDeletes.count {
       let uid = pendingDeletes[next]
@@ -433,7 +514,7 @@ public final class SoakOracle {
   }
 
   /// Sets every object and key that differs between `from` and `to` to its value in `to`.
-  private func apply(from: Graph, to: Graph) {
+  func apply(from: Graph, to: Graph) {
     for uid in Set(from.keys).union(to.keys) where from[uid] != to[uid] {
       guard let target = to[uid] else {
         if graph[uid] != nil { graph[uid]?.isDeleted = true }
@@ -450,6 +531,9 @@ public final class SoakOracle {
       for key in Set(source.values.keys).union(target.values.keys)
       where source.values[key] != target.values[key] {
         graph[uid]?.values[key] = target.values[key]
+      }
+      if leftStore.contains(uid), let object = graph[uid], !object.isDeleted {
+        revivedFromStore[uid] = object.values
       }
     }
   }
@@ -470,110 +554,6 @@ public final class SoakOracle {
   public func enableUndoRegistration() throws(SoakFailure) {
     guard disableCount > 0 else { throw SoakFailure("enable-without-disable") }
     disableCount -= 1
-  }
-
-  // MARK: Rollback, save, reopen
-
-  /// Every live saved object takes its saved values; everything else is deleted. Both stacks
-  /// and every open group are cleared, and registration is enabled again (as
-  /// `NSUndoManager.removeAllActions()` does).
-  public func rollback() {
-    processPendingChanges()
-    for uid in graph.keys {
-      if let saved = saved[uid] {
-        graph[uid]?.values = saved.values
-        graph[uid]?.isDeleted = false
-      } else {
-        graph[uid]?.isDeleted = true
-      }
-    }
-    discarded.removeAll()
-    turnStart = graph
-    undoStack.removeAll()
-    redoStack.removeAll()
-    openGroups.removeAll()
-    implicitGroupOpen = false
-    disableCount = 0
-    isSavePointComparable = false
-  }
-
-  /// Saves, unless a deleted object's Deny relationship still holds a live object (`deny`).
-  public func save() throws(SoakFailure) {
-    processPendingChanges()
-    for (uid, object) in graph
-    where object.isDeleted && (saved[uid] != nil || discarded.contains(uid)) {
-      for relationship in SoakSchema.relationships[object.entity] ?? []
-      where relationship.deleteRule == .deny {
-        let targets =
-          targets(uid, relationship)
-        if targets.contains(where: isLive) { throw SoakFailure("deny") }
-      }
-    }
-    let before = file
-    commitToFile()
-    // Objects the commit changed without changing them here read the file's values.
-    for (uid, object) in file where saved[uid]?.values == graph[uid]?.values {
-      if before[uid]?.values != object.values, graph[uid]?.isDeleted == false {
-        graph[uid]?.values = object.values
-      }
-    }
-    saved = liveObjects
-    discarded.removeAll()
-    savePoint = stateIdentifier
-    isSavePointComparable = true
-  }
-
-  /// Closes the document and opens its file: the committed objects, with references to
-  /// objects that were not saved dropped and each relationship's missing inverse side added
-  /// (as a store that keeps one side would read back). Undo starts afresh.
-  public func reopen() {
-    var loaded = file
-    for (uid, object) in loaded {
-      for (key, value) in object.values {
-        switch value {
-        case .one(let target) where loaded[target] == nil: loaded[uid]?.values[key] = nil
-        case .list(let targets):
-          let kept = targets.filter { loaded[$0] != nil }
-          loaded[uid]?.values[key] = kept.isEmpty ? nil : .list(kept)
-        case .set(let targets):
-          let kept = targets.filter { loaded[$0] != nil }
-          loaded[uid]?.values[key] = kept.isEmpty ? nil : .set(kept)
-        default: break
-        }
-      }
-    }
-    graph = loaded
-    // In uid order, which is the order objects were inserted and so the order the store
-    // lists them: an ordered side completed from the other gets its objects in that order.
-    for (uid, object) in loaded.sorted(by: { $0.key < $1.key }) {
-      for relationship in SoakSchema.relationships[object.entity] ?? [] {
-        guard let inverse = SoakSchema.inverse(of: relationship) else { continue }
-        let targets =
-          targets(uid, relationship)
-        for target in targets {
-          if inverse.isToMany {
-            primitiveAdd(uid, to: target, inverse.name, ordered: inverse.isOrdered, at: nil)
-          } else if one(target, inverse.name) == nil {
-            graph[target]?.values[inverse.name] = .one(uid)
-          }
-        }
-      }
-    }
-    saved = graph
-    file = graph
-    turnStart = graph
-    pendingDeletes.removeAll()
-    deletedInTurn.removeAll()
-    discarded.removeAll()
-    undoStack.removeAll()
-    redoStack.removeAll()
-    openGroups.removeAll()
-    implicitGroupOpen = false
-    collector = nil
-    disableCount = 0
-    levelsOfUndo = 0
-    savePoint = nil
-    isSavePointComparable = true
   }
 }
 

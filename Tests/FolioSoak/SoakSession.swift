@@ -40,6 +40,12 @@ public final class SoakSession {
   /// How many operations ran, and how many were skipped because they named objects that are
   /// not live.
   public private(set) var counts: [String: Int] = [:]
+  /// The last did-save notification of another root context; `nil` after reopening.
+  var lastDidSave: ObjectIDChanges?
+  /// How many child and other contexts the script made, for their names.
+  var contextCount = 0
+  /// What the last `fetch` found, in the oracle and in Folio.
+  var fetched: (expected: Set<Int>, found: Set<Int>) = ([], [])
 
   static let formats: [any StoreFormat] = [XMLStore(), BinaryStore()]
 
@@ -60,17 +66,17 @@ public final class SoakSession {
   /// - Throws: ``SoakDivergence``.
   @discardableResult
   public func apply(_ operation: SoakOperation, index: Int) throws -> Bool {
-    guard operation.objects.allSatisfy(oracle.isLive) || isOnDeletedObject(operation) else {
-      return skip()
-    }
-    if case .insert(_, let uid) = operation, oracle.graph[uid] != nil { return skip() }
-    if case .reopen = operation, file == nil { return skip() }
+    guard isApplicable(operation) else { return skip() }
     counts[operation.kind, default: 0] += 1
     let line = scriptLine(for: operation)
     let expected = Result { () throws(SoakFailure) in try applyToOracle(operation) }
     let found = Result { try applyToFolio(operation) }
     writeScript(line, for: operation, outcome: expected)
-    if case .failure = expected { counts["\(operation.kind) (refused)", default: 0] += 1 }
+    if case .failure(let failure) = expected {
+      counts["\(operation.kind) (refused: \(failure.code))", default: 0] += 1
+    } else if operation.kind == "save", oracle.resolvedConflicts > 0 {
+      counts["\(operation.kind) (conflicts: \(oracle.mergePolicy.rawValue))", default: 0] += 1
+    }
     switch (expected, found) {
     case (.success, .success): break
     case (.failure(let failure), .failure(let error)) where failure.code == code(of: error): break
@@ -81,11 +87,41 @@ public final class SoakSession {
         index: index, kind: "outcome",
         details: ["\(operation): the oracle \(oracleText), Folio \(folioText)"], expectations: [])
     }
+    if case .fetch = operation, fetched.expected != fetched.found {
+      throw SoakDivergence(
+        index: index, kind: "fetch",
+        details: [
+          "a fetch finds: oracle \(fetched.expected.sorted()), Folio \(fetched.found.sorted())"
+        ],
+        expectations: [])
+    }
     // hasChanges and isEdited are read only once pending changes are processed (isEdited
     // processes them itself).
     let processed = (try? expected.get()) != nil && processesChanges(operation)
-    try compare(index: index, processed: processed)
+    try compare(index: index, processed: processed, registers: registers(operation))
     return true
+  }
+
+  /// Whether `operation` can apply in the session's state: the objects it names are live in
+  /// the context (or, for `refresh`, in it; for another context's step, committed), a new
+  /// object's uid is new, and what it reopens or merges exists.
+  func isApplicable(_ operation: SoakOperation) -> Bool {
+    if oracle.isRestricted(operation) {
+      counts["restricted", default: 0] += 1
+      return false
+    }
+    return switch operation {
+    case .insert(_, let uid): !oracle.isKnown(uid)
+    case .otherInsert(_, let uid, _): file != nil && !oracle.isKnown(uid)
+    case .otherSet(let uid, _, _), .otherDelete(let uid):
+      file != nil && oracle.file[uid] != nil
+    case .otherLink(let uid, _, let target):
+      file != nil && oracle.file[uid] != nil && target.map { oracle.file[$0] != nil } ?? true
+    case .reopen: file != nil
+    case .refresh(let uid, _): oracle.isInContext(uid)
+    case .mergeDidSave: oracle.lastOtherSave != nil
+    default: operation.objects.allSatisfy(oracle.isLive) || isOnDeletedObject(operation)
+    }
   }
 
   /// Setting an attribute of, or deleting again, an object deleted since the save: it is still
@@ -122,8 +158,23 @@ public final class SoakSession {
     case .disable: oracle.disableUndoRegistration()
     case .enable: try oracle.enableUndoRegistration()
     case .rollback: oracle.rollback()
-    case .save, .saveAs: try oracle.save()
+    case .save: try oracle.save(asNewFile: file == nil)
+    case .saveAs: try oracle.save(asNewFile: true)
     case .reopen: oracle.reopen()
+    case .reset: oracle.reset()
+    case .refresh(let uid, let merge): oracle.refresh(uid, merge: merge)
+    case .childSave(let uid, let key, let value, let link):
+      oracle.childSave(uid, key, value, link: link)
+    case .childDiscard: break
+    case .otherSet(let uid, let key, let value): oracle.otherSet(uid, key, value)
+    case .otherLink(let uid, let key, let target): oracle.otherLink(uid, key, target)
+    case .otherInsert(let entity, let uid, let name):
+      oracle.otherInsert(entity, uid: uid, name: name)
+    case .otherDelete(let uid): try oracle.otherDelete(uid)
+    case .mergePolicy(let policy): oracle.setMergePolicy(policy)
+    case .mergeDidSave: oracle.mergeOtherSave()
+    case .refreshAll: oracle.refreshAll()
+    case .fetch: fetched.expected = oracle.fetch()
     }
   }
 
@@ -171,13 +222,10 @@ public final class SoakSession {
       document = try Document.open(
         folder.appendingPathComponent(file.fileName), model: model, formats: Self.formats,
         eventLoop: loop)
-      objects = [:]
-      uids = [:]
-      for object in document.context.registeredObjects {
-        let uid = try uid(of: object)
-        objects[uid] = object
-        uids[ObjectIdentifier(object)] = uid
-      }
+      lastDidSave = nil
+      try findObjects()
+    default:
+      try applyAcrossContexts(operation)
     }
   }
 
@@ -208,6 +256,7 @@ public final class SoakSession {
       switch error.code {
       case .deny: return "deny"
       case .validation: return "validation"
+      case .mergeConflict: return "merge-conflict"
       default: return "graph: \(error)"
       }
     }
