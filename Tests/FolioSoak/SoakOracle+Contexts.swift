@@ -34,17 +34,6 @@ extension SoakOracle {
     return nextVersion
   }
 
-  /// The values the context's object `uid` reads from the committed object `object`.
-  func read(_ object: Object, into uid: Int) -> [String: Value] {
-    let values = read(object)
-    if values == object.values {
-      hiddenReferences.remove(uid)
-    } else {
-      hiddenReferences.insert(uid)
-    }
-    return values
-  }
-
   /// The values the context reads from the committed object `object`.
   func read(_ object: Object) -> [String: Value] {
     func isReachable(_ uid: Int) -> Bool { graph[uid] != nil || file[uid] != nil }
@@ -72,13 +61,12 @@ extension SoakOracle {
     guard isRegistrationStale else { return }
     isRegistrationStale = false
     for (uid, object) in file.sorted(by: { $0.key < $1.key }) where graph[uid] == nil {
-      let registered = Object(entity: object.entity, values: read(object, into: uid))
+      let registered = Object(entity: object.entity, values: read(object))
       graph[uid] = registered
       saved[uid] = registered
       turnStart[uid] = registered
       snapshots[uid] = Snapshot(object: object, version: fileVersions[uid] ?? 0)
     }
-    vanishedAtRegistration = Set(graph.keys.filter(isVanished))
   }
 
   /// Whether `uid` is a saved, unchanged, live object of the context that is no longer
@@ -114,14 +102,13 @@ extension SoakOracle {
     guard let committed = file[uid] else {
       // Another context deleted it: it leaves the context, changes and all.
       graph[uid]?.isDeleted = true
-      leftStore.insert(uid)
       saved[uid] = nil
       snapshots[uid] = nil
       turnStart[uid] = graph[uid]
       pendingDeletes.removeAll { $0 == uid }
       return
     }
-    let values = read(committed, into: uid)
+    let values = read(committed)
     snapshots[uid] = Snapshot(object: committed, version: fileVersions[uid] ?? 0)
     saved[uid] = Object(entity: object.entity, values: values)
     var refreshed = Object(entity: object.entity, values: values)
@@ -132,7 +119,6 @@ extension SoakOracle {
       pendingDeletes.removeAll { $0 == uid }
       return
     }
-    if writtenInTurn.contains(uid) { mergedInTurn.insert(uid) }
     // The keys changed since the save keep their values; a deletion stays.
     for key in Set(base.values.keys).union(object.values.keys)
     where base.values[key] != object.values[key] {

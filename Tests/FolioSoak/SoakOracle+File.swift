@@ -92,12 +92,7 @@ extension SoakOracle {
   }
 
   /// The committed state the save would leave, and the objects it saves and deletes.
-  ///
-  /// - Parameter judgingSoFar: judge whether another context changed a conflicting object's
-  ///   to-one side (store-trump's protection) against the committed state as the commit has
-  ///   changed it so far, as Folio does, instead of as it was: only to tell where Folio's save
-  ///   departs from the documented rule (soak finding 8).
-  func plannedCommit(resolving conflicts: Set<Int>, judgingSoFar: Bool = false) -> (
+  func plannedCommit(resolving conflicts: Set<Int>) -> (
     committed: Graph, saved: Set<Int>, deleted: [Int]
   ) {
     let policy = mergePolicy
@@ -112,6 +107,9 @@ extension SoakOracle {
     }
     for uid in inserted {
       guard let object = graph[uid] else { continue }
+      // An object committed again where it was: the references its deletion left behind
+      // (No Action, Deny) go first, so they do not name it again.
+      next.dropReferences(to: uid)
       next.objects[uid] = Object(entity: object.entity, values: [:])
       for name in Self.attributeNames(object.entity) {
         next.objects[uid]?.values[name] = object.values[name]
@@ -133,8 +131,7 @@ extension SoakOracle {
       }
     }
     for uid in (inserted + updated).sorted() {
-      commitRelationships(
-        of: uid, into: &next, conflicts: conflicts, original: original, judgingSoFar: judgingSoFar)
+      commitRelationships(of: uid, into: &next, conflicts: conflicts, original: original)
     }
     return (next.objects, Set(inserted + updated), deleted)
   }
@@ -142,8 +139,7 @@ extension SoakOracle {
   /// Commits `uid`'s relationships as edges against its snapshot (or, overwriting a conflict,
   /// against the committed targets).
   private func commitRelationships(
-    of uid: Int, into next: inout FileGraph, conflicts: Set<Int>, original: Graph,
-    judgingSoFar: Bool
+    of uid: Int, into next: inout FileGraph, conflicts: Set<Int>, original: Graph
   ) {
     let policy = mergePolicy
     let conflicted = conflicts.contains(uid)
@@ -155,9 +151,7 @@ extension SoakOracle {
       base = saved[uid] == nil ? nil : snapshots[uid]?.object
     }
     func isKept(_ target: Int, _ relationship: SoakSchema.Relationship) -> Bool {
-      isProtected(
-        target, inverseOf: relationship, conflicts: conflicts,
-        committed: judgingSoFar ? next.objects : original)
+      isProtected(target, inverseOf: relationship, conflicts: conflicts, committed: original)
     }
     for relationship in SoakSchema.relationships[object.entity] ?? [] {
       let mine = targets(uid, relationship).filter(isLive)
@@ -235,14 +229,12 @@ extension SoakOracle {
         continue
       }
       if !savedNow.contains(uid) || conflicts.contains(uid) {
-        let values = read(object, into: uid)
+        let values = read(object)
         graph[uid]?.values = values
       }
       snapshots[uid] = Snapshot(object: object, version: version)
     }
     for uid in left { snapshots[uid] = nil }
-    leftStore.formUnion(left)
-    revivedFromStore = [:]
     saved = liveObjects
     turnStart = graph
     discarded.removeAll()
@@ -331,9 +323,8 @@ extension SoakOracle {
   /// The context holds every committed object as it reads it, unchanged.
   private func readCommittedState() {
     graph = [:]
-    hiddenReferences = []
     for (uid, object) in file {
-      let values = read(object, into: uid)
+      let values = read(object)
       graph[uid] = Object(entity: object.entity, values: values)
     }
     snapshots = [:]
@@ -346,9 +337,6 @@ extension SoakOracle {
     deletedInTurn.removeAll()
     discarded.removeAll()
     isRegistrationStale = false
-    vanishedAtRegistration = []
-    leftStore = []
-    revivedFromStore = [:]
   }
 
   /// Clears both stacks and every open group, and enables registration again.
@@ -365,6 +353,25 @@ extension SoakOracle {
 /// A graph edited edge by edge, both sides at once.
 struct FileGraph {
   var objects: SoakOracle.Graph
+
+  /// Takes `uid` out of every relationship that names it.
+  mutating func dropReferences(to uid: Int) {
+    for (other, object) in objects {
+      for (key, value) in object.values {
+        switch value {
+        case .one(let target) where target == uid:
+          objects[other]?.values[key] = nil
+        case .list(let targets) where targets.contains(uid):
+          let kept = targets.filter { $0 != uid }
+          objects[other]?.values[key] = kept.isEmpty ? nil : .list(kept)
+        case .set(let targets) where targets.contains(uid):
+          let kept = targets.subtracting([uid])
+          objects[other]?.values[key] = kept.isEmpty ? nil : .set(kept)
+        default: break
+        }
+      }
+    }
+  }
 
   /// The targets `object` names in `relationship`.
   static func targets(of object: SoakOracle.Object, _ relationship: SoakSchema.Relationship)

@@ -103,18 +103,6 @@ public final class SoakOracle {
   /// Whether another context committed since the context last registered every committed
   /// object (a fetch or a save registers them).
   public internal(set) var isRegistrationStale = false
-  /// The objects that were vanished (see `isVanished(_:)`) when the context last registered
-  /// the committed objects after another context committed.
-  var vanishedAtRegistration: Set<Int> = []
-  /// Objects that left the context after it had read them from the committed state (a save
-  /// of their deletion, a refresh after another context deleted them), and, of those undo or
-  /// redo brought back since the last save, their values then: only for the generator's
-  /// restriction of soak finding 2.
-  var leftStore: Set<Int> = []
-  var revivedFromStore: [Int: [String: Value]] = [:]
-  /// Objects that last read a committed object naming an object the context cannot reach, and
-  /// kept the reference since: only for the generator's restriction of soak finding 3.
-  var hiddenReferences: Set<Int> = []
   /// How the context's saves resolve conflicts.
   public internal(set) var mergePolicy = SoakMergePolicy.error
   /// How many conflicts the last save resolved by its merge policy.
@@ -126,10 +114,6 @@ public final class SoakOracle {
   var pendingDeletes: [Int] = []
   /// Whether anything was changed since the last processing (a change set back included).
   public internal(set) var hasUnprocessedChanges = false
-  /// The objects whose values were written since the last processing, and those of them
-  /// refreshed with merging since: only for the generator's restrictions (soak findings 6, 7).
-  var writtenInTurn: Set<Int> = []
-  var mergedInTurn: Set<Int> = []
   var deletedInTurn: Set<Int> = []
   /// Objects inserted since the save and then deleted by `delete` or a cascade: their Deny
   /// rules still hold at save.
@@ -223,7 +207,6 @@ public final class SoakOracle {
   public func setAttribute(_ uid: Int, _ key: String, _ value: Value?) {
     hasUnprocessedChanges = true
     graph[uid]?.values[key] = value
-    writtenInTurn.insert(uid)
   }
 
   public func setToOne(_ uid: Int, _ key: String, _ target: Int?) {
@@ -235,7 +218,6 @@ public final class SoakOracle {
     guard old != target else { return }
     if let old { unlinkInverse(of: uid, relationship, from: old) }
     graph[uid]?.values[key] = target.map { .one($0) }
-    writtenInTurn.insert(uid)
     if let target { linkInverse(of: uid, relationship, to: target) }
   }
 
@@ -312,10 +294,8 @@ public final class SoakOracle {
     guard graph[uid] != nil else { return }
     if targets.isEmpty {
       graph[uid]?.values[key] = nil
-      writtenInTurn.insert(uid)
     } else {
       graph[uid]?.values[key] = ordered ? .list(targets) : .set(Set(targets))
-      writtenInTurn.insert(uid)
     }
   }
 
@@ -350,11 +330,9 @@ public final class SoakOracle {
         primitiveRemove(target, from: previous, relationship.name)
       } else {
         graph[previous]?.values[relationship.name] = nil
-        writtenInTurn.insert(previous)
       }
     }
     graph[target]?.values[inverse.name] = .one(uid)
-    writtenInTurn.insert(target)
   }
 
   private func unlinkInverse(of uid: Int, _ relationship: SoakSchema.Relationship, from target: Int)
@@ -364,7 +342,6 @@ public final class SoakOracle {
       primitiveRemove(uid, from: target, inverse.name)
     } else if one(target, inverse.name) == uid {
       graph[target]?.values[inverse.name] = nil
-      writtenInTurn.insert(target)
     }
   }
 
@@ -373,8 +350,6 @@ public final class SoakOracle {
   /// Applies the delete rules of the queued deletions, then registers the turn's change.
   public func processPendingChanges() {
     hasUnprocessedChanges = false
-    writtenInTurn = []
-    mergedInTurn = []
     var next = 0
     while next < pendingDeletes.count {
       let uid = pendingDeletes[next]
@@ -531,9 +506,6 @@ public final class SoakOracle {
       for key in Set(source.values.keys).union(target.values.keys)
       where source.values[key] != target.values[key] {
         graph[uid]?.values[key] = target.values[key]
-      }
-      if leftStore.contains(uid), let object = graph[uid], !object.isDeleted {
-        revivedFromStore[uid] = object.values
       }
     }
   }

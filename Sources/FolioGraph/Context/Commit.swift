@@ -17,7 +17,15 @@ struct Commit {
   /// The rows as the commit found them, by row.
   private var before: [Int32: CommittedRow?] = [:]
 
-  init(cache: RowCache) { self.cache = cache }
+  /// The cache's references left by deletions, as the commit found them.
+  private let deadReferences: [Int32: [(holder: Int32, slot: Int)]]
+  private let deadReferenceHolders: Set<Int32>
+
+  init(cache: RowCache) {
+    self.cache = cache
+    self.deadReferences = cache.deadReferences
+    self.deadReferenceHolders = cache.deadReferenceHolders
+  }
 
   /// The rows the commit changed, inserted or deleted.
   var touchedRows: [Int32] { originals.map(\.row) }
@@ -31,6 +39,8 @@ struct Commit {
   /// Undoes every change: the cache is as it was before the commit.
   func revert() {
     for (row, committed) in originals.reversed() { cache.set(committed, at: row) }
+    cache.deadReferences = deadReferences
+    cache.deadReferenceHolders = deadReferenceHolders
   }
 
   // MARK: Rows
@@ -56,6 +66,17 @@ struct Commit {
 
   /// Commits a new row for an object inserted at `row`, every slot empty.
   mutating func insert(_ row: Int32, layout: EntityLayout) -> SlotStorage {
+    // An object brought back at its old row: the references its deletion left behind name
+    // it again, so they go first; the object's own relationships are linked afresh.
+    if let holders = cache.deadReferences.removeValue(forKey: row) {
+      for (holder, slot) in holders {
+        switch current(holder, slot) {
+        case .object(let target) where target == row: setTarget(holder, slot, nil)
+        case .objects(let set) where set.contains(row): remove(row, from: holder, slot)
+        default: break
+        }
+      }
+    }
     let new = CommittedRow.make(layout: layout, version: 1)
     remember(row)
     cache.set(new, at: row)
@@ -65,7 +86,19 @@ struct Commit {
 
   /// Removes the row of an object deleted at `row`.
   mutating func delete(_ row: Int32) {
-    guard cache.row(row) != nil else { return }
+    guard let old = cache.row(row) else { return }
+    // Whatever still names the row (No Action, Deny) is kept as a reference left behind.
+    var holders: [(holder: Int32, slot: Int)] = []
+    for (slot, property) in cache.layouts[old.entity].properties.enumerated() {
+      guard let inverse = property.relationship?.inverseSlot else { continue }
+      for target in old.slots[slot].targets where current(target, inverse).targets.contains(row) {
+        holders.append((target, inverse))
+      }
+    }
+    if !holders.isEmpty {
+      cache.deadReferences[row, default: []] += holders
+      cache.deadReferenceHolders.formUnion(holders.map(\.holder))
+    }
     remember(row)
     cache.set(nil, at: row)
     fresh[row] = nil

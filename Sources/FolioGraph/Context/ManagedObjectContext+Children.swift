@@ -95,17 +95,23 @@ extension ManagedObjectContext {
         }
         let was = snapshot?[slot].targets ?? []
         if relationship.isToMany {
-          let kept = Set(live)
+          // Only what the child took out goes: objects it cannot see (deleted in the parent
+          // since it read them) stay, as they would for the same change made in the parent.
+          let kept = Set(mine.targets)
           for row in was where !kept.contains(row) {
             if let other = parent.object(atRow: row) {
               parent.remove(other, from: target, slot: slot, relationship: relationship)
             }
           }
-          let others = live.compactMap { parent.object(atRow: $0) }
           if relationship.isOrdered {
-            parent.setTargets(of: target, slot: slot, relationship: relationship, to: others)
+            let visible = Set(live)
+            let held = Set(parent.primitiveTargets(of: target, slot: slot))
+            let order = mine.targets.filter { visible.contains($0) || held.contains($0) }
+            parent.setTargets(
+              of: target, slot: slot, relationship: relationship,
+              to: order.compactMap { parent.object(atRow: $0) })
           } else {
-            for other in others {
+            for other in live.compactMap({ parent.object(atRow: $0) }) {
               parent.add(other, to: target, slot: slot, relationship: relationship)
             }
           }

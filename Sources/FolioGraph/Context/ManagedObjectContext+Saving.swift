@@ -174,14 +174,16 @@ extension ManagedObjectContext {
       if relationship.isToMany {
         let kept = Set(mine)
         for target in was where !kept.contains(target) {
-          guard !isProtected(target, inverseOf: relationship, conflicts: conflicts) else {
+          guard !isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
+          else {
             continue
           }
           commit.unlink(row, relationship, slot: slot, from: target)
         }
         let had = Set(was)
         for target in mine where !had.contains(target) {
-          guard !isProtected(target, inverseOf: relationship, conflicts: conflicts) else {
+          guard !isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
+          else {
             continue
           }
           commit.link(row, relationship, slot: slot, to: target)
@@ -198,10 +200,12 @@ extension ManagedObjectContext {
         continue
       }
       if let target = mine.first {
-        guard !isProtected(target, inverseOf: relationship, conflicts: conflicts) else { continue }
+        guard !isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
+        else { continue }
         commit.link(row, relationship, slot: slot, to: target)
       } else if case .object(let target) = commit.current(row, slot) {
-        guard !isProtected(target, inverseOf: relationship, conflicts: conflicts) else { continue }
+        guard !isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
+        else { continue }
         commit.unlink(row, relationship, slot: slot, from: target)
       }
     }
@@ -216,8 +220,12 @@ extension ManagedObjectContext {
   /// Whether an edge from another object may not change `target`'s to-one inverse: `target`
   /// is a conflict whose policy keeps the committed value there (the store-trump policy where
   /// another context changed it, the rollback policy always).
+  ///
+  /// "Changed there" compares the snapshot with the committed row as it was before this
+  /// commit: the commit's own edges must not make a side look changed by another context.
   private func isProtected(
-    _ target: Int32, inverseOf relationship: RelationshipLayout, conflicts: Set<Int32>
+    _ target: Int32, inverseOf relationship: RelationshipLayout, conflicts: Set<Int32>,
+    commit: Commit
   ) -> Bool {
     guard conflicts.contains(target), let inverse = relationship.inverseSlot,
       !relationship.inverseIsToMany
@@ -227,7 +235,7 @@ extension ManagedObjectContext {
       return true
     case .mergeByPropertyStoreTrump:
       guard let object = table[Int(target)], let snapshot = object.snapshot,
-        let committed = cache.row(target)
+        let committed = commit.original(target)
       else { return false }
       return !Slot.same(snapshot.slots[inverse], committed.slots[inverse])
     default:
@@ -264,11 +272,12 @@ extension ManagedObjectContext {
         object.flags.insert(.removed)
         continue
       }
-      if saved.contains(row), !conflicts.contains(row), !object.flags.contains(.sharesRow),
-        !holds(committed, object)
-      {
+      if saved.contains(row), !conflicts.contains(row), !holds(committed, object) {
         // What it saved, less what the committed row leaves out (relationships to objects
-        // that left the graph): the object keeps its values, as in Core Data.
+        // that left the graph): the object keeps its values, as in Core Data. One that still
+        // shares the row it was read from (brought back by undo, unchanged since) takes a
+        // copy of it first.
+        object.ownSlots()
         object.records?.saved = nil
         clearUpdated(object)
         object.snapshot = committed
@@ -307,6 +316,7 @@ extension ManagedObjectContext {
     clearUpdated(object)
     guard object.layout.hasTransients else {
       object.share(committed)
+      dropDeadReferences(of: object)
       return
     }
     object.ownSlots()
@@ -318,6 +328,7 @@ extension ManagedObjectContext {
       default: object.slots[slot] = committed.slots[slot].snapshot()
       }
     }
+    dropDeadReferences(of: object)
   }
 
   /// The ID of the object committed at `row` as `committed`.

@@ -263,6 +263,14 @@ extension ManagedObjectContext {
     }
   }
 
+  /// Forgets a deletion of `object` made in the turn, which a refresh drops: its delete
+  /// rules do not run, and the turn does not register it.
+  private func dropTurnDeletion(of object: ManagedObject) {
+    guard object.flags.contains(.turnDeleted) else { return }
+    object.flags.remove(.turnDeleted)
+    pendingDeletes.removeAll { $0 == object.row }
+  }
+
   /// Gives `object` its committed row's values, with (`mergeChanges`) or without its own
   /// changes on top. Returns `true` when the row is gone and the object left the context.
   @discardableResult
@@ -275,24 +283,23 @@ extension ManagedObjectContext {
       guard object.flags.contains(.permanent), object.snapshot != nil else { return false }
       // Another context deleted it: it leaves this one, changes and all.
       if object.isDeleted { deletedRows.remove(object.row) }
+      dropTurnDeletion(of: object)
       clearUpdated(object)
       object.records = nil
       object.flags.remove(.deleted)
       object.flags.insert(.removed)
       return true
     }
-    guard mergeChanges, object.records?.saved != nil || object.isDeleted else {
+    guard mergeChanges else {
       if object.isDeleted {
         object.flags.remove(.deleted)
         deletedRows.remove(object.row)
       }
+      dropTurnDeletion(of: object)
       object.records = nil
-      if mergeChanges, object.layout.hasTransients {
-        read(committed, into: object)
-      } else {
-        clearUpdated(object)
-        object.share(committed)
-      }
+      clearUpdated(object)
+      object.share(committed)
+      dropDeadReferences(of: object)
       return false
     }
     // Merging: the committed values, then the object's own changes on top.
@@ -303,21 +310,35 @@ extension ManagedObjectContext {
         if !same(saved[slot], object.slots[slot]) { changed.append((slot, object.slots[slot])) }
       }
     }
-    read(committed, into: object)
-    guard !changed.isEmpty else { return false }
-    object.ownSlots()
-    let saved = ContiguousArray<Slot>(repeating: .unrecorded, count: object.slots.count)
-    object.changeRecords().saved = saved
-    savedRows.append(object.row)
-    for (slot, value) in changed {
-      object.records?.saved?[slot] = object.slots[slot].snapshot()
-      object.slots[slot] = value
+    // The values of the slots the turn changed, to tell which ones the refresh changes.
+    var turnValues: [(Int, Slot)] = []
+    if let turn = object.records?.turn {
+      for slot in turn.indices {
+        if case .unrecorded = turn[slot] { continue }
+        turnValues.append((slot, object.slots[slot].snapshot()))
+      }
     }
-    settleUpdated(object)
-    if object.records?.saved?.contains(where: { if case .unrecorded = $0 { false } else { true } })
-      == true, !object.isDeleted
-    {
-      markUpdated(object)
+    read(committed, into: object)
+    if !changed.isEmpty {
+      object.ownSlots()
+      let saved = ContiguousArray<Slot>(repeating: .unrecorded, count: object.slots.count)
+      object.changeRecords().saved = saved
+      savedRows.append(object.row)
+      for (slot, value) in changed {
+        object.records?.saved?[slot] = object.slots[slot].snapshot()
+        object.slots[slot] = value
+      }
+      settleUpdated(object)
+      if object.records?.saved?.contains(where: {
+        if case .unrecorded = $0 { false } else { true }
+      }) == true, !object.isDeleted {
+        markUpdated(object)
+      }
+    }
+    // What the refresh changed, the turn takes as its starting value: for the turn it was so
+    // all along, so the refresh registers no undo.
+    for (slot, value) in turnValues where !same(value, object.slots[slot]) {
+      object.records?.turn?[slot] = object.slots[slot].snapshot()
     }
     return false
   }

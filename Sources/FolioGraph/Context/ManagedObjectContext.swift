@@ -44,6 +44,9 @@ public final class ManagedObjectContext {
   /// The cache generation at which every committed row was last registered; `nil` when some
   /// row may be missing.
   var registeredGeneration: Int?
+  /// Rows of registered objects with a snapshot whose committed row another context deleted,
+  /// as of `registeredGeneration`: the objects a fetch may have to leave out.
+  var vanishingRows: [Int32] = []
 
   // The change-tracking state below is written on every change. A context is confined to one
   // isolation domain (it is not Sendable), so the runtime's dynamic exclusivity checks on these
@@ -252,8 +255,35 @@ public final class ManagedObjectContext {
       context: self, layout: layouts[committed.entity], row: row, sharing: committed)
     if let source = cache.source, !source.isPermanent(row) { object.flags.remove(.permanent) }
     place(object)
+    dropDeadReferences(of: object)
     indexVersion &+= 1
     return object
+  }
+
+  /// Lets `object`, just read from its committed row, drop the references that row keeps to
+  /// objects a deletion took out of the committed state and that the context does not hold:
+  /// they read as nothing, so they are nothing, and a change counts from there.
+  ///
+  /// A child reads its parent's objects as they are: the parent decides what they name.
+  func dropDeadReferences(of object: ManagedObject) {
+    let holders = cache.deadReferenceHolders
+    guard !holders.isEmpty, cache.source == nil, holders.contains(object.row) else { return }
+    func isReachable(_ row: Int32) -> Bool {
+      let index = Int(row)
+      return (index < table.count && table[index] != nil) || cache.row(row) != nil
+    }
+    for (slot, property) in object.layout.properties.enumerated() where property.relationship != nil
+    {
+      let targets = object.slots[slot].targets
+      guard !targets.allSatisfy(isReachable) else { continue }
+      object.ownSlots()
+      switch object.slots[slot] {
+      case .objects(let set):
+        for target in targets where !isReachable(target) { set.remove(target) }
+      default:
+        object.slots[slot] = .null
+      }
+    }
   }
 
   /// Puts `object` in the table at its row.
@@ -275,30 +305,41 @@ public final class ManagedObjectContext {
       for row in cache.committedRowNumbers() where object(atRow: row) == nil { continue }
       return
     }
-    guard registeredGeneration != cache.generation else { return }
-    let rows = cache.rows
-    if table.count < rows.count {
-      table.append(contentsOf: repeatElement(nil, count: rows.count - table.count))
-    }
-    var added = false
-    for index in rows.indices {
-      guard let object = table[index] else {
-        guard let committed = rows[index] else { continue }
-        table[index] = ManagedObject(
-          context: self, layout: layouts[committed.entity], row: Int32(index), sharing: committed)
-        added = true
-        continue
+    if registeredGeneration != cache.generation {
+      let rows = cache.rows
+      if table.count < rows.count {
+        table.append(contentsOf: repeatElement(nil, count: rows.count - table.count))
       }
+      var added = false
+      vanishingRows.removeAll()
+      for index in rows.indices {
+        guard let object = table[index] else {
+          guard let committed = rows[index] else { continue }
+          let object = ManagedObject(
+            context: self, layout: layouts[committed.entity], row: Int32(index),
+            sharing: committed)
+          table[index] = object
+          dropDeadReferences(of: object)
+          added = true
+          continue
+        }
+        if rows[index] == nil, object.snapshot != nil { vanishingRows.append(Int32(index)) }
+      }
+      if added { indexVersion &+= 1 }
+    }
+    // Whether such an object is found depends on its changes as they are now, which a set,
+    // rollback or undo changes without a commit: the flags are decided at every fetch.
+    for row in vanishingRows {
+      guard Int(row) < table.count, let object = table[Int(row)] else { continue }
       // An unchanged saved object whose row another context deleted is no longer found.
       let isGone =
-        rows[index] == nil && object.snapshot != nil
+        cache.row(row) == nil && object.snapshot != nil
         && object.flags.isDisjoint(with: [.inserted, .deleted, .removed, .updated])
       if isGone != object.flags.contains(.vanished) {
         if isGone { object.flags.insert(.vanished) } else { object.flags.remove(.vanished) }
-        added = true
+        indexVersion &+= 1
       }
     }
-    if added { indexVersion &+= 1 }
     registeredGeneration = cache.generation
   }
 

@@ -57,6 +57,14 @@ final class RowCache {
   var generation = 0
   /// How many rows are committed.
   private(set) var committedCount = 0
+  /// The references deletions left behind, by the deleted row: the rows, and their slots,
+  /// that still name it, since No Action and Deny leave the other side as it was (as Core
+  /// Data's stores do). A context reads such a reference as nothing; a commit that puts a row
+  /// at that number again lets them go first, so they do not come back to life.
+  var deadReferences: [Int32: [(holder: Int32, slot: Int)]] = [:]
+  /// Every holder in `deadReferences` (some may have let go since): a context reading one of
+  /// these rows looks for references it cannot reach.
+  var deadReferenceHolders: Set<Int32> = []
 
   init(layouts: [EntityLayout]) {
     self.layouts = layouts
@@ -91,6 +99,8 @@ final class RowCache {
       return
     }
     rows = []
+    deadReferences = [:]
+    deadReferenceHolders = []
     primaryKeys = nil
     rowByPrimaryKey = nil
     nextPrimaryKey = 1
