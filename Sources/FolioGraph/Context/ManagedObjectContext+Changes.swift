@@ -312,16 +312,19 @@ extension ManagedObjectContext {
       change.deleted.append(row)
     }
     for row in turnRows {
-      guard let object = object(atRow: row), let olds = object.records?.turn else { continue }
+      guard let object = object(atRow: row), let records = object.records,
+        let olds = records.turn
+      else { continue }
+      let slots = object.slots
       for slot in olds.indices {
         let old = olds[slot]
         if case .unrecorded = old { continue }
-        guard !same(old, object.slots[slot]) else { continue }
+        guard !same(old, slots[slot]) else { continue }
         change.rows.append(row)
         change.slots.append(Int32(slot))
         change.olds.append(old)
       }
-      if object.records?.saved != nil { settleUpdated(object) }
+      if records.saved != nil { settleUpdated(object) }
     }
     return change
   }

@@ -112,19 +112,28 @@ extension ManagedObjectContext {
   /// Drops saved-value records that match the current values again; an object with none left
   /// is no longer updated.
   func settleUpdated(_ object: ManagedObject) {
-    guard let saved = object.records?.saved else {
+    guard let records = object.records, var saved = records.saved else {
       clearUpdated(object)
       return
     }
+    let slots = object.slots
     var remaining = false
+    var isTakenOut = false
     for slot in saved.indices {
       if case .unrecorded = saved[slot] { continue }
-      if same(saved[slot], object.slots[slot]) {
-        object.records?.saved?[slot] = .unrecorded
+      if same(saved[slot], slots[slot]) {
+        // Taken out of the records while it changes, so the array changes in place rather
+        // than being copied.
+        if !isTakenOut {
+          records.saved = nil
+          isTakenOut = true
+        }
+        saved[slot] = .unrecorded
       } else {
         remaining = true
       }
     }
+    if isTakenOut { records.saved = saved }
     if !remaining || object.flags.contains(.deleted) { clearUpdated(object) }
   }
 
