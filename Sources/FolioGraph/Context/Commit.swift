@@ -16,6 +16,8 @@ struct Commit {
   private var fresh: [Int32: CommittedRow] = [:]
   /// The rows as the commit found them, by row.
   private var before: [Int32: CommittedRow?] = [:]
+  /// Rows committed again where references their deletion left behind still name them.
+  private var revived: [(row: Int32, holders: [(holder: Int32, slot: Int)])] = []
 
   /// The cache's references left by deletions, as the commit found them.
   private let deadReferences: [Int32: [(holder: Int32, slot: Int)]]
@@ -67,21 +69,37 @@ struct Commit {
   /// Commits a new row for an object inserted at `row`, every slot empty.
   mutating func insert(_ row: Int32, layout: EntityLayout) -> SlotStorage {
     // An object brought back at its old row: the references its deletion left behind name
-    // it again, so they go first; the object's own relationships are linked afresh.
+    // it again; once its own relationships are linked, those it does not name go
+    // (``releaseLeftReferences()``).
     if let holders = cache.deadReferences.removeValue(forKey: row) {
-      for (holder, slot) in holders {
-        switch current(holder, slot) {
-        case .object(let target) where target == row: setTarget(holder, slot, nil)
-        case .objects(let set) where set.contains(row): remove(row, from: holder, slot)
-        default: break
-        }
-      }
+      revived.append((row, holders))
     }
     let new = CommittedRow.make(layout: layout, version: 1)
     remember(row)
     cache.set(new, at: row)
     fresh[row] = new
     return new.slots
+  }
+
+  /// Takes out the references a deletion left behind to a row committed again, where the
+  /// row's own side does not name the holder back: the committed sides then agree, and a
+  /// reference the object still names stays untouched (its row is not rewritten).
+  mutating func releaseLeftReferences() {
+    for (row, holders) in revived {
+      for (holder, slot) in holders {
+        guard let committed = cache.row(holder),
+          let inverse = cache.layouts[committed.entity].properties[slot].relationship?.inverseSlot,
+          current(holder, slot).targets.contains(row),
+          !current(row, inverse).targets.contains(holder)
+        else { continue }
+        if case .object = current(holder, slot) {
+          setTarget(holder, slot, nil)
+        } else {
+          remove(row, from: holder, slot)
+        }
+      }
+    }
+    revived.removeAll()
   }
 
   /// Removes the row of an object deleted at `row`.

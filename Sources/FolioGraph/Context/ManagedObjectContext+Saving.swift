@@ -149,6 +149,7 @@ extension ManagedObjectContext {
       guard let object = table[Int(row)] else { continue }
       commitRelationships(of: object, into: &commit, conflicts: conflicts)
     }
+    commit.releaseLeftReferences()
   }
 
   /// Commits the relationship changes of `object` as edges.
