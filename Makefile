@@ -7,7 +7,7 @@ FOLIO := .build/release/folio
 OPS ?= 10000000
 SEED ?= 1
 
-.PHONY: all build demo test test-asan test-tsan test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay
+.PHONY: all build demo test test-asan test-asan-unsafe test-tsan test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay
 
 all: build
 
@@ -40,15 +40,28 @@ test: deps
 	.build/debug/folio replay Samples/*/*.undo
 	$(MAKE) --no-print-directory fuzz-replay
 
-# The whole suite under AddressSanitizer, in its own build folder; CI runs it (.ci/run). (swiftc refuses
-# -sanitize=undefined on Linux; Swift code traps on overflow and bad casts by itself.)
+# AddressSanitizer, in its own build folder. (swiftc refuses -sanitize=undefined on Linux; Swift
+# code traps on overflow and bad casts by itself.) `make test-asan-unsafe`, which CI runs
+# (.ci/run), covers the suites that reach unsafe code — the stores (raw buffers, libxml2, zlib),
+# the object graph's slot storage and committed rows, the query engine, the CLI end to end —
+# and the replay of the fuzz inputs; `make test-asan` runs the whole suite, for a nightly or
+# pre-release run.
 ASAN_BUILD := --scratch-path .build-asan --sanitize=address
+ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt
+ASAN_SUITES := FolioStoresTests|FolioGraphTests|FolioQueryTests|FolioCLITests
+test-asan-unsafe: deps
+	$(SWIFT) build --build-tests $(ASAN_BUILD)
+	$(ASAN_ENV) $(SWIFT) test --skip-build $(ASAN_BUILD) --filter '$(ASAN_SUITES)'
+	# Memory errors only: the replay keeps its last input where LeakSanitizer cannot see it (a
+	# tagged pointer), and leaks are `make fuzz`'s to find, which runs with -detect_leaks=1.
+	ASAN_OPTIONS=detect_leaks=0 $(MAKE) --no-print-directory fuzz-replay \
+	  FUZZ_REPLAY_BIN=.build-asan/debug
+
 test-asan: deps
 	$(SWIFT) build --build-tests $(ASAN_BUILD)
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
-	  $(SWIFT) test --skip-build $(ASAN_BUILD)
+	$(ASAN_ENV) $(SWIFT) test --skip-build $(ASAN_BUILD)
 
-# The whole suite under ThreadSanitizer, in its own build folder.
+# The whole suite under ThreadSanitizer, in its own build folder, for a nightly or pre-release run.
 TSAN_BUILD := --scratch-path .build-tsan --sanitize=thread
 test-tsan: deps
 	$(SWIFT) build --build-tests $(TSAN_BUILD)
@@ -58,19 +71,20 @@ test-tsan: deps
 test-limits: deps
 	FOLIO_HEAVY_TESTS=1 $(SWIFT) test --filter StoreLimitFullSizeTests
 
-# The fuzz executables of the normal build replay inputs: every checked-in seed and fuzz
+# The fuzz executables of the normal build (or of FUZZ_REPLAY_BIN) replay inputs: every checked-in seed and fuzz
 # regression input must still run through its target without a crash.
 FUZZ_FOUND = $(wildcard Tests/*/Fixtures/fuzz/$(1)-*)
+FUZZ_REPLAY_BIN ?= .build/debug
 fuzz-replay:
-	.build/debug/FuzzXMLStore Samples/Expenses/Expenses.xml Fuzz/Seeds/xml-store \
+	$(FUZZ_REPLAY_BIN)/FuzzXMLStore Samples/Expenses/Expenses.xml Fuzz/Seeds/xml-store \
 	  $(call FUZZ_FOUND,xml-store)
-	.build/debug/FuzzBinaryStore Fuzz/Seeds/binary-store Tests/FolioCLITests/Fixtures \
+	$(FUZZ_REPLAY_BIN)/FuzzBinaryStore Fuzz/Seeds/binary-store Tests/FolioCLITests/Fixtures \
 	  $(call FUZZ_FOUND,binary-store)
-	.build/debug/FuzzBinaryBody Fuzz/Seeds/binary-body $(call FUZZ_FOUND,binary-body)
-	.build/debug/FuzzXcodeModel Samples/*/*.xcdatamodeld/*/contents \
+	$(FUZZ_REPLAY_BIN)/FuzzBinaryBody Fuzz/Seeds/binary-body $(call FUZZ_FOUND,binary-body)
+	$(FUZZ_REPLAY_BIN)/FuzzXcodeModel Samples/*/*.xcdatamodeld/*/contents \
 	  Fuzz/Seeds/*.xcdatamodel/contents $(call FUZZ_FOUND,xcode-model)
-	.build/debug/FuzzUndoScript Samples/*/*.undo Fuzz/Seeds/*.undo $(call FUZZ_FOUND,undo-script)
-	.build/debug/FuzzPredicate Fuzz/Seeds/predicate $(call FUZZ_FOUND,predicate)
+	$(FUZZ_REPLAY_BIN)/FuzzUndoScript Samples/*/*.undo Fuzz/Seeds/*.undo $(call FUZZ_FOUND,undo-script)
+	$(FUZZ_REPLAY_BIN)/FuzzPredicate Fuzz/Seeds/predicate $(call FUZZ_FOUND,predicate)
 
 # Fuzzing (RELIABILITY.md): `make fuzz SECONDS=N` runs each libFuzzer target for N seconds and
 # fails on any crash, leak, timeout (> 1 s) or out-of-memory (> 512 MB). It builds with its

@@ -3,7 +3,7 @@ import FolioModel
 import FolioStores
 import Foundation
 
-// The binary store benchmark (issue 5): save and load an Expenses graph as records through
+// The binary store benchmark: save and load an Expenses graph as records through
 // BinaryStore, beside, in the same run, bare zlib deflate and inflate of the same body (the
 // floor under any zlib-based format) and Foundation's JSONEncoder/JSONDecoder and binary
 // PropertyListEncoder/PropertyListDecoder of the same graph as Codable structs (what a Swift

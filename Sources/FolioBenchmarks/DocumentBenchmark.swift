@@ -9,7 +9,7 @@ import Foundation
   import Glibc
 #endif
 
-// Opening a document (issue 5): an Expenses store of N objects (one person per ten
+// Opening a document: an Expenses store of N objects (one person per ten
 // spendings) read into a context through the coordinator. Reports load time and the memory
 // of the loaded graph per object (target ≤ 250 B) and the peak while loading against the
 // loaded graph (target ≤ 1.5×). The file is written by a child process first, so this process
@@ -129,7 +129,7 @@ func documentLoadBenchmark(_ argument: String) throws -> (String, [Case]) {
   )
 }
 
-// A whole editing session on a large document (issue 7, limits): open an Expenses document of
+// A whole editing session on a large document: open an Expenses document of
 // N objects with its undo manager, change every object in one turn, delete a tenth of the
 // people (their spendings cascade) and insert new spendings in a second turn, undo that turn,
 // and save. The peak resident memory of the whole session is what RELIABILITY.md states as

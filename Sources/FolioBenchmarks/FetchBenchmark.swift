@@ -3,7 +3,7 @@ import FolioModel
 import FolioQuery
 import Foundation
 
-// Fetching (issue 6): predicates over 1,000,000 objects — an indexed equality, an unindexed
+// Fetching: predicates over 1,000,000 objects — an indexed equality, an unindexed
 // comparison, CONTAINS[cd], and a two-key sort — in ns per object scanned, beside a plain Swift
 // filter / sorted over an array of structs holding the same data (the floor). Targets: within
 // 3x of the floor for unindexed scans; indexed equality at least 100x faster than the scan.

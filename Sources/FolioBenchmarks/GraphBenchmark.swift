@@ -2,7 +2,7 @@ import FolioGraph
 import FolioModel
 import Foundation
 
-// The graph benchmark (issue 3): insert 1,000,000 objects of two attributes and one to-one
+// The graph benchmark: insert 1,000,000 objects of two attributes and one to-one
 // relationship (whose inverse is a to-many on 1,000 owners), and report ns per insert, ns per
 // attribute set and bytes per object, as ratios against the issue's limits, from one run.
 

@@ -3,7 +3,7 @@ import FolioModel
 import FolioUndo
 import Foundation
 
-// The undo benchmark (issue 4): the standalone undo manager at 10,000 / 100,000 / 1,000,000
+// The undo benchmark: the standalone undo manager at 10,000 / 100,000 / 1,000,000
 // closure registrations in groups of 10 (ns per registration, undone and redone action, bytes
 // per registration), memory under `levelsOfUndo = 100`, and the context on its undo manager
 // (ns per attribute change through processPendingChanges to its registration, ns per undone

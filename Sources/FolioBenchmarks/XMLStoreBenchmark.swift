@@ -3,7 +3,7 @@ import FolioModel
 import FolioStores
 import Foundation
 
-// The XML store benchmark (issue 5): save and load an Expenses graph (Person name; Spending
+// The XML store benchmark: save and load an Expenses graph (Person name; Spending
 // content, amount, date, person; one person per ten spendings) as records, beside, in the same
 // run, the floors a libxml2-based store cannot beat: a bare `xmlTextReader` walk of the same
 // file (every node read, every attribute value and text touched) and a bare `xmlTextWriter`

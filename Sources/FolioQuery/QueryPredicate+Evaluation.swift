@@ -237,8 +237,8 @@ struct PredicateEvaluator {
 ///
 /// A fetch evaluates its predicate once per object, so without it each object compiled the
 /// pattern anew; and swift-corelibs-foundation's `NSRegularExpression` loses its UTF-16 copy
-/// of every pattern longer than 256 units it compiles (about 2 bytes per unit, each time:
-/// RELIABILITY.md, finding 10), which a fetch over many objects multiplied. Compiled once here,
+/// of every pattern longer than 256 units it compiles (about 2 bytes per unit, each time),
+/// which a fetch over many objects multiplied. Compiled once here,
 /// a pattern costs that once while it stays among the last ``capacity`` used. An
 /// `NSRegularExpression` is immutable and safe to match from any thread.
 final class RegularExpressionCache: @unchecked Sendable {

@@ -147,8 +147,8 @@ public struct ScriptError: Error, CustomStringConvertible {
     }
   }
 
-  /// Every name `expect error` accepts: the codes, the validation rules, and the codes the
-  /// undo commands (part U) will add.
+  /// Every name `expect error` accepts: the codes, the validation rules, and the undo
+  /// manager's errors.
   static let knownNames: [String] =
     Code.allCases.map(\.rawValue)
     + ValidationFailure.Rule.allCases.map { name(of: $0) }.filter { $0 != "deny" }

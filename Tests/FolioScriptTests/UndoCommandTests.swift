@@ -122,7 +122,7 @@ struct UndoCommandTests {
 
   @Test("rollback, reset and refresh")
   func rollbackResetRefresh() {
-    // Without stores (issue 5) nothing is saved, so rollback returns to the empty document.
+    // Nothing is saved, so rollback returns to the empty document.
     let rollback = replay(
       shelf + """
         set $s.name = "A"

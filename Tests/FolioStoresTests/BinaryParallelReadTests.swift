@@ -108,7 +108,7 @@ struct BinaryParallelReadTests {
 
   /// NaNs (with payloads, of both signs) and signed zeros keep their bits through a read in
   /// halves, and the records compare identical, though `==` finds a NaN unequal to itself
-  /// (fuzz finding 12: the harness compared with `==`).
+  /// (a fuzzing harness once compared them with `==`).
   @Test("NaNs and signed zeros read in halves are identical to the one-run read")
   func nansAcrossHalves() throws {
     let model = try ManagedObjectModel {

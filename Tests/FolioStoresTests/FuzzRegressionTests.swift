@@ -43,7 +43,7 @@ struct FuzzRegressionTests {
         + "model it was written with")
   }
 
-  /// Fuzz finding 12 (`FuzzBinaryBody`): a body whose spending's amount is a NaN, read in
+  /// Found by fuzzing (`FuzzBinaryBody`): a body whose spending's amount is a NaN, read in
   /// halves and in one run. The two reads agreed to the bit; the harness compared them with
   /// `==`, which finds a NaN unequal to itself, and trapped.
   @Test("a body holding a NaN reads the same in halves as in one run")

@@ -61,7 +61,7 @@ struct VersionHasher {
   /// each composite's computed once and kept in `memberHashes`, by composite name. (Without
   /// that, composites whose members share a composite would be hashed once per path through
   /// them: a 7.6 KB model of 24 composites, each with three members of the next, had not
-  /// loaded after 5 minutes; RELIABILITY.md, finding 11.)
+  /// loaded after 5 minutes.)
   static func hash(
     of attribute: AttributeDescription, composites: [String: CompositeDescription],
     memberHashes: inout [String: [Data]]

@@ -7,19 +7,19 @@ public indirect enum ScriptExpression: Sendable, Hashable {
   case count(entity: String, predicate: String?)
   /// `has-changes`: whether the document has unsaved changes.
   case hasChanges
-  /// `can-undo` (part U).
+  /// `can-undo`.
   case canUndo
-  /// `can-redo` (part U).
+  /// `can-redo`.
   case canRedo
   /// `deleted $var`: whether the object is deleted.
   case deleted(variable: String)
-  /// `undo-name` (part U).
+  /// `undo-name`.
   case undoName
-  /// `redo-name` (part U).
+  /// `redo-name`.
   case redoName
-  /// `grouping-level` (part U).
+  /// `grouping-level`.
   case groupingLevel
-  /// `context` (part C): the name of the current context.
+  /// `context`: the name of the current context.
   case context
   /// `!EXPR`, for `has-changes`, `can-undo`, `can-redo` and `deleted`.
   case not(ScriptExpression)

@@ -96,8 +96,9 @@ public enum AtomicFile {
   }
 
   /// Faults to inject into the atomic writes a task makes: tests set them for one task with
-  /// `AtomicFile.$faults.withValue(…)`; otherwise there are none.
-  @TaskLocal package static var faults = FaultPlan()
+  /// `AtomicFile.$faults.withValue(…)`; otherwise there are none, but for the process-wide
+  /// kill a crash-safety test asks of a `folio` it runs (``FaultPlan/killAfterBytes``).
+  @TaskLocal package static var faults = FaultPlan.process
 }
 
 /// The new file of an atomic write: every byte of it goes through ``write(_:)-(UnsafeRawBufferPointer)``,
@@ -159,6 +160,7 @@ public final class AtomicOutput {
       }
       offset += written
       byteCount += written
+      if let limit = faults.killAfterBytes, byteCount >= limit { kill(getpid(), SIGKILL) }
       if byteCount - writebackStart >= Self.writebackChunk { startWriteback() }
     }
   }
@@ -215,6 +217,21 @@ package struct FaultPlan: Sendable {
   /// The most bytes one `write(2)` call is given instead of 1 MiB, so that a small file takes
   /// many calls.
   package var chunkSize: Int?
+  /// The process kills itself with `SIGKILL` once a save has written this many bytes of its
+  /// new file: a crash at a chosen point, for the tests that a killed save loses nothing.
+  package var killAfterBytes: Int?
+
+  /// The faults of a process started with `FOLIO_TEST_KILL_AFTER_BYTES=N` in its environment
+  /// (a `folio` that a crash-safety test runs): killed once a save has written N bytes, in
+  /// writes of at most 4 KiB so the kill lands within 4 KiB of N. None otherwise.
+  package static let process: FaultPlan = {
+    guard let text = ProcessInfo.processInfo.environment["FOLIO_TEST_KILL_AFTER_BYTES"],
+      let bytes = Int(text), bytes > 0
+    else { return FaultPlan() }
+    var plan = FaultPlan(chunkSize: 4096)
+    plan.killAfterBytes = bytes
+    return plan
+  }()
 
   package init(
     failsCreation: Int32? = nil, failingWriteCall: Int? = nil, writeError: Int32 = EIO,
