@@ -39,31 +39,31 @@ import Foundation
 
 /// Decodes a BODY section's content into records.
 struct BinaryBodyReader {
-  private let model: ManagedObjectModel
-  private var reader: ByteReader
-  private var values: BinaryValueDecoder
+  let model: ManagedObjectModel
+  var reader: ByteReader
+  var values: BinaryValueDecoder
   /// Every object's ID, by object index.
-  private var ids: [Int64] = []
+  var ids: [Int64] = []
   /// Each entity block: its entity, its name as stored, and the range of its objects' indices.
-  private var blocks: [(entity: EntityDescription, name: String, range: Range<Int>)] = []
+  var blocks: [(entity: EntityDescription, name: String, range: Range<Int>)] = []
   /// The shared one-target list of each object index, built when first needed.
-  private var singleTargets: [[Int64]?] = []
+  var singleTargets: [[Int64]?] = []
   /// The relationships of objects whose only target is one object through relationship
   /// `sharedKey`, by the target's index: built when first needed, then shared.
-  private var shared: [[String: [Int64]]?] = []
-  private var sharedKey: String?
+  var shared: [[String: [Int64]]?] = []
+  var sharedKey: String?
   /// The block being read, and the block that built `shared`: a block builds it at most once.
-  private var currentBlock = 0
-  private var sharedBlock = -1
+  var currentBlock = 0
+  var sharedBlock = -1
   /// How many times `shared` was built, for tests: at most once per block.
-  private(set) var sharedTableBuilds = 0
+  var sharedTableBuilds = 0
   /// Whether one-target lists are shared between records (see above).
-  private var sharesTargets = false
+  var sharesTargets = false
   /// The fewest rows of a block whose records are built in two halves at once, when the whole
   /// store is read.
   var parallelRows = 32_768
 
-  private init(_ reader: ByteReader, model: ManagedObjectModel) {
+  init(_ reader: ByteReader, model: ManagedObjectModel) {
     self.reader = reader
     self.model = model
     self.values = BinaryValueDecoder(model: model, strings: [])
@@ -119,7 +119,7 @@ struct BinaryBodyReader {
     }
   }
 
-  private mutating func readStrings() throws(StoreError) {
+  mutating func readStrings() throws(StoreError) {
     let count = try reader.count("the string count", elementSize: 4)
     let lengths = try reader.slice(count * 4, "the string lengths")
     func length(_ index: Int) -> Int {
@@ -173,7 +173,7 @@ struct BinaryBodyReader {
     values = BinaryValueDecoder(model: model, strings: strings)
   }
 
-  private mutating func readDirectory() throws(StoreError) {
+  mutating func readDirectory() throws(StoreError) {
     let count = try reader.count("the entity count", elementSize: 8)
     var minimum = Int64.max
     var maximum = Int64.min
@@ -218,7 +218,7 @@ struct BinaryBodyReader {
     }
   }
 
-  private func located(_ error: StoreError, _ entity: String, _ key: String) -> StoreError {
+  func located(_ error: StoreError, _ entity: String, _ key: String) -> StoreError {
     var error = error
     error.location = error.location?.naming(entity: entity, property: key)
     return error
@@ -227,7 +227,7 @@ struct BinaryBodyReader {
   /// Every record, block by block, in one array that the records are built into: a large
   /// block's rows are built in two halves at once, one on another thread (see
   /// ``readRowsInHalves(of:_:_:into:)``).
-  private mutating func readAllRecords() throws(StoreError) -> [StoreRecord] {
+  mutating func readAllRecords() throws(StoreError) -> [StoreRecord] {
     var failure: StoreError?
     let records = [StoreRecord](unsafeUninitializedCapacity: ids.count) { buffer, count in
       guard let base = buffer.baseAddress else { return }
@@ -260,7 +260,7 @@ struct BinaryBodyReader {
   /// table of shared to-one relationships is built first, so both halves share it. An error
   /// is the first half's when it has one, else the second's: the first in row order, as when
   /// the rows are built in one run.
-  private mutating func readRowsInHalves(
+  mutating func readRowsInHalves(
     of block: Int, _ attributes: inout AttributeColumns,
     _ relationships: inout RelationshipColumns, into sink: inout RecordSink
   ) throws(StoreError) {
@@ -302,7 +302,7 @@ struct BinaryBodyReader {
 
   /// Builds the table of shared relationships for the first row of block `block` whose only
   /// relationship is one to-one target, as that row would.
-  private mutating func prepareShared(_ block: Int, _ columns: RelationshipColumns) {
+  mutating func prepareShared(_ block: Int, _ columns: RelationshipColumns) {
     guard sharesTargets, sharedBlock != block, columns.names.count <= 64 else { return }
     for row in 0..<blocks[block].range.count {
       var lone: Int?
@@ -319,7 +319,7 @@ struct BinaryBodyReader {
 
   /// Reads block `block`'s columns: their names, types and structure, checked, and where
   /// each column's values start (the first pass).
-  private mutating func readColumns(of block: Int) throws(StoreError)
+  mutating func readColumns(of block: Int) throws(StoreError)
     -> (AttributeColumns, RelationshipColumns)
   {
     let (entity, _, range) = blocks[block]
@@ -335,7 +335,7 @@ struct BinaryBodyReader {
 
   /// Builds the records of rows `rows` of block `block` from its columns (the second pass),
   /// whose cursors stand at the first of those rows' values.
-  private mutating func readRows<Consumer: StoreRecordConsumer>(
+  mutating func readRows<Consumer: StoreRecordConsumer>(
     _ rows: Range<Int>, of block: Int, _ attributes: inout AttributeColumns,
     _ relationships: inout RelationshipColumns, into consumer: inout Consumer
   ) throws(StoreError) {
@@ -411,7 +411,7 @@ struct BinaryBodyReader {
     }
   }
 
-  private mutating func readAttributeColumns(
+  mutating func readAttributeColumns(
     of entity: EntityDescription, objects: Int, seen: inout Set<String>
   ) throws(StoreError) -> AttributeColumns {
     let count = try reader.count("the attribute column count", elementSize: 5)
@@ -470,7 +470,7 @@ struct BinaryBodyReader {
 
   /// The next value of attribute column `column`.
   @inline(__always)
-  private func value(of columns: inout AttributeColumns, _ column: Int) throws(StoreError)
+  func value(of columns: inout AttributeColumns, _ column: Int) throws(StoreError)
     -> AttributeValue
   {
     // The first pass proved that the column's fixed-width values lie within the content.
@@ -511,7 +511,7 @@ struct BinaryBodyReader {
     }
   }
 
-  private mutating func readRelationshipColumn(
+  mutating func readRelationshipColumn(
     of entity: EntityDescription, range: Range<Int>, seen: inout Set<String>,
     into columns: inout RelationshipColumns
   ) throws(StoreError) {
@@ -567,341 +567,5 @@ struct BinaryBodyReader {
     columns.next.append(0)
     columns.firstAllowed.append(allowed.first ?? 0..<0)
     columns.allowed.append(allowed)
-  }
-
-  /// The relationships of object `row`, whose only target is in column `column`.
-  private mutating func sharedRelationships(
-    of columns: inout RelationshipColumns, _ column: Int, row: Int, entity: EntityDescription
-  ) throws(StoreError) -> [String: [Int64]] {
-    let position = columns.next[column]
-    columns.next[column] = position + 1
-    prefetchShared(columns.targets[column], after: position)
-    let target = try checkedTarget(columns.targets[column], columns, column, position, entity)
-    let key = columns.names[column]
-    if sharedKey != key {
-      // A block with a second column of lone to-one references shares only the first's: were
-      // the table built again at each change of column, rows alternating between two such
-      // columns would build it once per row, a time quadratic in the objects.
-      guard sharedBlock != currentBlock else { return [key: [ids[target]]] }
-      buildShared(key, targets: columns.targets[column], block: currentBlock)
-    }
-    if let relationships = shared[target] { return relationships }
-    let relationships = [key: [ids[target]]]
-    shared[target] = relationships
-    return relationships
-  }
-
-  /// Asks the processor to fetch what the records a few rows after `position` will use: the
-  /// shared relationships of the target 16 rows on, and the slot in `shared` of the target 32
-  /// rows on, whose address the first fetch will read. Taking a shared dictionary writes its
-  /// reference count, an atomic write that waits for its line: without these fetches, nearly
-  /// every record waits once for memory.
-  ///
-  /// The address is read from the slot's bits without retaining the dictionary (a retain is
-  /// the very write to avoid): an optional dictionary is one reference, nil when zero.
-  @inline(__always)
-  private func prefetchShared(_ targets: UnsafeRawBufferPointer, after position: Int) {
-    guard MemoryLayout<[String: [Int64]]?>.size == MemoryLayout<UnsafeRawPointer?>.size else {
-      return
-    }
-    func target(_ position: Int) -> Int? {
-      guard position < targets.count / 4 else { return nil }
-      let index = Int(
-        UInt32(
-          littleEndian: targets.loadUnaligned(fromByteOffset: position * 4, as: UInt32.self)))
-      return index < shared.count ? index : nil
-    }
-    shared.withUnsafeBufferPointer { slots in
-      guard let base = slots.baseAddress.map(UnsafeRawPointer.init) else { return }
-      let stride = MemoryLayout<[String: [Int64]]?>.stride
-      if let far = target(position + 32) { folio_prefetch(base + far * stride) }
-      if let near = target(position + 16),
-        let object = (base + near * stride).load(as: UnsafeRawPointer?.self)
-      {
-        folio_prefetch(object)
-      }
-    }
-  }
-
-  /// Builds `shared` for relationship `key`, whose column's targets are `targets`, while
-  /// reading block `block`.
-  private mutating func buildShared(
-    _ key: String, targets: UnsafeRawBufferPointer, block: Int
-  ) {
-    sharedKey = key
-    sharedBlock = block
-    sharedTableBuilds += 1
-    shared = Self.sharedRelationships(key, targets: targets, ids: ids)
-  }
-
-  /// The shared relationships `[key: [id]]` of every object index that `targets` (a column's
-  /// targets, not yet checked) names, built in index order.
-  ///
-  /// Each record takes its shared dictionary by retaining it, and a retain is an atomic write
-  /// to the dictionary's header that waits for the line: when the dictionaries lie scattered
-  /// among the records built so far, nearly every retain is a cache miss (a quarter of a
-  /// load's time, measured). Built together before the records, they lie side by side, a
-  /// small fraction of the heap that stays in cache. An index past the objects is left out;
-  /// the records' pass refuses it where it stands.
-  private static func sharedRelationships(
-    _ key: String, targets: UnsafeRawBufferPointer, ids: [Int64]
-  ) -> [[String: [Int64]]?] {
-    var isNamed = [Bool](repeating: false, count: ids.count)
-    for position in 0..<targets.count / 4 {
-      let target = Int(
-        UInt32(
-          littleEndian: targets.loadUnaligned(fromByteOffset: position * 4, as: UInt32.self)))
-      if target < ids.count { isNamed[target] = true }
-    }
-    var shared: [[String: [Int64]]?] = Array(repeating: nil, count: ids.count)
-    for target in ids.indices where isNamed[target] { shared[target] = [key: [ids[target]]] }
-    return shared
-  }
-
-  /// The IDs of the targets of object `row` in relationship column `column`, checked.
-  @inline(__always)
-  private mutating func targets(
-    of columns: inout RelationshipColumns, _ column: Int, row: Int, entity: EntityDescription
-  ) throws(StoreError) -> [Int64] {
-    let count = columns.count(column, row)
-    let first = columns.next[column]
-    columns.next[column] = first + count
-    if count == 1, sharesTargets {
-      let target = try checkedTarget(columns.targets[column], columns, column, first, entity)
-      if singleTargets.isEmpty { singleTargets = Array(repeating: nil, count: ids.count) }
-      if let shared = singleTargets[target] { return shared }
-      let single = [ids[target]]
-      singleTargets[target] = single
-      return single
-    }
-    var targets: [Int64] = []
-    targets.reserveCapacity(count)
-    let raw = columns.targets[column]
-    for position in first..<first + count {
-      targets.append(ids[try checkedTarget(raw, columns, column, position, entity)])
-    }
-    return targets
-  }
-
-  /// The object index at `position` of `targets`, column `column`'s targets, checked.
-  @inline(__always)
-  private func checkedTarget(
-    _ targets: UnsafeRawBufferPointer, _ columns: borrowing RelationshipColumns, _ column: Int,
-    _ position: Int, _ entity: EntityDescription
-  ) throws(StoreError) -> Int {
-    // The first pass sliced exactly as many targets as the counts add up to.
-    let target = Int(
-      UInt32(littleEndian: targets.loadUnaligned(fromByteOffset: position * 4, as: UInt32.self)))
-    if columns.firstAllowed[column].contains(target) { return target }
-    return try checkedTarget(target, columns, column, position, entity)
-  }
-
-  /// `target`, which is not in the first range column `column` allows, checked.
-  private func checkedTarget(
-    _ target: Int, _ columns: borrowing RelationshipColumns, _ column: Int, _ position: Int,
-    _ entity: EntityDescription
-  ) throws(StoreError) -> Int {
-    let targetOffset = columns.targetsOffsets[column] + position * 4
-    let name = columns.names[column]
-    guard target < ids.count else {
-      throw located(
-        reader.error(
-          .danglingReference, "target index \(target) is past the store's \(ids.count) objects",
-          at: targetOffset), entity.name, name)
-    }
-    guard columns.allowed[column].contains(where: { $0.contains(target) }) else {
-      let block = blocks.first { $0.range.contains(target) }
-      throw located(
-        reader.error(
-          .typeMismatch,
-          "a target of \(entity.name).\(name) is a \(block?.name ?? "?"), not a"
-            + " \(columns.relationships[column].destinationEntityName)", at: targetOffset),
-        entity.name, name)
-    }
-    return target
-  }
-}
-
-/// A block's attribute columns between the two passes, one array per field.
-private struct AttributeColumns {
-  var names: [String] = []
-  var types: [AttributeType] = []
-  var composites: [String?] = []
-  var bitmaps: [UnsafeRawBufferPointer] = []
-  /// Where each fixed-width column's next value is in the content.
-  var offsets: [Int] = []
-  /// Each variable-width column's values, decoded by the first pass.
-  var decoded: [[AttributeValue]] = []
-  var nextDecoded: [Int] = []
-
-  /// Whether object `row` of the block has a value in column `column`.
-  @inline(__always)
-  func isPresent(_ column: Int, _ row: Int) -> Bool {
-    bitmaps[column][row >> 3] & (1 << UInt8(row & 7)) != 0
-  }
-}
-
-extension AttributeColumns {
-  /// Moves each column's cursor past the values of the first `rows` rows.
-  mutating func skip(rows: Int) {
-    for column in names.indices {
-      let bitmap = bitmaps[column]
-      var present = 0
-      for byte in bitmap.prefix(rows / 8) { present += byte.nonzeroBitCount }
-      if rows % 8 != 0 {
-        present +=
-          (bitmap[rows / 8] & UInt8(truncatingIfNeeded: (1 << (rows % 8)) - 1))
-          .nonzeroBitCount
-      }
-      if let width = types[column].binaryWidth {
-        offsets[column] += present * width
-      } else {
-        nextDecoded[column] += present
-      }
-    }
-  }
-}
-
-extension RelationshipColumns {
-  /// Moves each column's cursor past the targets of the first `rows` rows.
-  mutating func skip(rows: Int) {
-    for column in names.indices {
-      for row in 0..<rows { next[column] += count(column, row) }
-    }
-  }
-}
-
-/// Where records built from a block go when the whole store is read: straight into the
-/// result's storage, from `base` on, which the caller frees or keeps.
-private struct RecordSink: StoreRecordConsumer {
-  let base: UnsafeMutablePointer<StoreRecord>
-  /// The records written from `base` on.
-  var count = 0
-
-  init(_ base: UnsafeMutablePointer<StoreRecord>) { self.base = base }
-
-  mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {}
-
-  @inline(__always)
-  mutating func consume(_ record: StoreRecord) {
-    (base + count).initialize(to: record)
-    count += 1
-  }
-
-  mutating func finish() {}
-}
-
-/// Runs `first` on the calling thread and `second` on another at the same time; returns when
-/// both have.
-private func runAtOnce(_ first: () -> Void, beside second: () -> Void) {
-  withoutActuallyEscaping(second) { second in
-    // The other thread lets go of `second` before it signals, so that no reference to it is
-    // left when this returns (`withoutActuallyEscaping` checks).
-    let slot = WorkSlot(second)
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-      slot.work?()
-      slot.work = nil
-      done.signal()
-    }
-    first()
-    done.wait()
-  }
-}
-
-/// Work handed to another thread, which alone uses it until it signals that it is done.
-private final class WorkSlot: @unchecked Sendable {
-  var work: (() -> Void)?
-  init(_ work: @escaping () -> Void) { self.work = work }
-}
-
-/// A block's relationship columns between the two passes, one array per field.
-private struct RelationshipColumns {
-  var relationships: [RelationshipDescription] = []
-  var names: [String] = []
-  /// A `UInt32` target count per object of the block.
-  var counts: [UnsafeRawBufferPointer] = []
-  /// All targets, as `UInt32` object indices; their number is the counts' sum.
-  var targets: [UnsafeRawBufferPointer] = []
-  /// Where each column's targets start in the content.
-  var targetsOffsets: [Int] = []
-  /// The position in `targets` of the next object's first target.
-  var next: [Int] = []
-  /// The object indices the targets may have, and the first such range alone.
-  var allowed: [[Range<Int>]] = []
-  var firstAllowed: [Range<Int>] = []
-
-  @inline(__always)
-  func count(_ column: Int, _ row: Int) -> Int {
-    Int(
-      UInt32(
-        littleEndian: counts[column].loadUnaligned(fromByteOffset: row * 4, as: UInt32.self)))
-  }
-}
-
-/// A UTF-8 check with a fast path for ASCII, as RFC 3629 defines well-formed UTF-8: no
-/// overlong forms, no surrogates, nothing above U+10FFFF.
-enum UTF8Check {
-  @inline(__always)
-  static func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
-
-  static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    let count = bytes.count
-    var index = 0
-    while index < count {
-      if index + 8 <= count,
-        bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-      {
-        index += 8
-        continue
-      }
-      let lead = bytes[index]
-      if lead < 0x80 {
-        index += 1
-        continue
-      }
-      func continuation(_ offset: Int) -> UInt8? {
-        index + offset < count && isContinuation(bytes[index + offset])
-          ? bytes[index + offset] : nil
-      }
-      switch lead {
-      case 0xC2...0xDF:
-        guard continuation(1) != nil else { return false }
-        index += 2
-      case 0xE0...0xEF:
-        guard let second = continuation(1), continuation(2) != nil,
-          lead != 0xE0 || second >= 0xA0, lead != 0xED || second <= 0x9F
-        else { return false }
-        index += 3
-      case 0xF0...0xF4:
-        guard let second = continuation(1), continuation(2) != nil, continuation(3) != nil,
-          lead != 0xF0 || second >= 0x90, lead != 0xF4 || second <= 0x8F
-        else { return false }
-        index += 4
-      default:
-        return false
-      }
-    }
-    return true
-  }
-}
-
-extension BinaryStore {
-  /// The records of a BODY section's inflated `content`, read with `model` as a whole-store
-  /// read builds them, except that blocks of at least `parallelRows` rows are built in two
-  /// halves at once (a file's read uses 32,768); and how many tables of shared to-one lists
-  /// the reader built. Errors name the byte of `content` in a file called `body`.
-  ///
-  /// For the tests and the fuzz harness, which drive the two-half path with small bodies; no
-  /// file is read, so no header, checksum or metadata is checked.
-  package static func records(
-    ofBody content: UnsafeRawBufferPointer, model: ManagedObjectModel, parallelRows: Int
-  ) throws(StoreError) -> (records: [StoreRecord], sharedTableBuilds: Int) {
-    let place = BinaryPlace(file: "body", section: "BODY", fileOffset: 0, isInflated: true)
-    var reader = try BinaryBodyReader.open(ByteReader(content, place: place), model: model)
-    reader.parallelRows = parallelRows
-    var collector = StoreContentsCollector()
-    try reader.readRecords(into: &collector)
-    return (collector.records, reader.sharedTableBuilds)
   }
 }
