@@ -26,8 +26,9 @@ public final class Document {
   public private(set) var format: (any StoreFormat)?
   /// The model.
   public let model: ManagedObjectModel
-  /// The coordinator holding the document's store.
-  public let coordinator: PersistentStoreCoordinator
+  /// The coordinator holding the document's store: the context's (``revert()`` makes both
+  /// anew).
+  public private(set) var coordinator: PersistentStoreCoordinator
   /// The document's graph.
   public private(set) var context: ManagedObjectContext
   /// The undo manager's state when the document was last saved (or opened).
@@ -138,6 +139,7 @@ public final class Document {
       coordinator: coordinator, undoManager: UndoManager(eventLoop: eventLoop))
     context.reset()
     context = fresh
+    self.coordinator = coordinator
     savePoint = nil
   }
 

@@ -61,22 +61,35 @@ public final class RunLoopEventLoop: UndoEventLoop {
 }
 
 /// Turns of the main dispatch queue: a turn ends when the current work item returns.
+///
+/// The undo manager, and the context on it, belong to the main queue: a change made anywhere
+/// else stops the process at that change (`dispatchPrecondition`), where it would otherwise
+/// race the main queue's own changes.
 public final class DispatchMainEventLoop: UndoEventLoop {
   /// Creates the loop.
   public init() {}
 
   public func scheduleEndOfTurn(_ action: @escaping () -> Void) {
+    dispatchPrecondition(condition: .onQueue(.main))
+    // Checked above: the action is made and run on the main queue alone.
     nonisolated(unsafe) let action = action
     DispatchQueue.main.async { action() }
   }
 }
 
 /// Turns of the main actor: a turn ends when the job that made the change finishes.
+///
+/// The undo manager, and the context on it, belong to the main actor: a change made off it
+/// stops the process at that change (`MainActor.preconditionIsolated`), where it would
+/// otherwise race the main actor's own changes.
 public final class MainActorEventLoop: UndoEventLoop {
   /// Creates the loop.
   public init() {}
 
   public func scheduleEndOfTurn(_ action: @escaping () -> Void) {
+    MainActor.preconditionIsolated(
+      "a change under MainActorEventLoop was made off the main actor")
+    // Checked above: the action is made and run on the main actor alone.
     nonisolated(unsafe) let action = action
     Task { @MainActor in action() }
   }

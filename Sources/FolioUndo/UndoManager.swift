@@ -167,10 +167,12 @@ public final class UndoManager {
     return try body()
   }
 
-  /// The `async` form of ``withUndoGroup(named:_:)``.
-  public func withUndoGroup<T>(named name: String? = nil, _ body: () async throws -> T)
-    async throws -> T
-  {
+  /// The `async` form of ``withUndoGroup(named:_:)``. It runs on the caller's actor
+  /// (`isolation`), as the undo manager it groups for does.
+  public func withUndoGroup<T>(
+    named name: String? = nil, isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws -> T
+  ) async throws -> T {
     let level = groupingLevel
     beginUndoGrouping()
     if let name { setActionName(name) }

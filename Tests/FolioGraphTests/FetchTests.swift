@@ -116,6 +116,19 @@ struct ContextEventTests {
     }
     #expect(streamed == events)
   }
+
+  @Test("events() stops observing once its stream is gone")
+  func eventsEnd() throws {
+    let context = try makeContext()
+    do {
+      let stream = context.events()
+      _ = stream.makeAsyncIterator()
+    }
+    #expect(context.eventObservers.count == 1)
+    try context.insertNewObject(forEntityName: "Track")
+    context.processPendingChanges()
+    #expect(context.eventObservers.isEmpty)
+  }
 }
 
 @Suite("Fetch plans and indexes")

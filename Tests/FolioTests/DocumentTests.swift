@@ -108,6 +108,7 @@ struct DocumentTests {
       "Dropped", forKey: "title")
     fixture.loop.endTurn()
     try document.revert()
+    #expect(document.coordinator === document.context.persistentStoreCoordinator)
     #expect(!document.isEdited)
     #expect(!(document.undoManager?.canUndo ?? true))
     let titles = try document.context.objects(ofEntity: "Track").map {

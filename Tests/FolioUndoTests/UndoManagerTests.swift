@@ -450,7 +450,7 @@ struct EventLoopTests {
     #expect(undo.groupingLevel == 1)
     // Each pass runs what is scheduled on the loop; the first one ends the turn.
     for _ in 0..<1_000 where undo.groupingLevel > 0 {
-      RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.001))
+      _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.001))
     }
     #expect(undo.groupingLevel == 0)
     #expect(undo.undoCount == 1)
@@ -484,6 +484,32 @@ struct MainThreadLoopTests {
     for _ in 0..<1_000 where undo.groupingLevel > 0 { await Task.yield() }
     #expect(undo.groupingLevel == 0)
     #expect(undo.undoCount == 1)
+  }
+
+  @Test("a change under the main actor's loop made off the main actor stops the process")
+  func mainActorLoopOffMainActor() async {
+    await #expect(processExitsWith: .failure) {
+      // Handed to another isolation domain on purpose: the misuse the check stops.
+      nonisolated(unsafe) let document = Document(
+        undo: UndoManager(eventLoop: MainActorEventLoop()))
+      // Off the main actor: a detached task runs on the global executor.
+      await Task.detached { try? document.setTitle("B") }.value
+    }
+  }
+
+  @Test("a change under the main queue's loop made off the main queue stops the process")
+  func dispatchMainLoopOffMainQueue() async {
+    await #expect(processExitsWith: .failure) {
+      // Handed to another thread on purpose: the misuse the check stops.
+      nonisolated(unsafe) let document = Document(
+        undo: UndoManager(eventLoop: DispatchMainEventLoop()))
+      let done = DispatchSemaphore(value: 0)
+      Thread.detachNewThread {
+        try? document.setTitle("B")
+        done.signal()
+      }
+      done.wait()
+    }
   }
 
   @Test("the main dispatch queue closes the turn's group when the work item returns")

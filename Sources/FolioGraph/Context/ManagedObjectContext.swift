@@ -90,7 +90,7 @@ public final class ManagedObjectContext {
   var undoObserver: Int?
 
   private var observers: [Int: (ObjectsDidChangeNotification) -> Void] = [:]
-  private var eventObservers: [Int: (ContextEvent) -> Void] = [:]
+  private(set) var eventObservers: [Int: (ContextEvent) -> Void] = [:]
   private var nextObserver = 0
 
   /// The coordinator whose store the context loads from and saves to (a child context's is
@@ -373,10 +373,17 @@ public final class ManagedObjectContext {
   /// Stops calling the event handler `token` names.
   public func removeEventObserver(_ token: Int) { eventObservers[token] = nil }
 
-  /// The context's events from now on, as an asynchronous sequence.
+  /// The context's events from now on, as an asynchronous sequence. The observation ends
+  /// with the stream: at the first event after its consumer stopped (the task iterating it
+  /// was cancelled, or the stream and its iterators are gone).
   public func events() -> AsyncStream<ContextEvent> {
     let (stream, continuation) = AsyncStream<ContextEvent>.makeStream()
-    addEventObserver { continuation.yield($0) }
+    var token = 0
+    token = addEventObserver { [weak self] event in
+      // Ended on the context's own thread, where the stream's termination handler, which
+      // may run on any thread, could not touch the context.
+      if case .terminated = continuation.yield(event) { self?.removeEventObserver(token) }
+    }
     return stream
   }
 
