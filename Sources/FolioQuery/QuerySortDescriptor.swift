@@ -156,7 +156,7 @@ extension Sequence {
   ///
   /// - Throws: as ``QuerySortDescriptor/compare(_:_:)``.
   /// - Precondition: one key column per descriptor, one key per element in each.
-  public func sorted(by descriptors: [QuerySortDescriptor], keys: [QuerySortKeys])
+  package func sorted(by descriptors: [QuerySortDescriptor], keys: [QuerySortKeys])
     throws(QueryError) -> [Element]
   {
     let elements = Array(self)

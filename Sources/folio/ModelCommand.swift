@@ -103,7 +103,7 @@ extension ModelCommand {
 
     func run() throws {
       let model = try XMLStore.inferModel(from: URL(fileURLWithPath: store))
-      print(XMLStore.xcodeModelXML(for: model), terminator: "")
+      print(model.xcodeModelXML(), terminator: "")
     }
   }
 }

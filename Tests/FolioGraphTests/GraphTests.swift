@@ -28,7 +28,7 @@ func graphModel() throws -> ManagedObjectModel {
       AttributeDescription("name", .string, isOptional: false)
       RelationshipDescription(
         "employees", to: "Employee", inverse: "company", toMany: true, deleteRule: .deny)
-      Unique("name")
+      UniquenessConstraint("name")
     }
     EntityDescription("Person", isAbstract: true) {
       AttributeDescription("lastName", .string, isOptional: false, defaultValue: .string("Doe"))

@@ -208,7 +208,7 @@ struct IdentityTests {
     #expect(uri.absoluteString == "x-coredata://\(context.storeIdentifier)/Track/p1")
     let id = try #require(context.managedObjectID(forURIRepresentation: uri))
     #expect(id == track.objectID)
-    #expect(context.objectID(forURIRepresentation: uri) == id)
+    #expect(context.managedObjectID(forURIRepresentation: uri) == id)
     #expect(context.object(with: id) === track)
   }
 

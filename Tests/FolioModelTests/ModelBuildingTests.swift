@@ -117,7 +117,7 @@ struct ModelBuildingTests {
     var person = EntityDescription("Person") {
       AttributeDescription("first", .string)
       AttributeDescription("last", .string)
-      Unique("first", "last")
+      UniquenessConstraint("first", "last")
       FetchIndexDescription("byLast", elements: [.init(property: "last", ascending: false)])
     }
     person.compoundIndexes = [["first", "last"]]
@@ -395,7 +395,7 @@ struct ModelConsistencyTests {
       entities: {
         [
           EntityDescription("A") {
-            AttributeDescription("name", .string); Unique("nmae")
+            AttributeDescription("name", .string); UniquenessConstraint("nmae")
           }
         ]
       },

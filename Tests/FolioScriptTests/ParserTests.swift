@@ -7,10 +7,10 @@ import Testing
 /// A line and the command it parses to.
 struct ParseCase: Sendable, CustomTestStringConvertible {
   var text: String
-  var kind: Command.Kind
+  var kind: ScriptCommand.Kind
   var testDescription: String { text }
 
-  init(_ text: String, _ kind: Command.Kind) {
+  init(_ text: String, _ kind: ScriptCommand.Kind) {
     self.text = text
     self.kind = kind
   }
@@ -158,15 +158,15 @@ struct ParserTests {
     ParseCase("save \"copy of store.folio\"", .save(path: "copy of store.folio")),
     ParseCase("close", .close),
     // Part F.
-    ParseCase("fetch Person", .fetch(Fetch(entity: "Person"))),
+    ParseCase("fetch Person", .fetch(ScriptFetch(entity: "Person"))),
     ParseCase(
       "fetch Employee where \"salary > 10\" sort lastName asc sort department.name desc limit 3 as $e",
       .fetch(
-        Fetch(
+        ScriptFetch(
           entity: "Employee", predicate: "salary > 10",
           sorts: [
-            Fetch.Sort(keyPath: "lastName", isAscending: true),
-            Fetch.Sort(keyPath: "department.name", isAscending: false),
+            ScriptFetch.Sort(keyPath: "lastName", isAscending: true),
+            ScriptFetch.Sort(keyPath: "department.name", isAscending: false),
           ], limit: 3, variable: "e"))),
     // Part C.
     ParseCase("context other", .context(name: "other")),
@@ -199,7 +199,7 @@ struct ParserTests {
       script.commands.map(\.part) == [
         .graph, .undo, .undo, .stores, .fetching, .contexts, .contexts, .contexts,
       ])
-    #expect(Command.Part.allCases.map(\.rawValue) == ["G", "U", "S", "F", "C"])
+    #expect(ScriptCommand.Part.allCases.map(\.rawValue) == ["G", "U", "S", "F", "C"])
     #expect(
       script.commands.map(\.name) == [
         "dump", "undo", "refresh-all", "save", "fetch", "context", "child", "merge-policy",

@@ -104,7 +104,7 @@ func syntaxError(_ text: String) -> String? {
 }
 
 /// The kind of the only command in `line`.
-func parsed(_ line: String) throws -> Command.Kind {
+func parsed(_ line: String) throws -> ScriptCommand.Kind {
   let script = try Script(parsing: line, file: "t.undo")
   try #require(script.commands.count == 1)
   return script.commands[0].kind

@@ -125,7 +125,7 @@ struct BinaryStoreModelTests {
     #expect(error.code == .malformedStore)
     #expect(error.message.hasPrefix("the embedded model does not load"))
     #expect(error.location?.byteOffset != nil)
-    let other = XMLStore.xcodeModelXML(for: try BinaryFixtures.model(extraAttribute: true))
+    let other = try BinaryFixtures.model(extraAttribute: true).xcodeModelXML()
     let mismatched = try file(withModelText: other, model: model)
     let mismatch = try #require(throws: StoreError.self) { try store.readModel(from: mismatched) }
     #expect(mismatch.message == "the embedded model's version hash is not the one in the header")

@@ -159,14 +159,14 @@ struct XMLStoreRoundTripTests {
   @Test("an inferred model written as an Xcode model loads back the same")
   func xcodeModelRoundTrip() throws {
     let model = try XMLStoreSupport.everyTypeModel()
-    let text = XMLStore.xcodeModelXML(for: model)
+    let text = model.xcodeModelXML()
     let loaded = try ManagedObjectModel(xcodeModelData: Data(text.utf8))
     #expect(loaded.versionHash == model.versionHash)
     guard let folder = XMLStoreSupport.corpusStores else { return }
     let things = folder.appendingPathComponent("haraldmartin__things-rb__Database.xml")
     let inferred = try XMLStore.inferModel(from: things)
     let reloaded = try ManagedObjectModel(
-      xcodeModelData: Data(XMLStore.xcodeModelXML(for: inferred).utf8))
+      xcodeModelData: Data(inferred.xcodeModelXML().utf8))
     #expect(reloaded.versionHash == inferred.versionHash)
   }
 

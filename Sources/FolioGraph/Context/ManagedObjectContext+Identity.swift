@@ -93,10 +93,4 @@ extension ManagedObjectContext {
       return ManagedObjectID(entityName: parts.entity, store: storeIdentifier, primaryKey: number)
     }
   }
-
-  /// The ID a URI names: the same as ``managedObjectID(forURIRepresentation:)``, Core Data's
-  /// name on the coordinator, under the name the context uses for objects.
-  public func objectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
-    managedObjectID(forURIRepresentation: uri)
-  }
 }

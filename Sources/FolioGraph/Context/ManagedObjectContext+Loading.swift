@@ -19,7 +19,7 @@ extension ManagedObjectContext {
   ///   sides of a relationship that contradict each other; `.notRegistered` when the context
   ///   already holds objects. On error the context stays empty.
   /// - Complexity: O(*n*) in the records and their relationships.
-  public func load(_ contents: StoreContents) throws(GraphError) {
+  package func load(_ contents: StoreContents) throws(GraphError) {
     do {
       try cache.load { (loader: inout GraphLoader) throws(StoreError) in
         try loader.begin(

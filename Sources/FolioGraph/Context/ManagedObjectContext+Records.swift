@@ -12,7 +12,7 @@ extension ManagedObjectContext {
   /// object not saved yet gets the key a save would give it.
   ///
   /// - Complexity: O(*n*) in the objects and their relationships.
-  public func persistentRecords() -> [StoreRecord] {
+  package func persistentRecords() -> [StoreRecord] {
     registerAllObjects()
     // Objects not saved yet get the keys a save would give them.
     let keys = cache.keyState
@@ -75,7 +75,7 @@ extension ManagedObjectContext {
   /// Attaches the context to `coordinator` (a context made for a new, untitled document that is
   /// now saved somewhere): its objects and committed state stay, and the next save writes them
   /// all to the store.
-  public func attach(to coordinator: PersistentStoreCoordinator) {
+  package func attach(to coordinator: PersistentStoreCoordinator) {
     guard coordinator !== persistentStoreCoordinator else { return }
     persistentStoreCoordinator = coordinator
     coordinator.cache = cache

@@ -360,7 +360,7 @@ extension ManagedObjectContext {
   /// while the delete rules have already changed the other side.) For tests and debugging; costs O(*n*) in the graph.
   ///
   /// - Returns: a description of each broken invariant; empty when all hold.
-  public func brokenInvariants() -> [String] {
+  package func brokenInvariants() -> [String] {
     var problems: [String] = []
     registerAllObjects()
     for case let object? in table where object.flags.isDisjoint(with: [.removed, .deleted]) {

@@ -77,7 +77,7 @@ public final class PersistentStoreCoordinator {
   /// save ("save as"); an in-memory store becomes a file store.
   ///
   /// - Throws: `StoreError.malformedStore` when the coordinator has no store.
-  public func relocateStore(to url: URL, format: any StoreFormat) throws(StoreError) {
+  package func relocateStore(to url: URL, format: any StoreFormat) throws(StoreError) {
     guard let old = persistentStores.first else {
       throw StoreError(.malformedStore, "the coordinator has no store to move")
     }

@@ -311,7 +311,7 @@ extension ManagedObjectContext {
   }
 
   /// The graph error for a query error met fetching objects of `entity`.
-  public static func fetchError(_ error: QueryError, entity: String) -> GraphError {
+  package static func fetchError(_ error: QueryError, entity: String) -> GraphError {
     if error.code == .unknownKey {
       return GraphError(
         .unknownKey, error.message, at: InputLocation(entity: entity), underlying: error)

@@ -176,8 +176,8 @@ extension FetchIndexDescription: EntityContent {
 }
 
 /// A uniqueness constraint in an ``EntityDescription``'s builder block:
-/// `Unique("firstName", "lastName")`.
-public struct Unique: EntityContent {
+/// `UniquenessConstraint("firstName", "lastName")`.
+public struct UniquenessConstraint: EntityContent {
   /// The properties whose values together must be unique.
   public var propertyNames: [String]
 

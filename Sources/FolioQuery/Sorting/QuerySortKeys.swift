@@ -4,7 +4,7 @@ import Foundation
 /// (compared with the default comparison), all `Double`s or all `Int`s, with or without
 /// `nil`s, is kept typed and compared without casting; any other column goes through
 /// ``QuerySortDescriptor/compareValues(_:_:)``. Both give the same order.
-public enum QuerySortKeys {
+package enum QuerySortKeys {
   /// Strings (or `nil`), ordered by the descriptor's comparison.
   case strings([String?])
   /// Numbers, or dates as seconds since 2001, ordered by value, with a NaN after every

@@ -104,7 +104,7 @@ public final class ScriptRunner {
     if let pending { throw pending }
   }
 
-  private func execute(_ command: Command, after previous: ScriptError?) throws(ScriptError) {
+  private func execute(_ command: ScriptCommand, after previous: ScriptError?) throws(ScriptError) {
     let here = location(of: command)
     switch command.kind {
     case .model(let path):
@@ -334,7 +334,7 @@ public final class ScriptRunner {
     return object.isDeleted || context.object(with: object.objectID) == nil
   }
 
-  private func location(of command: Command) -> InputLocation {
+  private func location(of command: ScriptCommand) -> InputLocation {
     InputLocation(file: command.location.file, line: command.location.line)
   }
 

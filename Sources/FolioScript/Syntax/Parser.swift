@@ -3,7 +3,7 @@ import Folio
 /// Reads a script's text into commands, one line at a time.
 ///
 /// The language is line-based: a command never spans lines, so a line that does not parse
-/// spoils only itself. It becomes a ``Command/Kind/invalid(_:)`` command, and ``Script``
+/// spoils only itself. It becomes a ``ScriptCommand/Kind/invalid(_:)`` command, and ``Script``
 /// decides whether the script may still run (only when `expect error syntax` follows it).
 /// Each line is read by recursive descent over the tokens the ``Lexer`` hands out on demand.
 struct Parser {
@@ -31,8 +31,8 @@ struct Parser {
   private init(lexer: Lexer) { self.lexer = lexer }
 
   /// The commands of `text`, one per line that is not blank or a comment.
-  static func commands(in text: String, file: String) -> [Command] {
-    var commands: [Command] = []
+  static func commands(in text: String, file: String) -> [ScriptCommand] {
+    var commands: [ScriptCommand] = []
     var scalars = Array(text.unicodeScalars)
     if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
     let lines = scalars.split(separator: "\n", omittingEmptySubsequences: false)
@@ -51,7 +51,7 @@ struct Parser {
   /// An invalid command for `line` (number `index + 1`) when it is longer than
   /// ``maximumLineBytes``.
   private static func overlong(_ line: ArraySlice<Unicode.Scalar>, file: String, _ index: Int)
-    -> Command?
+    -> ScriptCommand?
   {
     var bytes = 0
     for (offset, scalar) in line.enumerated() {
@@ -61,7 +61,7 @@ struct Parser {
       let error = ScriptError(
         .syntax, "the line is longer than the limit of \(maximumLineBytes) bytes", at: location)
       let first = line.prefix(40).map(Character.init)
-      return Command(
+      return ScriptCommand(
         .invalid(error.syntax), at: InputLocation(file: file, line: index + 1, column: 1),
         text: String(first) + "…")
     }
@@ -71,14 +71,14 @@ struct Parser {
   // MARK: Commands
 
   /// The line's command, an invalid command for a syntax error, or `nil` for a blank line.
-  private mutating func command() -> Command? {
+  private mutating func command() -> ScriptCommand? {
     let start: Token
     do {
       start = try next()
     } catch {
       let first = lexer.scalars.firstIndex { !Lexer.isSpace($0) } ?? 0
       let text = lexer.text(from: first, to: lexer.scalars.count)
-      return Command(.invalid(error.syntax), at: lexer.location(first), text: text)
+      return ScriptCommand(.invalid(error.syntax), at: lexer.location(first), text: text)
     }
     if start.kind == .end { return nil }
     do throws(ScriptError) {
@@ -90,16 +90,16 @@ struct Parser {
       guard end.kind == .end else {
         throw ScriptError.expected("the end of the line", found: end.found, at: location(of: end))
       }
-      return Command(
+      return ScriptCommand(
         kind, at: location(of: start), text: lexer.text(from: start.start, to: end.start))
     } catch {
       let text = lexer.text(from: start.start, to: lexer.scalars.count)
-      return Command(.invalid(error.syntax), at: location(of: start), text: text)
+      return ScriptCommand(.invalid(error.syntax), at: location(of: start), text: text)
     }
   }
 
   private mutating func command(named name: String, at token: Token) throws(ScriptError)
-    -> Command.Kind
+    -> ScriptCommand.Kind
   {
     switch name {
     case "model": return .model(path: try path(required: true) ?? "")
@@ -181,8 +181,8 @@ struct Parser {
     }
   }
 
-  private mutating func fetch() throws(ScriptError) -> Fetch {
-    var fetch = Fetch(entity: try word("an entity name"))
+  private mutating func fetch() throws(ScriptError) -> ScriptFetch {
+    var fetch = ScriptFetch(entity: try word("an entity name"))
     // Clauses in their order: where, sort…, limit, as.
     var stage = 0
     while true {
@@ -197,8 +197,8 @@ struct Parser {
         let key = try word("a key to sort by")
         let direction = try next()
         switch direction.kind {
-        case .word("asc"): fetch.sorts.append(Fetch.Sort(keyPath: key, isAscending: true))
-        case .word("desc"): fetch.sorts.append(Fetch.Sort(keyPath: key, isAscending: false))
+        case .word("asc"): fetch.sorts.append(ScriptFetch.Sort(keyPath: key, isAscending: true))
+        case .word("desc"): fetch.sorts.append(ScriptFetch.Sort(keyPath: key, isAscending: false))
         default:
           throw ScriptError.expected(
             "\"asc\" or \"desc\"", found: direction.found, at: location(of: direction))

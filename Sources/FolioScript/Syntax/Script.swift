@@ -11,12 +11,12 @@ public struct Script: Sendable {
   /// The script's path as the user gave it; errors name it.
   public var file: String
   /// The commands, one per line that is not blank or a comment.
-  public var commands: [Command]
+  public var commands: [ScriptCommand]
 
   /// Parses `text`; `file` names the script in errors, and its folder is where relative paths
   /// in the script start.
   ///
-  /// A line that does not parse is kept as a ``Command/Kind/invalid(_:)`` command when
+  /// A line that does not parse is kept as a ``ScriptCommand/Kind/invalid(_:)`` command when
   /// `expect error syntax` follows it; otherwise the first such line is reported before
   /// anything runs.
   ///

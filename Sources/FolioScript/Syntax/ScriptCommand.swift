@@ -4,7 +4,7 @@ import Folio
 ///
 /// Commands come in five parts (see `Formats/undo-script.md`): **G** the object graph, **U**
 /// undo, **S** stores, **F** fetching and **C** contexts.
-public struct Command: Sendable, Hashable {
+public struct ScriptCommand: Sendable, Hashable {
   /// What the command does.
   public enum Kind: Sendable, Hashable {
     // Part G: the object graph.
@@ -75,7 +75,7 @@ public struct Command: Sendable, Hashable {
 
     // Part F: fetching.
     /// `fetch ENTITY [where "PRED"] [sort KEY asc|desc]… [limit N] [as $var]`.
-    case fetch(Fetch)
+    case fetch(ScriptFetch)
 
     // Part C: contexts.
     /// `context NAME`: make the context NAME current, creating it on the document's coordinator
@@ -190,7 +190,7 @@ public struct Assignment: Sendable, Hashable {
 }
 
 /// The parts of a `fetch` command.
-public struct Fetch: Sendable, Hashable {
+public struct ScriptFetch: Sendable, Hashable {
   /// A sort key and its direction.
   public struct Sort: Sendable, Hashable {
     /// The key path to sort by.
