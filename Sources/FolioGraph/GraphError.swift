@@ -4,39 +4,54 @@ import FolioModel
 ///
 /// Validation errors carry every failure of the save or validation that raised them in
 /// ``failures``; the others describe one problem, located at `Entity.key`.
-public struct GraphError: Error, CustomStringConvertible {
+public struct GraphError: Error, Sendable, CustomStringConvertible, DiagnosticError {
   /// What went wrong, to switch on.
-  public enum Code: Sendable, Hashable {
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
     /// No entity of that name in the model.
-    case unknownEntity
+    public static let unknownEntity = Code(.unknownEntity)
     /// No property of that name on the object's entity.
-    case unknownKey
+    public static let unknownKey = Code(.unknownKey)
     /// A value of the wrong type for the property, or out of its type's range.
-    case typeMismatch
+    public static let typeMismatch = Code(.typeMismatch)
     /// An abstract entity cannot have objects of its own.
-    case abstractEntity
+    public static let abstractEntity = Code(.abstractEntity)
     /// The object belongs to another context, or was removed from this one.
-    case notRegistered
+    public static let notRegistered = Code(.notRegistered)
     /// No object with that ID exists (any more).
-    case objectNotFound
+    public static let objectNotFound = Code(.objectNotFound)
     /// A derived attribute is computed, never set.
-    case readOnly
+    public static let readOnly = Code(.readOnly)
     /// The objects did not validate; ``GraphError/failures`` lists why.
-    case validation
+    public static let validation = Code(.validation)
     /// A Deny delete rule refused the deletion of an object.
-    case deny
+    public static let deny = Code(.deny)
     /// A collection operator or key path the graph cannot evaluate.
-    case invalidKeyPath
+    public static let invalidKeyPath = Code(.invalidKeyPath)
     /// A fetch's predicate or sort descriptors cannot be evaluated (an operand of the wrong
     /// kind, a bad key path); ``GraphError/underlying`` is the `QueryError`.
-    case invalidPredicate
+    public static let invalidPredicate = Code(.invalidPredicate)
     /// The store could not be written (or read); ``GraphError/underlying`` is the
     /// `StoreError`. A save that fails this way changes nothing.
-    case store
+    public static let store = Code(.store)
     /// A save would overwrite changes another context committed since this one read the
     /// objects, and the merge policy is ``MergePolicy/error``; ``GraphError/conflicts`` lists
     /// them. The save changed nothing, and the context keeps its changes.
-    case mergeConflict
+    public static let mergeConflict = Code(.mergeConflict)
+
+    private enum Kind: Hashable, Sendable, CaseIterable {
+      case unknownEntity, unknownKey, typeMismatch, abstractEntity, notRegistered, objectNotFound,
+        readOnly, validation, deny, invalidKeyPath, invalidPredicate, store, mergeConflict
+    }
+
+    private var kind: Kind
+
+    private init(_ kind: Kind) { self.kind = kind }
+
+    /// Every code, in the order of their documentation.
+    package static var allCases: [Code] { Kind.allCases.map(Code.init) }
+
+    /// The member's name: `unknownEntity`.
+    public var description: String { "\(kind)" }
   }
 
   /// What went wrong, to switch on.
@@ -50,12 +65,12 @@ public struct GraphError: Error, CustomStringConvertible {
   /// For `.mergeConflict`, every conflicting object, in row order.
   public var conflicts: [MergeConflict] = []
   /// The error that caused this one, if any.
-  public var underlying: (any Error)?
+  public var underlying: (any Error & Sendable)?
 
   /// Creates an error; prefer the static factories, which word the message.
   public init(
     _ code: Code, _ message: String, at location: InputLocation? = nil,
-    failures: [ValidationFailure] = [], underlying: (any Error)? = nil
+    failures: [ValidationFailure] = [], underlying: (any Error & Sendable)? = nil
   ) {
     self.code = code
     self.message = message
@@ -64,9 +79,9 @@ public struct GraphError: Error, CustomStringConvertible {
     self.underlying = underlying
   }
 
-  /// `location: message`, then one line per failure.
+  /// `location: message`, then one line per failure and one per conflict.
   public var description: String {
-    var text = location.map { "\($0): \(message)" } ?? message
+    var text = locatedMessage
     for failure in failures { text += "\n  \(failure)" }
     for conflict in conflicts { text += "\n  \(conflict)" }
     return text
@@ -77,13 +92,13 @@ extension GraphError {
   static func unknownEntity(_ name: String, known: [String]) -> GraphError {
     GraphError(
       .unknownEntity,
-      "unknown entity \"\(name)\"\(ModelError.suggestion(for: name, among: known))")
+      "unknown entity \"\(name)\"\(nameSuggestion(for: name, among: known))")
   }
 
   static func unknownKey(_ key: String, entity: String, known: [String]) -> GraphError {
     GraphError(
       .unknownKey,
-      "\"\(entity)\" has no property \"\(key)\"\(ModelError.suggestion(for: key, among: known))",
+      "\"\(entity)\" has no property \"\(key)\"\(nameSuggestion(for: key, among: known))",
       at: InputLocation(entity: entity, property: key))
   }
 

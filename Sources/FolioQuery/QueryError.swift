@@ -8,29 +8,41 @@ import FolioModel
 /// name the key path concerned, and an error thrown by the object itself (an unknown key) is
 /// kept in ``underlying``. The static factories below are the only places that word a message,
 /// and the tests assert them word for word.
-public struct QueryError: Error, CustomStringConvertible {
+public struct QueryError: Error, Sendable, CustomStringConvertible, DiagnosticError {
   /// What went wrong, to switch on.
-  public enum Code: Sendable, Hashable {
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
     /// The format string is not a predicate.
-    case syntax
+    public static let syntax = Code(.syntax)
     /// A `%@`, `%K`, `%d`, `%i` or `%f` with no argument left for it.
-    case missingArgument
+    public static let missingArgument = Code(.missingArgument)
     /// An argument of the wrong kind for its placeholder.
-    case invalidArgument
+    public static let invalidArgument = Code(.invalidArgument)
     /// More arguments than the format has placeholders for.
-    case unusedArgument
+    public static let unusedArgument = Code(.unusedArgument)
     /// A `$VARIABLE` with no value.
-    case unboundVariable
+    public static let unboundVariable = Code(.unboundVariable)
     /// The object could not answer a key of a key path; ``QueryError/underlying`` says why.
-    case unknownKey
+    public static let unknownKey = Code(.unknownKey)
     /// A key path that cannot be followed: a key after a value that is not an object, an
     /// unknown collection operator.
-    case invalidKeyPath
+    public static let invalidKeyPath = Code(.invalidKeyPath)
     /// An operator applied to values it does not take: ordering a string against a number,
     /// `ANY` over a single value, `BETWEEN` without two bounds.
-    case invalidOperand
+    public static let invalidOperand = Code(.invalidOperand)
     /// A `MATCHES` pattern that is not a regular expression.
-    case invalidRegularExpression
+    public static let invalidRegularExpression = Code(.invalidRegularExpression)
+
+    private enum Kind: Hashable, Sendable {
+      case syntax, missingArgument, invalidArgument, unusedArgument, unboundVariable, unknownKey,
+        invalidKeyPath, invalidOperand, invalidRegularExpression
+    }
+
+    private var kind: Kind
+
+    private init(_ kind: Kind) { self.kind = kind }
+
+    /// The member's name: `syntax`.
+    public var description: String { "\(kind)" }
   }
 
   /// What went wrong, to switch on.
@@ -40,12 +52,12 @@ public struct QueryError: Error, CustomStringConvertible {
   /// Where: the column in the format string, or the key that could not be read as `property`.
   public var location: InputLocation?
   /// The error that caused this one, if any: what the object threw for an unknown key.
-  public var underlying: (any Error)?
+  public var underlying: (any Error & Sendable)?
 
   /// Creates an error; prefer the static factories, which word the message.
   public init(
     _ code: Code, _ message: String, at location: InputLocation? = nil,
-    underlying: (any Error)? = nil
+    underlying: (any Error & Sendable)? = nil
   ) {
     self.code = code
     self.message = message
@@ -58,8 +70,7 @@ public struct QueryError: Error, CustomStringConvertible {
     if let location, location.file == nil, let column = location.column {
       return "column \(column): \(message)"
     }
-    guard let location, !location.description.isEmpty else { return message }
-    return "\(location): \(message)"
+    return locatedMessage
   }
 }
 
@@ -166,7 +177,9 @@ extension QueryError {
     QueryError(.unboundVariable, "no value for variable $\(name)")
   }
 
-  static func unknownKey(_ key: String, in keyPath: String, underlying: any Error) -> QueryError {
+  static func unknownKey(_ key: String, in keyPath: String, underlying: any Error & Sendable)
+    -> QueryError
+  {
     QueryError(
       .unknownKey, "cannot read \"\(key)\" of key path \"\(keyPath)\": \(underlying)",
       at: InputLocation(property: key), underlying: underlying)
@@ -224,7 +237,7 @@ extension QueryError {
       "BETWEEN needs two bounds such as {1, 10}, found \(QueryValue.describe(value))")
   }
 
-  static func invalidPattern(_ pattern: String, underlying: any Error) -> QueryError {
+  static func invalidPattern(_ pattern: String, underlying: any Error & Sendable) -> QueryError {
     QueryError(
       .invalidRegularExpression, "\"\(pattern)\" is not a regular expression",
       underlying: underlying)

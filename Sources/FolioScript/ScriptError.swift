@@ -7,70 +7,124 @@ import Folio
 /// `expect error CODE`; errors from the object graph and the model keep their meaning under
 /// the names listed in `Formats/undo-script.md`. Syntax errors are located at
 /// `file:line:column`, errors from running a command at `file:line`.
-public struct ScriptError: Error, CustomStringConvertible {
+public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticError {
   /// What went wrong, to switch on; the raw value is the name scripts use.
-  public enum Code: String, Sendable, Hashable, CaseIterable {
+  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, CaseIterable {
     /// A line that does not parse.
-    case syntax
+    public static let syntax = Code(kind: .syntax)
     /// A script file that cannot be read.
-    case io
+    public static let io = Code(kind: .io)
     /// A model that does not load (any `ModelError`).
-    case model
+    public static let model = Code(kind: .model)
     /// A command that needs a model before `model PATH` loaded one.
-    case noModel = "no-model"
+    public static let noModel = Code(kind: .noModel)
     /// A command that needs a document before `new` started one.
-    case noDocument = "no-document"
+    public static let noDocument = Code(kind: .noDocument)
     /// A `$variable` that no command bound.
-    case unknownVariable = "unknown-variable"
+    public static let unknownVariable = Code(kind: .unknownVariable)
     /// An `expect` that does not hold.
-    case expectationFailed = "expectation-failed"
+    public static let expectationFailed = Code(kind: .expectationFailed)
     /// No entity of that name (`GraphError.Code.unknownEntity`).
-    case unknownEntity = "unknown-entity"
+    public static let unknownEntity = Code(kind: .unknownEntity)
     /// No property of that name (`GraphError.Code.unknownKey`).
-    case unknownKey = "unknown-key"
+    public static let unknownKey = Code(kind: .unknownKey)
     /// A value of the wrong type, or values that cannot be compared.
-    case typeMismatch = "type-mismatch"
+    public static let typeMismatch = Code(kind: .typeMismatch)
     /// An object of an abstract entity (`GraphError.Code.abstractEntity`).
-    case abstractEntity = "abstract-entity"
+    public static let abstractEntity = Code(kind: .abstractEntity)
     /// An object that left the context (`GraphError.Code.notRegistered`).
-    case notRegistered = "not-registered"
+    public static let notRegistered = Code(kind: .notRegistered)
     /// An object ID that names no object (`GraphError.Code.objectNotFound`).
-    case objectNotFound = "object-not-found"
+    public static let objectNotFound = Code(kind: .objectNotFound)
     /// A derived attribute that was set (`GraphError.Code.readOnly`).
-    case readOnly = "read-only"
+    public static let readOnly = Code(kind: .readOnly)
     /// Objects that do not validate (`GraphError.Code.validation`).
-    case validation
+    public static let validation = Code(kind: .validation)
     /// A Deny delete rule that refuses a deletion (`GraphError.Code.deny`).
-    case deny
+    public static let deny = Code(kind: .deny)
     /// A key path the graph cannot evaluate (`GraphError.Code.invalidKeyPath`).
-    case invalidKeyPath = "invalid-key-path"
+    public static let invalidKeyPath = Code(kind: .invalidKeyPath)
     /// A store that cannot be read or written (`GraphError.Code.store`, any `StoreError`).
-    case store
+    public static let store = Code(kind: .store)
     /// A predicate that does not parse, or cannot be evaluated (`GraphError.Code.invalidPredicate`).
-    case invalidPredicate = "invalid-predicate"
+    public static let invalidPredicate = Code(kind: .invalidPredicate)
     /// A save that would overwrite another context's changes under the `error` merge policy
     /// (`GraphError.Code.mergeConflict`).
-    case mergeConflict = "merge-conflict"
+    public static let mergeConflict = Code(kind: .mergeConflict)
     /// Undo or redo with nested groups open, or while undoing (`UndoError.Code.openGroup`).
-    case openGroup = "open-group"
+    public static let openGroup = Code(kind: .openGroup)
     /// `end` with no group open, or a change with no group while not grouping by event
     /// (`UndoError.Code.noOpenGroup`).
-    case noOpenGroup = "no-open-group"
+    public static let noOpenGroup = Code(kind: .noOpenGroup)
     /// `enable` more often than `disable` (`UndoError.Code.enableWithoutDisable`).
-    case enableWithoutDisable = "enable-without-disable"
+    public static let enableWithoutDisable = Code(kind: .enableWithoutDisable)
     /// `child NAME` with a name another context of the document already has.
-    case contextExists = "context-exists"
+    public static let contextExists = Code(kind: .contextExists)
 
-    /// The script code for an undo-manager error code.
+    private enum Kind: String, Hashable, Sendable, CaseIterable {
+      case syntax
+      case io
+      case model
+      case noModel = "no-model"
+      case noDocument = "no-document"
+      case unknownVariable = "unknown-variable"
+      case expectationFailed = "expectation-failed"
+      case unknownEntity = "unknown-entity"
+      case unknownKey = "unknown-key"
+      case typeMismatch = "type-mismatch"
+      case abstractEntity = "abstract-entity"
+      case notRegistered = "not-registered"
+      case objectNotFound = "object-not-found"
+      case readOnly = "read-only"
+      case validation
+      case deny
+      case invalidKeyPath = "invalid-key-path"
+      case store
+      case invalidPredicate = "invalid-predicate"
+      case mergeConflict = "merge-conflict"
+      case openGroup = "open-group"
+      case noOpenGroup = "no-open-group"
+      case enableWithoutDisable = "enable-without-disable"
+      case contextExists = "context-exists"
+    }
+
+    private var kind: Kind
+
+    private init(kind: Kind) { self.kind = kind }
+
+    /// The name scripts use: `no-model`.
+    public var rawValue: String { kind.rawValue }
+
+    /// The code that scripts name `rawValue`, or `nil` for a name that is not a code.
+    public init?(rawValue: String) {
+      guard let kind = Kind(rawValue: rawValue) else { return nil }
+      self.init(kind: kind)
+    }
+
+    /// Every code, in the order of their documentation.
+    public static var allCases: [Code] { Kind.allCases.map { Code(kind: $0) } }
+
+    /// The member's name: `syntax`.
+    public var description: String { "\(kind)" }
+
+    /// The script code for an undo-manager error code: the code of the same name.
+    ///
+    /// A code `UndoError` adds maps to `openGroup` until it is given a name here (the tests
+    /// check that every code has one).
     public init(_ code: UndoError.Code) {
       switch code {
       case .openGroup: self = .openGroup
       case .noOpenGroup: self = .noOpenGroup
       case .enableWithoutDisable: self = .enableWithoutDisable
+      default: self = .openGroup
       }
     }
 
-    /// The script code for an object-graph error code.
+    /// The script code for an object-graph error code: the code of the same name.
+    ///
+    /// A code `GraphError` adds maps to `store`, as any error a command meets that has no
+    /// name of its own does, until it is given a name here (the tests check that every code
+    /// has one).
     public init(_ code: GraphError.Code) {
       switch code {
       case .unknownEntity: self = .unknownEntity
@@ -86,6 +140,7 @@ public struct ScriptError: Error, CustomStringConvertible {
       case .store: self = .store
       case .invalidPredicate: self = .invalidPredicate
       case .mergeConflict: self = .mergeConflict
+      default: self = .store
       }
     }
   }
@@ -100,12 +155,12 @@ public struct ScriptError: Error, CustomStringConvertible {
   /// Further lines under the message: one per validation failure.
   public var details: [String]
   /// The error that caused this one: a `GraphError` or `ModelError`, if any.
-  public var underlying: (any Error)?
+  public var underlying: (any Error & Sendable)?
 
   /// Creates an error; prefer the static factories, which word the message.
   public init(
     _ code: Code, _ message: String, at location: InputLocation? = nil, details: [String] = [],
-    underlying: (any Error)? = nil
+    underlying: (any Error & Sendable)? = nil
   ) {
     self.code = code
     self.message = message
@@ -116,8 +171,7 @@ public struct ScriptError: Error, CustomStringConvertible {
 
   /// `location: message`, then one indented line per detail.
   public var description: String {
-    var text = message
-    if let location, !location.description.isEmpty { text = "\(location): \(message)" }
+    var text = locatedMessage
     for detail in details { text += "\n  \(detail)" }
     return text
   }
@@ -167,14 +221,14 @@ extension ScriptError {
   {
     ScriptError(
       .syntax,
-      "unknown command \"\(name)\"\(ModelError.suggestion(for: name, among: known))",
+      "unknown command \"\(name)\"\(nameSuggestion(for: name, among: known))",
       at: location)
   }
 
   static func unknownErrorCode(_ name: String, at location: InputLocation) -> ScriptError {
     ScriptError(
       .syntax,
-      "unknown error code \"\(name)\"\(ModelError.suggestion(for: name, among: knownNames))",
+      "unknown error code \"\(name)\"\(nameSuggestion(for: name, among: knownNames))",
       at: location)
   }
 
@@ -182,7 +236,7 @@ extension ScriptError {
   /// when none is close.
   static func unknownMergePolicy(_ name: String, at location: InputLocation) -> ScriptError {
     let known = MergePolicy.allCases.map(\.rawValue)
-    var hint = ModelError.suggestion(for: name, among: known)
+    var hint = nameSuggestion(for: name, among: known)
     if hint.isEmpty {
       hint = " (expected \(known.dropLast().joined(separator: ", ")) or \(known.last ?? ""))"
     }
@@ -313,7 +367,7 @@ extension ScriptError {
   static func unknownVariable(_ name: String, bound: [String], at location: InputLocation)
     -> ScriptError
   {
-    let suggestion = ModelError.suggestion(for: "$\(name)", among: bound.map { "$\($0)" })
+    let suggestion = nameSuggestion(for: "$\(name)", among: bound.map { "$\($0)" })
     return ScriptError(.unknownVariable, "unknown variable $\(name)\(suggestion)", at: location)
   }
 

@@ -2,16 +2,41 @@
 /// registration enabled more often than disabled.
 ///
 /// Cocoa raises an exception for these; Folio throws, since an editor cannot always see them
-/// coming. ``Code-swift.enum`` has stable names the undo scripts use.
+/// coming. ``Code-swift.struct`` has stable names the undo scripts use.
 public struct UndoError: Error, CustomStringConvertible, Sendable, Equatable {
   /// What was misused, to switch on.
-  public enum Code: String, Sendable, Hashable {
+  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// Undo or redo while a nested group is open, or while undoing or redoing.
-    case openGroup = "open-group"
+    public static let openGroup = Code(.openGroup)
     /// Closing a group, or registering while not grouping by event, with no group open.
-    case noOpenGroup = "no-open-group"
+    public static let noOpenGroup = Code(.noOpenGroup)
     /// Enabling registration more often than it was disabled.
-    case enableWithoutDisable = "enable-without-disable"
+    public static let enableWithoutDisable = Code(.enableWithoutDisable)
+
+    private enum Kind: String, Hashable, Sendable, CaseIterable {
+      case openGroup = "open-group"
+      case noOpenGroup = "no-open-group"
+      case enableWithoutDisable = "enable-without-disable"
+    }
+
+    private var kind: Kind
+
+    private init(_ kind: Kind) { self.kind = kind }
+
+    /// The stable name: `open-group`.
+    public var rawValue: String { kind.rawValue }
+
+    /// The code of a stable name, or `nil` for a name that is not one.
+    public init?(rawValue: String) {
+      guard let kind = Kind(rawValue: rawValue) else { return nil }
+      self.init(kind)
+    }
+
+    /// Every code, in the order of their documentation.
+    package static var allCases: [Code] { Kind.allCases.map(Code.init) }
+
+    /// The member's name: `openGroup`.
+    public var description: String { "\(kind)" }
   }
 
   /// What was misused.

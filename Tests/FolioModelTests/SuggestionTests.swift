@@ -54,7 +54,7 @@ struct SuggestionTests {
       }
       let expected = Self.reference(for: name, among: known)
       #expect(
-        ModelError.suggestion(for: name, among: known) == expected,
+        nameSuggestion(for: name, among: known) == expected,
         "\"\(name)\" among \(known)")
       if !expected.isEmpty { suggested += 1 }
     }
@@ -67,18 +67,18 @@ struct SuggestionTests {
     // "spending" (8 characters) allows (8 + 2) / 3 = 3 edits; "date" (4) allows 2.
     let known = ["date", "spending"]
     #expect(
-      ModelError.suggestion(for: "SPENDINGxyz", among: known) == " (did you mean \"spending\"?)")
-    #expect(ModelError.suggestion(for: "spendingwxyz", among: known) == "")
-    #expect(ModelError.suggestion(for: "pending", among: known) == " (did you mean \"spending\"?)")
-    #expect(ModelError.suggestion(for: "dt", among: known) == " (did you mean \"date\"?)")
-    #expect(ModelError.suggestion(for: "d", among: known) == "")
+      nameSuggestion(for: "SPENDINGxyz", among: known) == " (did you mean \"spending\"?)")
+    #expect(nameSuggestion(for: "spendingwxyz", among: known) == "")
+    #expect(nameSuggestion(for: "pending", among: known) == " (did you mean \"spending\"?)")
+    #expect(nameSuggestion(for: "dt", among: known) == " (did you mean \"date\"?)")
+    #expect(nameSuggestion(for: "d", among: known) == "")
   }
 
   @Test("a name of 1,000,000 characters gets no suggestion, and its error names it")
   func longName() throws {
     let name = String(repeating: "spending", count: 125_000)
     let known = (0..<200).map { "entity\($0)" } + ["spending"]
-    #expect(ModelError.suggestion(for: name, among: known) == "")
+    #expect(nameSuggestion(for: name, among: known) == "")
     let error = ModelError.unknownAttributeType(name, at: nil)
     #expect(error.code == .unknownAttributeType)
     #expect(error.description.hasSuffix("unknown attribute type \"\(name)\""))

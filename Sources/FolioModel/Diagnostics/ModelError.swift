@@ -3,53 +3,68 @@
 /// Each message is one sentence that quotes the bad value; ``location`` names the file and line
 /// and the entity and property concerned. The static factories below are the only places that
 /// word a message, and the tests assert them word for word.
-public struct ModelError: Error, Sendable, CustomStringConvertible {
+public struct ModelError: Error, Sendable, CustomStringConvertible, DiagnosticError {
   /// What went wrong, to switch on.
-  public enum Code: Sendable, Hashable {
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
     /// The file or bundle does not exist.
-    case fileNotFound
+    public static let fileNotFound = Code(.fileNotFound)
     /// The file exists but could not be read.
-    case unreadableFile
+    public static let unreadableFile = Code(.unreadableFile)
     /// The file is not well-formed XML.
-    case malformedXML
+    public static let malformedXML = Code(.malformedXML)
     /// The XML is well-formed but is not an Xcode model (or version plist).
-    case unexpectedContent
+    public static let unexpectedContent = Code(.unexpectedContent)
     /// A required XML attribute is missing.
-    case missingValue
+    public static let missingValue = Code(.missingValue)
     /// An XML attribute has a value of the wrong form (a flag that is not YES or NO, a count
     /// that is not a number).
-    case invalidValue
+    public static let invalidValue = Code(.invalidValue)
     /// An attribute type that Core Data does not have.
-    case unknownAttributeType
+    public static let unknownAttributeType = Code(.unknownAttributeType)
     /// A delete rule that Core Data does not have.
-    case unknownDeleteRule
+    public static let unknownDeleteRule = Code(.unknownDeleteRule)
     /// Two entities, composites, configurations or fetch requests share a name.
-    case duplicateName
+    public static let duplicateName = Code(.duplicateName)
     /// Two properties of one entity (with its ancestors) share a name.
-    case duplicateProperty
+    public static let duplicateProperty = Code(.duplicateProperty)
     /// A parent entity that is not in the model.
-    case unknownParentEntity
+    public static let unknownParentEntity = Code(.unknownParentEntity)
     /// An entity is its own ancestor.
-    case inheritanceCycle
+    public static let inheritanceCycle = Code(.inheritanceCycle)
     /// A relationship's destination entity is not in the model.
-    case unknownDestinationEntity
+    public static let unknownDestinationEntity = Code(.unknownDestinationEntity)
     /// A relationship's inverse is not a relationship of the destination entity.
-    case unknownInverse
+    public static let unknownInverse = Code(.unknownInverse)
     /// A relationship's inverse does not name the relationship back.
-    case inverseMismatch
+    public static let inverseMismatch = Code(.inverseMismatch)
     /// A default value that does not parse for its attribute's type.
-    case invalidDefaultValue
+    public static let invalidDefaultValue = Code(.invalidDefaultValue)
     /// A constraint (minimum, maximum, length, count, pattern) that does not fit its property.
-    case invalidConstraint
+    public static let invalidConstraint = Code(.invalidConstraint)
     /// A composite attribute names a composite the model does not define.
-    case unknownComposite
+    public static let unknownComposite = Code(.unknownComposite)
     /// A composite contains itself, directly or through other composites.
-    case compositeCycle
+    public static let compositeCycle = Code(.compositeCycle)
     /// A uniqueness constraint, index, configuration or fetch request names something that is
     /// not in the model.
-    case unknownReference
+    public static let unknownReference = Code(.unknownReference)
     /// An `.xcdatamodeld` bundle with no version to load, or a current version that is missing.
-    case noCurrentVersion
+    public static let noCurrentVersion = Code(.noCurrentVersion)
+
+    private enum Kind: Hashable, Sendable {
+      case fileNotFound, unreadableFile, malformedXML, unexpectedContent, missingValue,
+        invalidValue, unknownAttributeType, unknownDeleteRule, duplicateName, duplicateProperty,
+        unknownParentEntity, inheritanceCycle, unknownDestinationEntity, unknownInverse,
+        inverseMismatch, invalidDefaultValue, invalidConstraint, unknownComposite,
+        compositeCycle, unknownReference, noCurrentVersion
+    }
+
+    private var kind: Kind
+
+    private init(_ kind: Kind) { self.kind = kind }
+
+    /// The member's name: `fileNotFound`.
+    public var description: String { "\(kind)" }
   }
 
   /// What went wrong, to switch on.
@@ -70,12 +85,6 @@ public struct ModelError: Error, Sendable, CustomStringConvertible {
     self.message = message
     self.location = location
     self.underlying = underlying
-  }
-
-  /// `location: message`.
-  public var description: String {
-    guard let location, !location.description.isEmpty else { return message }
-    return "\(location): \(message)"
   }
 }
 
@@ -123,13 +132,14 @@ extension ModelError {
     let known = AttributeType.allCases.map(\.xcodeName)
     return ModelError(
       .unknownAttributeType,
-      "unknown attribute type \"\(name)\"\(suggestion(for: name, among: known))", at: location)
+      "unknown attribute type \"\(name)\"\(nameSuggestion(for: name, among: known))", at: location)
   }
 
   static func unknownDeleteRule(_ name: String, at location: InputLocation?) -> ModelError {
     let known = DeleteRule.allCases.map(\.xcodeName)
     return ModelError(
-      .unknownDeleteRule, "unknown delete rule \"\(name)\"\(suggestion(for: name, among: known))",
+      .unknownDeleteRule,
+      "unknown delete rule \"\(name)\"\(nameSuggestion(for: name, among: known))",
       at: location)
   }
 
@@ -154,7 +164,7 @@ extension ModelError {
   {
     ModelError(
       .unknownParentEntity,
-      "parent entity \"\(name)\" is not in the model\(suggestion(for: name, among: known))",
+      "parent entity \"\(name)\" is not in the model\(nameSuggestion(for: name, among: known))",
       at: location)
   }
 
@@ -169,7 +179,7 @@ extension ModelError {
   {
     ModelError(
       .unknownDestinationEntity,
-      "destination entity \"\(name)\" is not in the model\(suggestion(for: name, among: known))",
+      "destination entity \"\(name)\" is not in the model\(nameSuggestion(for: name, among: known))",
       at: location)
   }
 
@@ -178,7 +188,7 @@ extension ModelError {
   ) -> ModelError {
     ModelError(
       .unknownInverse,
-      "inverse \"\(inverse)\" is not a relationship of \"\(entity)\"\(suggestion(for: inverse, among: known))",
+      "inverse \"\(inverse)\" is not a relationship of \"\(entity)\"\(nameSuggestion(for: inverse, among: known))",
       at: location)
   }
 
@@ -219,72 +229,29 @@ extension ModelError {
   {
     ModelError(
       .unknownComposite,
-      "composite \"\(name)\" is not defined in the model\(suggestion(for: name, among: known))",
+      "composite \"\(name)\" is not defined in the model\(nameSuggestion(for: name, among: known))",
       at: location)
   }
 
-  /// `container` ends the sentence "…, which is not <container>": `in the model`,
-  /// `a property of "Person"`.
   static func compositeCycle(_ cycle: [String], at location: InputLocation?) -> ModelError {
     ModelError(
       .compositeCycle, "composites contain each other: \(cycle.joined(separator: " → "))",
       at: location)
   }
 
+  /// `container` ends the sentence "…, which is not <container>": `in the model`,
+  /// `a property of "Person"`.
   static func unknownReference(
     _ kind: String, _ name: String, known: [String], container: String = "in the model",
     at location: InputLocation?
   ) -> ModelError {
     ModelError(
       .unknownReference,
-      "\(kind) names \"\(name)\", which is not \(container)\(suggestion(for: name, among: known))",
+      "\(kind) names \"\(name)\", which is not \(container)\(nameSuggestion(for: name, among: known))",
       at: location)
   }
 
   static func noCurrentVersion(_ reason: String, at location: InputLocation?) -> ModelError {
     ModelError(.noCurrentVersion, reason, at: location)
-  }
-
-  /// ` (did you mean "X"?)` when one known name is close to `name`, else an empty string.
-  ///
-  /// A candidate is close when its edit distance from `name` (case aside) is within a limit
-  /// that grows with the candidate's length. The distance is at least the difference of the
-  /// two lengths, so a candidate whose length is too far from `name`'s is passed over without
-  /// computing it: a long unknown name (a script line or an XML attribute of up to 1 MiB)
-  /// costs time linear in its length, not its length times every known name's.
-  package static func suggestion(for name: String, among known: [String]) -> String {
-    let lowered = name.lowercased()
-    let length = lowered.count
-    var characters: [Character]?
-    var best: (name: String, distance: Int)?
-    for candidate in known {
-      let limit = candidate.count <= 2 ? 0 : candidate.count <= 5 ? 2 : (candidate.count + 2) / 3
-      let other = Array(candidate.lowercased())
-      guard abs(length - other.count) <= limit else { continue }
-      if characters == nil { characters = Array(lowered) }
-      let distance = editDistance(characters ?? [], other)
-      if distance <= limit, distance < (best?.distance ?? .max) {
-        best = (candidate, distance)
-      }
-    }
-    return best.map { " (did you mean \"\($0.name)\"?)" } ?? ""
-  }
-
-  /// Levenshtein distance, in time `a.count · b.count`: ``suggestion(for:among:)`` calls it
-  /// only for lengths within a few characters of each other.
-  static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-      current[0] = i
-      for j in 1...b.count {
-        let cost = a[i - 1] == b[j - 1] ? 0 : 1
-        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-      }
-      swap(&previous, &current)
-    }
-    return previous[b.count]
   }
 }

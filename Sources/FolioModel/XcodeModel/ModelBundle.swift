@@ -83,7 +83,7 @@ public struct ModelBundle: Sendable {
     }
     guard names.contains(current) else {
       throw ModelError.noCurrentVersion(
-        ".xccurrentversion names \"\(current)\", which is not in the bundle\(ModelError.suggestion(for: current, among: names))",
+        ".xccurrentversion names \"\(current)\", which is not in the bundle\(nameSuggestion(for: current, among: names))",
         at: InputLocation(file: url.appendingPathComponent(".xccurrentversion").relativePath))
     }
     return current

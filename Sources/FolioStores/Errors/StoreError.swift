@@ -5,40 +5,53 @@ import FolioModel
 ///
 /// ``location`` names the place: `file:line:column` for XML, `file@offset` for binary files,
 /// `Entity.key` for values that do not fit the model.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
+public struct StoreError: Error, Sendable, CustomStringConvertible, DiagnosticError {
   /// What went wrong, to switch on.
-  public enum Code: Sendable, Hashable {
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
     /// No file at the path.
-    case notFound
+    public static let notFound = Code(.notFound)
     /// The file exists but could not be read.
-    case unreadable
+    public static let unreadable = Code(.unreadable)
     /// The file is not a store of any format Folio knows.
-    case unknownFormat
+    public static let unknownFormat = Code(.unknownFormat)
     /// The XML is not well-formed, or declares what a store may not (a foreign DTD, entities).
-    case malformedXML
+    public static let malformedXML = Code(.malformedXML)
     /// The file is well-formed but not laid out as its format requires.
-    case malformedStore
+    public static let malformedStore = Code(.malformedStore)
     /// A binary file's magic bytes are wrong (often a sign of text-mode transfer).
-    case badMagic
+    public static let badMagic = Code(.badMagic)
     /// A format version this build cannot read.
-    case unsupportedVersion
+    public static let unsupportedVersion = Code(.unsupportedVersion)
     /// A checksum does not match: the file is corrupted.
-    case badChecksum
+    public static let badChecksum = Code(.badChecksum)
     /// The file ends before its content does.
-    case truncated
+    public static let truncated = Code(.truncated)
     /// The store was written for a model that does not fit this one.
-    case modelMismatch
+    public static let modelMismatch = Code(.modelMismatch)
     /// A value does not fit its attribute's type.
-    case typeMismatch
+    public static let typeMismatch = Code(.typeMismatch)
     /// A record names an object that is not in the store.
-    case danglingReference
+    public static let danglingReference = Code(.danglingReference)
     /// Writing the file failed (full disk, read-only folder, permissions); the old file is
     /// intact.
-    case writeFailed
+    public static let writeFailed = Code(.writeFailed)
     /// The file changed on disk since it was opened; saving would overwrite someone's work.
-    case modifiedOnDisk
+    public static let modifiedOnDisk = Code(.modifiedOnDisk)
     /// A value or the store is larger than one of ``StoreLimits``.
-    case limitExceeded
+    public static let limitExceeded = Code(.limitExceeded)
+
+    private enum Kind: Hashable, Sendable {
+      case notFound, unreadable, unknownFormat, malformedXML, malformedStore, badMagic,
+        unsupportedVersion, badChecksum, truncated, modelMismatch, typeMismatch,
+        danglingReference, writeFailed, modifiedOnDisk, limitExceeded
+    }
+
+    private var kind: Kind
+
+    private init(_ kind: Kind) { self.kind = kind }
+
+    /// The member's name: `notFound`.
+    public var description: String { "\(kind)" }
   }
 
   /// What went wrong, to switch on.
@@ -59,11 +72,5 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     self.message = message
     self.location = location
     self.underlying = underlying
-  }
-
-  /// `location: message`.
-  public var description: String {
-    guard let location, !location.description.isEmpty else { return message }
-    return "\(location): \(message)"
   }
 }

@@ -83,7 +83,7 @@ extension StoreError {
   {
     StoreError(
       .modelMismatch,
-      "unknown entity \"\(name)\"\(ModelError.suggestion(for: name, among: known))", at: location)
+      "unknown entity \"\(name)\"\(nameSuggestion(for: name, among: known))", at: location)
   }
 
   static func abstractEntity(_ name: String, at location: InputLocation) -> StoreError {
@@ -96,7 +96,7 @@ extension StoreError {
   ) -> StoreError {
     StoreError(
       .modelMismatch,
-      "entity \"\(entity)\" has no property \"\(name)\"\(ModelError.suggestion(for: name, among: known))",
+      "entity \"\(entity)\" has no property \"\(name)\"\(nameSuggestion(for: name, among: known))",
       at: location)
   }
 
@@ -126,7 +126,7 @@ extension StoreError {
     let known = XMLValueCoding.typeWords
     return StoreError(
       .malformedStore,
-      "unknown attribute type \"\(word)\"\(ModelError.suggestion(for: word, among: known))",
+      "unknown attribute type \"\(word)\"\(nameSuggestion(for: word, among: known))",
       at: location)
   }
 

@@ -1,0 +1,35 @@
+/// What Folio's errors about input have in common: a code to switch on, one sentence, the
+/// place in the input, and the error that caused this one.
+///
+/// `ModelError`, `StoreError`, `QueryError`, `GraphError` and `ScriptError` conform. Each keeps
+/// its own `Code`: a struct whose values are static members over a private enum, so a module
+/// can add a code without breaking a client's `switch` (which needs a `default`). Each prints
+/// ``locatedMessage``, and adds its own lines below it where it has more to say (a graph
+/// error's validation failures, a script error's details).
+///
+/// `UndoError` does not conform: `FolioUndo` depends on nothing, so that an editor can use it
+/// alone, and its errors have no location and no cause.
+package protocol DiagnosticError: Error, Sendable, CustomStringConvertible {
+  /// The module's code type: a struct over a private enum, printed as the member's name.
+  associatedtype Code: Hashable, Sendable, CustomStringConvertible
+
+  /// What went wrong, to switch on.
+  var code: Code { get }
+  /// One sentence: what was expected and what was found.
+  var message: String { get }
+  /// Where the bad input is.
+  var location: InputLocation? { get }
+  /// The error that caused this one, if any.
+  var underlying: (any Error & Sendable)? { get }
+}
+
+extension DiagnosticError {
+  /// `location: message`, or the message alone when there is no location or it prints empty.
+  package var locatedMessage: String {
+    guard let location, !location.description.isEmpty else { return message }
+    return "\(location): \(message)"
+  }
+
+  /// ``locatedMessage``; a conforming type with more to say defines its own, starting with it.
+  public var description: String { locatedMessage }
+}

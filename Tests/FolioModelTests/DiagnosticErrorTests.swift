@@ -1,0 +1,33 @@
+import Testing
+
+@testable import FolioModel
+
+/// What every error about input prints, and how its code reads.
+@Suite("Diagnostic errors")
+struct DiagnosticErrorTests {
+  @Test("an error prints `location: message`, or the message alone")
+  func description() {
+    let located = ModelError(.missingValue, "<entity> has no name", at: InputLocation(line: 3))
+    #expect(located.description == "<entity> has no name")
+    let placed = ModelError(
+      .missingValue, "<entity> has no name", at: InputLocation(file: "contents", line: 3))
+    #expect(placed.description == "contents:3: <entity> has no name")
+    #expect(ModelError(.missingValue, "<entity> has no name").description == "<entity> has no name")
+    #expect(placed.locatedMessage == placed.description)
+  }
+
+  @Test("a code prints its member's name and matches in a switch")
+  func codes() {
+    let code = ModelError.Code.unknownInverse
+    #expect(code.description == "unknownInverse")
+    #expect(code == .unknownInverse)
+    #expect(code != .inverseMismatch)
+    let matched: Bool
+    switch code {
+    case .inverseMismatch: matched = false
+    case .unknownInverse: matched = true
+    default: matched = false
+    }
+    #expect(matched)
+  }
+}
