@@ -7,7 +7,7 @@ FOLIO := .build/release/folio
 OPS ?= 10000000
 SEED ?= 1
 
-.PHONY: all build demo test test-asan test-asan-unsafe test-tsan test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay
+.PHONY: all build demo test test-asan test-asan-unsafe test-tsan api test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay
 
 all: build
 
@@ -104,8 +104,16 @@ fuzz: fuzz-build
 	sh Fuzz/seed-corpora.sh $(FUZZ_BUILD)/seeds
 	bash Fuzz/fuzz.sh $(SECONDS) $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
+# Lint: formatting, and the public API of each library module against its baseline in API/
+# (a change to it is a decision: `make api` records it).
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public > /dev/null
+	python3 scripts/api-baseline.py check
+
+api:
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public > /dev/null
+	python3 scripts/api-baseline.py write
 
 bench: deps
 	$(SWIFT) build -c release --product FolioBenchmarks

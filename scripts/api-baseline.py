@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The public API of each library module, one line per symbol, from SwiftPM's symbol graphs.
+
+    scripts/api-baseline.py write   # refresh API/<Module>.txt after a deliberate change
+    scripts/api-baseline.py check   # fail, showing the difference, when the API changed
+
+Run `swift package dump-symbol-graph --minimum-access-level public` first (`make api` and
+`make lint` do). Each line is the symbol's kind, its path and its declaration, so a changed
+signature shows as one removed and one added line.
+"""
+import glob
+import json
+import os
+import sys
+import difflib
+
+MODULES = ["FolioModel", "FolioUndo", "FolioQuery", "FolioStores", "FolioGraph", "Folio",
+           "FolioScript"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GRAPHS = glob.glob(os.path.join(ROOT, ".build", "*", "symbolgraph"))
+
+
+def lines(module):
+    if not GRAPHS:
+        sys.exit("no symbol graphs: run swift package dump-symbol-graph first")
+    files = glob.glob(os.path.join(GRAPHS[0], module + ".symbols.json"))
+    files += glob.glob(os.path.join(GRAPHS[0], module + "@*.symbols.json"))
+    result = set()
+    for path in files:
+        extended = os.path.basename(path)[len(module):].split(".")[0].lstrip("@")
+        for symbol in json.load(open(path))["symbols"]:
+            if symbol.get("accessLevel") not in ("public", "open"):
+                continue
+            kind = symbol["kind"]["identifier"].removeprefix("swift.")
+            name = ".".join(symbol["pathComponents"])
+            if extended:
+                name = extended + ":" + name
+            declaration = "".join(f["spelling"] for f in symbol.get("declarationFragments", []))
+            result.add(f"{kind}  {name}  {' '.join(declaration.split())}")
+    return sorted(result)
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else "check"
+    changed = False
+    for module in MODULES:
+        baseline = os.path.join(ROOT, "API", module + ".txt")
+        now = lines(module)
+        if mode == "write":
+            os.makedirs(os.path.dirname(baseline), exist_ok=True)
+            with open(baseline, "w") as out:
+                out.write("\n".join(now) + "\n")
+            print(f"{module}: {len(now)} public symbols")
+            continue
+        old = open(baseline).read().splitlines() if os.path.exists(baseline) else []
+        if old != now:
+            changed = True
+            sys.stdout.writelines(
+                line + "\n" for line in difflib.unified_diff(
+                    old, now, f"API/{module}.txt", f"{module} now", lineterm="", n=0))
+    if changed:
+        sys.exit("The public API changed. If that is meant, run `make api` and commit API/.")
+
+
+main()
