@@ -106,13 +106,17 @@ fuzz: fuzz-build
 
 # Lint: formatting, and the public API of each library module against its baseline in API/
 # (a change to it is a decision: `make api` records it).
+# The dump also tries the test modules, which fail where tests were never built; the script
+# checks that each library module's graph was written by this dump.
+SYMBOL_GRAPHS = mkdir -p .build && touch .build/symbol-graph-stamp && \
+  $(SWIFT) package dump-symbol-graph --minimum-access-level public > /dev/null 2>&1 || true
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
-	$(SWIFT) package dump-symbol-graph --minimum-access-level public > /dev/null
+	$(SYMBOL_GRAPHS)
 	python3 scripts/api-baseline.py check
 
 api:
-	$(SWIFT) package dump-symbol-graph --minimum-access-level public > /dev/null
+	$(SYMBOL_GRAPHS)
 	python3 scripts/api-baseline.py write
 
 bench: deps

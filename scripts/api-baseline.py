@@ -20,10 +20,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRAPHS = glob.glob(os.path.join(ROOT, ".build", "*", "symbolgraph"))
 
 
+STAMP = os.path.join(ROOT, ".build", "symbol-graph-stamp")
+
+
 def lines(module):
     if not GRAPHS:
         sys.exit("no symbol graphs: run swift package dump-symbol-graph first")
-    files = glob.glob(os.path.join(GRAPHS[0], module + ".symbols.json"))
+    main_graph = os.path.join(GRAPHS[0], module + ".symbols.json")
+    if not os.path.exists(main_graph) or (
+        os.path.exists(STAMP) and os.path.getmtime(main_graph) < os.path.getmtime(STAMP)):
+        sys.exit(f"no fresh symbol graph for {module}: swift package dump-symbol-graph failed")
+    files = [main_graph]
     files += glob.glob(os.path.join(GRAPHS[0], module + "@*.symbols.json"))
     result = set()
     for path in files:
