@@ -11,7 +11,7 @@ import Foundation
 /// almost never keep the file's CRC-32s right, so the harness then repairs the header's and
 /// every section's checksum as the spec defines them and reads the result again: the reader's
 /// checks after the checksums get fuzzed too.
-package enum BinaryStoreFuzzing {
+package enum BinaryStoreFuzzing: FuzzTarget {
   private static let scratch = ScratchFile("store.folio")
 
   /// Loads the fixed models and warms the reader up.
@@ -55,7 +55,7 @@ package enum BinaryStoreFuzzing {
 /// body twice, in one run and with every block of two rows or more built in halves: the two
 /// must give equal records or the same error (the first in row order); the harness traps
 /// when they do not.
-package enum BinaryBodyFuzzing {
+package enum BinaryBodyFuzzing: FuzzTarget {
   private static let scratch = ScratchFile("body.folio")
 
   /// Loads the fixed models and warms the reader up.

@@ -8,22 +8,54 @@ import Foundation
   import CLibFuzzer
 #endif
 
-// Each fuzz executable is one `@main` that hands its input function to `FuzzDriver.main`.
+// Each fuzz executable is one `@main` that hands its target (a ``FuzzTarget``) to
+// `FuzzDriver.main`.
 //
 // In the fuzz build (`-sanitize=fuzzer,address -D FOLIO_FUZZING`, see `make fuzz`) the driver
 // is libFuzzer's: `LLVMFuzzerRunDriver` parses libFuzzer's flags and calls the function with
 // each input it generates. SwiftPM links an executable with its own `main` (it renames the
 // module's entry point and points `main` at it), so the executable also exports
-// `LLVMFuzzerTestOneInput`, which libFuzzer's archive needs to link; both names lead to the same
-// function. In the normal build the same executable is a reproducer: it runs the files and
+// `LLVMFuzzerTestOneInput`, which libFuzzer's archive needs to link: this library defines it
+// once for every executable, and both names lead to the executable's target. In the normal build the same executable is a reproducer: it runs the files and
 // folders named on its command line through the function, so a crash that libFuzzer found can
 // be replayed, debugged and turned into a test without the fuzz build.
 
 /// What each fuzz executable's input goes through.
 package typealias FuzzInputFunction = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 
+/// A fuzz target: the state it keeps across inputs, and one input's run.
+package protocol FuzzTarget {
+  /// Builds the state that lives across inputs (models, scratch files).
+  static func prepare()
+  /// Runs one input; any outcome but a crash is fine.
+  static func run(_ input: Data)
+}
+
+/// The input function of the executable's target, set by ``FuzzDriver/main(_:_:)`` before the
+/// first input, and read only by the one thread that runs inputs.
+nonisolated(unsafe) private var runTarget: (Data) -> Void = { _ in }
+
+#if FOLIO_FUZZING
+  /// libFuzzer's input function, which its archive needs to link.
+  @_cdecl("LLVMFuzzerTestOneInput")
+  func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    runTarget(FuzzDriver.data(bytes, count))
+    return 0
+  }
+#endif
+
 /// The shared entry point of the fuzz executables.
 package enum FuzzDriver {
+  /// Fuzzes `target` (fuzz build) or replays the inputs named on the command line through it
+  /// (normal build), then exits; `name` is the executable's, for messages.
+  package static func main<Target: FuzzTarget>(_ name: String, _ target: Target.Type) -> Never {
+    runTarget = Target.run
+    main(name, prepare: Target.prepare) { bytes, count in
+      runTarget(FuzzDriver.data(bytes, count))
+      return 0
+    }
+  }
+
   /// Runs libFuzzer (fuzz build) or replays the inputs named on the command line (normal
   /// build), then exits.
   ///

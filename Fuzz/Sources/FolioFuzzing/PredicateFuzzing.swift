@@ -8,7 +8,7 @@ import Foundation
 /// a list, nil), as many as the format takes, since unused arguments are an error. A predicate that parses must print as a format that parses back to an equal predicate,
 /// as `description` promises; the harness traps when it does not. The predicate is then
 /// evaluated on a small graph of objects, which must throw or answer, never crash.
-package enum PredicateFuzzing {
+package enum PredicateFuzzing: FuzzTarget {
   static var arguments: [Any?] {
     ["name", "Ada", 42, 2.5, Date(timeIntervalSinceReferenceDate: 0), ["a", "b"], nil, "friends"]
   }

@@ -4,7 +4,7 @@ import Foundation
 /// The undo-script parser: any bytes, read as `folio replay` reads a script file (refused
 /// unless UTF-8), then parsed. Scripts are only parsed, never run: running one reads and writes
 /// the files it names.
-package enum UndoScriptFuzzing {
+package enum UndoScriptFuzzing: FuzzTarget {
   /// Warms the parser up.
   package static func prepare() {
     run(Data("model Expenses.xcdatamodeld\nnew\n".utf8))

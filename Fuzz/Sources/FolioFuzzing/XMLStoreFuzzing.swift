@@ -8,7 +8,7 @@ import Foundation
 /// model inferred from the file (as `folio info` opens a store from a Mac), then the whole
 /// store with that model; and the whole store with each fixed model, as a document of a known
 /// type. Every failure must be a thrown `StoreError`.
-package enum XMLStoreFuzzing {
+package enum XMLStoreFuzzing: FuzzTarget {
   private static let scratch = ScratchFile("store.xml")
 
   /// Loads the fixed models and warms the reader up.

@@ -6,7 +6,7 @@ import Foundation
 /// Each input is read leniently and strictly. A model that loads is written back as Xcode
 /// model XML (the text a `.folio` store embeds), which must read back as an equal model, as
 /// `xcodeModelXML()` promises; the harness traps when it does not.
-package enum XcodeModelFuzzing {
+package enum XcodeModelFuzzing: FuzzTarget {
   /// Warms the reader up.
   package static func prepare() {
     run(Data())
