@@ -103,6 +103,8 @@ struct DocumentFaultTests {
       let storeError = try #require(error.underlying as? StoreError)
       #expect(storeError.code == .writeFailed)
       #expect(storeError.message.contains(words), "\(storeError)")
+      // The store's place is named once: the graph error takes the message and the place.
+      #expect(error.description == storeError.description, "\(error)")
       #expect(try State(document) == before, "\(words)")
       // The undo stack still works, and a save without the fault writes the edits.
       try document.save()

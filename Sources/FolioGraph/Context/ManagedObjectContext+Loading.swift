@@ -37,7 +37,7 @@ extension ManagedObjectContext {
   /// The graph error for a store error met loading: the `GraphError` it carries, if any.
   static func graphError(_ error: StoreError) -> GraphError {
     if let graphError = error.underlying as? GraphError { return graphError }
-    return GraphError(.store, error.description, at: error.location, underlying: error)
+    return GraphError(.store, error.message, at: error.location, underlying: error)
   }
 }
 

@@ -68,7 +68,7 @@ extension ManagedObjectContext {
         StoreContents(metadata: metadata, records: records, nextObjectID: next), to: url,
         format: format)
     } catch {
-      throw GraphError(.store, error.description, at: error.location, underlying: error)
+      throw GraphError(.store, error.message, at: error.location, underlying: error)
     }
   }
 

@@ -54,7 +54,7 @@ extension ManagedObjectContext {
       } catch {
         commit.revert()
         cache.keyState = keys
-        throw GraphError(.store, error.description, at: error.location, underlying: error)
+        throw GraphError(.store, error.message, at: error.location, underlying: error)
       }
     }
     cache.generation &+= 1
