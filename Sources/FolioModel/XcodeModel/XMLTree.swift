@@ -1,4 +1,4 @@
-import CLibXML2
+internal import CLibXML2
 import Foundation
 
 /// A parsed XML document: libxml2's tree, owned and freed by this value.

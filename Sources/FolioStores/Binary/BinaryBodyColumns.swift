@@ -1,4 +1,4 @@
-import CFolioSupport
+internal import CFolioSupport
 import FolioModel
 import Foundation
 

@@ -1,4 +1,4 @@
-import CZlib
+internal import CZlib
 
 // zlib, reached through CZlib, for the binary store: one-shot deflate and a bounded inflate.
 //
