@@ -8,70 +8,42 @@ import FolioModel
 /// name the key path concerned, and an error thrown by the object itself (an unknown key) is
 /// kept in ``underlying``. The static factories below are the only places that word a message,
 /// and the tests assert them word for word.
-public struct QueryError: Error, Sendable, CustomStringConvertible, DiagnosticError {
-  /// What went wrong, to switch on.
-  public struct Code: Hashable, Sendable, CustomStringConvertible {
-    /// The format string is not a predicate.
-    public static let syntax = Code(.syntax)
-    /// A `%@`, `%K`, `%d`, `%i` or `%f` with no argument left for it.
-    public static let missingArgument = Code(.missingArgument)
-    /// An argument of the wrong kind for its placeholder.
-    public static let invalidArgument = Code(.invalidArgument)
-    /// More arguments than the format has placeholders for.
-    public static let unusedArgument = Code(.unusedArgument)
-    /// A `$VARIABLE` with no value.
-    public static let unboundVariable = Code(.unboundVariable)
-    /// The object could not answer a key of a key path; ``QueryError/underlying`` says why.
-    public static let unknownKey = Code(.unknownKey)
-    /// A key path that cannot be followed: a key after a value that is not an object, an
-    /// unknown collection operator.
-    public static let invalidKeyPath = Code(.invalidKeyPath)
-    /// An operator applied to values it does not take: ordering a string against a number,
-    /// `ANY` over a single value, `BETWEEN` without two bounds.
-    public static let invalidOperand = Code(.invalidOperand)
-    /// A `MATCHES` pattern that is not a regular expression.
-    public static let invalidRegularExpression = Code(.invalidRegularExpression)
+public typealias QueryError = CodedError<QueryErrorCode>
 
-    private enum Kind: Hashable, Sendable {
-      case syntax, missingArgument, invalidArgument, unusedArgument, unboundVariable, unknownKey,
-        invalidKeyPath, invalidOperand, invalidRegularExpression
-    }
+/// What went wrong in a `QueryError`, to switch on: `QueryError.Code`.
+public struct QueryErrorCode: Hashable, Sendable, CustomStringConvertible {
+  /// The format string is not a predicate.
+  public static let syntax = QueryErrorCode(.syntax)
+  /// A `%@`, `%K`, `%d`, `%i` or `%f` with no argument left for it.
+  public static let missingArgument = QueryErrorCode(.missingArgument)
+  /// An argument of the wrong kind for its placeholder.
+  public static let invalidArgument = QueryErrorCode(.invalidArgument)
+  /// More arguments than the format has placeholders for.
+  public static let unusedArgument = QueryErrorCode(.unusedArgument)
+  /// A `$VARIABLE` with no value.
+  public static let unboundVariable = QueryErrorCode(.unboundVariable)
+  /// The object could not answer a key of a key path; ``QueryError/underlying`` says why.
+  public static let unknownKey = QueryErrorCode(.unknownKey)
+  /// A key path that cannot be followed: a key after a value that is not an object, an
+  /// unknown collection operator.
+  public static let invalidKeyPath = QueryErrorCode(.invalidKeyPath)
+  /// An operator applied to values it does not take: ordering a string against a number,
+  /// `ANY` over a single value, `BETWEEN` without two bounds.
+  public static let invalidOperand = QueryErrorCode(.invalidOperand)
+  /// A `MATCHES` pattern that is not a regular expression.
+  public static let invalidRegularExpression = QueryErrorCode(.invalidRegularExpression)
 
-    private var kind: Kind
-
-    private init(_ kind: Kind) { self.kind = kind }
-
-    /// The member's name: `syntax`.
-    public var description: String { "\(kind)" }
+  private enum Kind: Hashable, Sendable {
+    case syntax, missingArgument, invalidArgument, unusedArgument, unboundVariable, unknownKey,
+      invalidKeyPath, invalidOperand, invalidRegularExpression
   }
 
-  /// What went wrong, to switch on.
-  public var code: Code
-  /// One sentence: what was expected and what was found.
-  public var message: String
-  /// Where: the column in the format string, or the key that could not be read as `property`.
-  public var location: InputLocation?
-  /// The error that caused this one, if any: what the object threw for an unknown key.
-  public var underlying: (any Error & Sendable)?
+  private var kind: Kind
 
-  /// Creates an error; prefer the static factories, which word the message.
-  public init(
-    _ code: Code, _ message: String, at location: InputLocation? = nil,
-    underlying: (any Error & Sendable)? = nil
-  ) {
-    self.code = code
-    self.message = message
-    self.location = location
-    self.underlying = underlying
-  }
+  private init(_ kind: Kind) { self.kind = kind }
 
-  /// `column N: message` for parse errors, the message alone otherwise.
-  public var description: String {
-    if let location, location.file == nil, let column = location.column {
-      return "column \(column): \(message)"
-    }
-    return locatedMessage
-  }
+  /// The member's name: `syntax`.
+  public var description: String { "\(kind)" }
 }
 
 extension QueryError {

@@ -14,6 +14,20 @@ struct DiagnosticErrorTests {
     #expect(placed.description == "contents:3: <entity> has no name")
     #expect(ModelError(.missingValue, "<entity> has no name").description == "<entity> has no name")
     #expect(placed.locatedMessage == placed.description)
+    let column = ModelError(.invalidValue, "expected a value", at: InputLocation(column: 7))
+    #expect(column.description == "column 7: expected a value")
+  }
+
+  @Test("each module's error is its own type: a catch for one lets the other through")
+  func distinctTypes() {
+    let error: any Error = CodedError<OtherCode>(.init(), "other")
+    #expect(!(error is ModelError))
+    #expect(error is CodedError<OtherCode>)
+    #expect(ModelError.Code.self == ModelErrorCode.self)
+  }
+
+  private struct OtherCode: Hashable, Sendable, CustomStringConvertible {
+    var description: String { "other" }
   }
 
   @Test("a code prints its member's name and matches in a switch")

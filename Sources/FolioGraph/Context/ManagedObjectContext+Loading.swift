@@ -184,7 +184,7 @@ struct GraphLoader: StoreRecordConsumer {
         throw Self.error(
           GraphError.unknownKey(key, entity: layout.name, known: layout.properties.map(\.name)))
       }
-      guard ModelValueCheck.fits(value, attribute.attributeType) else {
+      guard value.fits(attribute.attributeType) else {
         throw Self.error(
           GraphError.typeMismatch(
             "\(value.modelText) is not of type \(attribute.attributeType.xcodeName)",

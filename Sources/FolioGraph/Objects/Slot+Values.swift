@@ -95,7 +95,7 @@ extension Slot {
         key: attribute.name)
     }
     if let model = value as? AttributeValue {
-      guard ModelValueCheck.fits(model, type) else { throw mismatch() }
+      guard model.fits(type) else { throw mismatch() }
       return Slot(model)
     }
     switch type {
@@ -185,23 +185,6 @@ extension Slot {
     case is Date: return "\(value) (a date)"
     case is Data: return "\(value) (binary data)"
     default: return "\(value) (\(type(of: value)))"
-    }
-  }
-}
-
-/// Whether a model value is of the family an attribute type stores.
-enum ModelValueCheck {
-  static func fits(_ value: AttributeValue, _ type: AttributeType) -> Bool {
-    switch (value, type) {
-    case (.integer(let number), _) where type.isInteger:
-      return type.integerRange?.contains(number) ?? false
-    case (.decimal, .decimal), (.double, .double), (.float, .float), (.string, .string),
-      (.boolean, .boolean), (.date, .date), (.binaryData, .binaryData), (.uuid, .uuid),
-      (.uri, .uri), (.transformable, .transformable), (.objectID, .objectID),
-      (.composite, .composite), (_, .undefined):
-      return true
-    default:
-      return false
     }
   }
 }

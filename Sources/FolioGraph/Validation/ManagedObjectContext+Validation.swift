@@ -81,13 +81,13 @@ extension ManagedObjectContext {
         ? [] : [failure(object, key, value, .required, "a value is required")]
     }
     var failures: [ValidationFailure] = []
-    if let low = attribute.minimumValue, let order = Self.compare(model, low), order < 0 {
+    if let low = attribute.minimumValue, let order = model.order(against: low), order < 0 {
       failures.append(
         failure(
           object, key, value, .minimumValue,
           "\(model.modelText) is less than the minimum \(low.modelText)"))
     }
-    if let high = attribute.maximumValue, let order = Self.compare(model, high), order > 0 {
+    if let high = attribute.maximumValue, let order = model.order(against: high), order > 0 {
       failures.append(
         failure(
           object, key, value, .maximumValue,
@@ -260,18 +260,6 @@ extension ManagedObjectContext {
     return ValidationFailure(
       objectID: object.objectID, entityName: object.entityName, key: key, value: text, rule: rule,
       message: message)
-  }
-
-  static func compare(_ a: AttributeValue, _ b: AttributeValue) -> Int? {
-    func order<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x == y ? 0 : 1) }
-    switch (a, b) {
-    case (.integer(let x), .integer(let y)): return order(x, y)
-    case (.decimal(let x), .decimal(let y)): return order(x, y)
-    case (.double(let x), .double(let y)): return order(x, y)
-    case (.float(let x), .float(let y)): return order(x, y)
-    case (.date(let x), .date(let y)): return order(x, y)
-    default: return nil
-    }
   }
 
   /// Whether `pattern` matches all of `text`, as Core Data's `MATCHES` does.

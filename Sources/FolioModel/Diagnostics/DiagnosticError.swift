@@ -1,11 +1,12 @@
 /// What Folio's errors about input have in common: a code to switch on, one sentence, the
 /// place in the input, and the error that caused this one.
 ///
-/// `ModelError`, `StoreError`, `QueryError`, `GraphError` and `ScriptError` conform. Each keeps
-/// its own `Code`: a struct whose values are static members over a private enum, so a module
-/// can add a code without breaking a client's `switch` (which needs a `default`). Each prints
-/// ``locatedMessage``, and adds its own lines below it where it has more to say (a graph
-/// error's validation failures, a script error's details).
+/// ``CodedError`` (so `ModelError`, `StoreError` and `QueryError`), `GraphError` and
+/// `ScriptError` conform. Each module has its own `Code`: a struct whose values are static
+/// members over a private enum, so a module can add a code without breaking a client's
+/// `switch` (which needs a `default`). Each prints ``locatedMessage``, and adds its own lines
+/// below it where it has more to say (a graph error's validation failures, a script error's
+/// details).
 ///
 /// `UndoError` does not conform: `FolioUndo` depends on nothing, so that an editor can use it
 /// alone, and its errors have no location and no cause.

@@ -38,7 +38,8 @@ public struct InputLocation: Sendable, Hashable, CustomStringConvertible {
     return copy
   }
 
-  /// `file:line:column`, `file@offset` and `Entity.property`, joined by `": "`.
+  /// `file:line:column`, `file@offset` (`@offset` without a file), `column N` (a column of a
+  /// one-line input such as a predicate) and `Entity.property`, joined by `": "`.
   public var description: String {
     var parts: [String] = []
     if let file {
@@ -52,6 +53,8 @@ public struct InputLocation: Sendable, Hashable, CustomStringConvertible {
       parts.append(place)
     } else if let byteOffset {
       parts.append("@\(byteOffset)")
+    } else if line == nil, let column {
+      parts.append("column \(column)")
     }
     if let entity {
       parts.append(property.map { "\(entity).\($0)" } ?? entity)

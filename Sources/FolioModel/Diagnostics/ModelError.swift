@@ -3,89 +3,69 @@
 /// Each message is one sentence that quotes the bad value; ``location`` names the file and line
 /// and the entity and property concerned. The static factories below are the only places that
 /// word a message, and the tests assert them word for word.
-public struct ModelError: Error, Sendable, CustomStringConvertible, DiagnosticError {
-  /// What went wrong, to switch on.
-  public struct Code: Hashable, Sendable, CustomStringConvertible {
-    /// The file or bundle does not exist.
-    public static let fileNotFound = Code(.fileNotFound)
-    /// The file exists but could not be read.
-    public static let unreadableFile = Code(.unreadableFile)
-    /// The file is not well-formed XML.
-    public static let malformedXML = Code(.malformedXML)
-    /// The XML is well-formed but is not an Xcode model (or version plist).
-    public static let unexpectedContent = Code(.unexpectedContent)
-    /// A required XML attribute is missing.
-    public static let missingValue = Code(.missingValue)
-    /// An XML attribute has a value of the wrong form (a flag that is not YES or NO, a count
-    /// that is not a number).
-    public static let invalidValue = Code(.invalidValue)
-    /// An attribute type that Core Data does not have.
-    public static let unknownAttributeType = Code(.unknownAttributeType)
-    /// A delete rule that Core Data does not have.
-    public static let unknownDeleteRule = Code(.unknownDeleteRule)
-    /// Two entities, composites, configurations or fetch requests share a name.
-    public static let duplicateName = Code(.duplicateName)
-    /// Two properties of one entity (with its ancestors) share a name.
-    public static let duplicateProperty = Code(.duplicateProperty)
-    /// A parent entity that is not in the model.
-    public static let unknownParentEntity = Code(.unknownParentEntity)
-    /// An entity is its own ancestor.
-    public static let inheritanceCycle = Code(.inheritanceCycle)
-    /// A relationship's destination entity is not in the model.
-    public static let unknownDestinationEntity = Code(.unknownDestinationEntity)
-    /// A relationship's inverse is not a relationship of the destination entity.
-    public static let unknownInverse = Code(.unknownInverse)
-    /// A relationship's inverse does not name the relationship back.
-    public static let inverseMismatch = Code(.inverseMismatch)
-    /// A default value that does not parse for its attribute's type.
-    public static let invalidDefaultValue = Code(.invalidDefaultValue)
-    /// A constraint (minimum, maximum, length, count, pattern) that does not fit its property.
-    public static let invalidConstraint = Code(.invalidConstraint)
-    /// A composite attribute names a composite the model does not define.
-    public static let unknownComposite = Code(.unknownComposite)
-    /// A composite contains itself, directly or through other composites.
-    public static let compositeCycle = Code(.compositeCycle)
-    /// A uniqueness constraint, index, configuration or fetch request names something that is
-    /// not in the model.
-    public static let unknownReference = Code(.unknownReference)
-    /// An `.xcdatamodeld` bundle with no version to load, or a current version that is missing.
-    public static let noCurrentVersion = Code(.noCurrentVersion)
+public typealias ModelError = CodedError<ModelErrorCode>
 
-    private enum Kind: Hashable, Sendable {
-      case fileNotFound, unreadableFile, malformedXML, unexpectedContent, missingValue,
-        invalidValue, unknownAttributeType, unknownDeleteRule, duplicateName, duplicateProperty,
-        unknownParentEntity, inheritanceCycle, unknownDestinationEntity, unknownInverse,
-        inverseMismatch, invalidDefaultValue, invalidConstraint, unknownComposite,
-        compositeCycle, unknownReference, noCurrentVersion
-    }
+/// What went wrong in a `ModelError`, to switch on: `ModelError.Code`.
+public struct ModelErrorCode: Hashable, Sendable, CustomStringConvertible {
+  /// The file or bundle does not exist.
+  public static let fileNotFound = ModelErrorCode(.fileNotFound)
+  /// The file exists but could not be read.
+  public static let unreadableFile = ModelErrorCode(.unreadableFile)
+  /// The file is not well-formed XML.
+  public static let malformedXML = ModelErrorCode(.malformedXML)
+  /// The XML is well-formed but is not an Xcode model (or version plist).
+  public static let unexpectedContent = ModelErrorCode(.unexpectedContent)
+  /// A required XML attribute is missing.
+  public static let missingValue = ModelErrorCode(.missingValue)
+  /// An XML attribute has a value of the wrong form (a flag that is not YES or NO, a count
+  /// that is not a number).
+  public static let invalidValue = ModelErrorCode(.invalidValue)
+  /// An attribute type that Core Data does not have.
+  public static let unknownAttributeType = ModelErrorCode(.unknownAttributeType)
+  /// A delete rule that Core Data does not have.
+  public static let unknownDeleteRule = ModelErrorCode(.unknownDeleteRule)
+  /// Two entities, composites, configurations or fetch requests share a name.
+  public static let duplicateName = ModelErrorCode(.duplicateName)
+  /// Two properties of one entity (with its ancestors) share a name.
+  public static let duplicateProperty = ModelErrorCode(.duplicateProperty)
+  /// A parent entity that is not in the model.
+  public static let unknownParentEntity = ModelErrorCode(.unknownParentEntity)
+  /// An entity is its own ancestor.
+  public static let inheritanceCycle = ModelErrorCode(.inheritanceCycle)
+  /// A relationship's destination entity is not in the model.
+  public static let unknownDestinationEntity = ModelErrorCode(.unknownDestinationEntity)
+  /// A relationship's inverse is not a relationship of the destination entity.
+  public static let unknownInverse = ModelErrorCode(.unknownInverse)
+  /// A relationship's inverse does not name the relationship back.
+  public static let inverseMismatch = ModelErrorCode(.inverseMismatch)
+  /// A default value that does not parse for its attribute's type.
+  public static let invalidDefaultValue = ModelErrorCode(.invalidDefaultValue)
+  /// A constraint (minimum, maximum, length, count, pattern) that does not fit its property.
+  public static let invalidConstraint = ModelErrorCode(.invalidConstraint)
+  /// A composite attribute names a composite the model does not define.
+  public static let unknownComposite = ModelErrorCode(.unknownComposite)
+  /// A composite contains itself, directly or through other composites.
+  public static let compositeCycle = ModelErrorCode(.compositeCycle)
+  /// A uniqueness constraint, index, configuration or fetch request names something that is
+  /// not in the model.
+  public static let unknownReference = ModelErrorCode(.unknownReference)
+  /// An `.xcdatamodeld` bundle with no version to load, or a current version that is missing.
+  public static let noCurrentVersion = ModelErrorCode(.noCurrentVersion)
 
-    private var kind: Kind
-
-    private init(_ kind: Kind) { self.kind = kind }
-
-    /// The member's name: `fileNotFound`.
-    public var description: String { "\(kind)" }
+  private enum Kind: Hashable, Sendable {
+    case fileNotFound, unreadableFile, malformedXML, unexpectedContent, missingValue,
+      invalidValue, unknownAttributeType, unknownDeleteRule, duplicateName, duplicateProperty,
+      unknownParentEntity, inheritanceCycle, unknownDestinationEntity, unknownInverse,
+      inverseMismatch, invalidDefaultValue, invalidConstraint, unknownComposite,
+      compositeCycle, unknownReference, noCurrentVersion
   }
 
-  /// What went wrong, to switch on.
-  public var code: Code
-  /// One sentence: what was expected and what was found.
-  public var message: String
-  /// Where the bad input is.
-  public var location: InputLocation?
-  /// The error that caused this one, if any.
-  public var underlying: (any Error & Sendable)?
+  private var kind: Kind
 
-  /// Creates an error; prefer the static factories, which word the message.
-  public init(
-    _ code: Code, _ message: String, at location: InputLocation? = nil,
-    underlying: (any Error & Sendable)? = nil
-  ) {
-    self.code = code
-    self.message = message
-    self.location = location
-    self.underlying = underlying
-  }
+  private init(_ kind: Kind) { self.kind = kind }
+
+  /// The member's name: `fileNotFound`.
+  public var description: String { "\(kind)" }
 }
 
 extension ModelError {

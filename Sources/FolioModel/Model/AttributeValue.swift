@@ -69,3 +69,36 @@ public enum AttributeValue: Sendable, Hashable {
     return shortest ?? value.description
   }
 }
+
+extension AttributeValue {
+  /// Whether the value is of the family `type` stores, and in range for an integer width. An
+  /// attribute of type `.undefined` (a transient attribute that Core Data leaves untyped)
+  /// takes any value.
+  package func fits(_ type: AttributeType) -> Bool {
+    switch (self, type) {
+    case (.integer(let number), _) where type.isInteger:
+      return type.integerRange?.contains(number) ?? false
+    case (.decimal, .decimal), (.double, .double), (.float, .float), (.string, .string),
+      (.boolean, .boolean), (.date, .date), (.binaryData, .binaryData), (.uuid, .uuid),
+      (.uri, .uri), (.transformable, .transformable), (.objectID, .objectID),
+      (.composite, .composite), (_, .undefined):
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// The order of two values of one ordered family (integers, decimals, doubles, floats,
+  /// dates): -1, 0 or 1, or `nil` when they are not both of one such family.
+  package func order(against other: AttributeValue) -> Int? {
+    func order<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x == y ? 0 : 1) }
+    switch (self, other) {
+    case (.integer(let x), .integer(let y)): return order(x, y)
+    case (.decimal(let x), .decimal(let y)): return order(x, y)
+    case (.double(let x), .double(let y)): return order(x, y)
+    case (.float(let x), .float(let y)): return order(x, y)
+    case (.date(let x), .date(let y)): return order(x, y)
+    default: return nil
+    }
+  }
+}

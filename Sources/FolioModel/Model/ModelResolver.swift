@@ -275,7 +275,7 @@ struct ModelResolver {
           name, known: compositeList.map(\.name), at: location)
       }
     }
-    if let value = attribute.defaultValue, !Self.value(value, fits: type) {
+    if let value = attribute.defaultValue, !value.fits(type) {
       throw ModelError.invalidDefault(
         value.modelText, type: type, reason: "the value is of another type", at: location)
     }
@@ -304,13 +304,13 @@ struct ModelResolver {
           at: location)
       }
       for bound in [attribute.minimumValue, attribute.maximumValue].compactMap({ $0 }) {
-        guard Self.value(bound, fits: type) else {
+        guard bound.fits(type) else {
           throw ModelError.invalidConstraint(
             "bound \"\(bound.modelText)\" is not a \(type.xcodeName) value", at: location)
         }
       }
       if let low = attribute.minimumValue, let high = attribute.maximumValue,
-        let order = Self.compare(low, high), order > 0
+        let order = low.order(against: high), order > 0
       {
         throw ModelError.invalidConstraint(
           "minimum \(low.modelText) is greater than maximum \(high.modelText)", at: location)
@@ -534,35 +534,5 @@ struct ModelResolver {
   ) -> InputLocation {
     (source ?? entity.sourceLocation)?.naming(entity: entity.name, property: name)
       ?? InputLocation(entity: entity.name, property: name)
-  }
-
-  /// Whether `value` is of the family `type` stores, and in range for an integer width.
-  static func value(_ value: AttributeValue, fits type: AttributeType) -> Bool {
-    switch (value, type) {
-    case (.integer(let number), _) where type.isInteger:
-      return type.integerRange?.contains(number) ?? false
-    case (.decimal, .decimal), (.double, .double), (.float, .float), (.string, .string),
-      (.boolean, .boolean), (.date, .date), (.binaryData, .binaryData), (.uuid, .uuid),
-      (.uri, .uri), (.transformable, .transformable), (.objectID, .objectID),
-      (.composite, .composite):
-      return true
-    case (_, .undefined):
-      return true
-    default:
-      return false
-    }
-  }
-
-  /// The order of two bounds of the same family, or `nil` when they cannot be compared.
-  static func compare(_ a: AttributeValue, _ b: AttributeValue) -> Int? {
-    func order<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x == y ? 0 : 1) }
-    switch (a, b) {
-    case (.integer(let x), .integer(let y)): return order(x, y)
-    case (.decimal(let x), .decimal(let y)): return order(x, y)
-    case (.double(let x), .double(let y)): return order(x, y)
-    case (.float(let x), .float(let y)): return order(x, y)
-    case (.date(let x), .date(let y)): return order(x, y)
-    default: return nil
-    }
   }
 }
