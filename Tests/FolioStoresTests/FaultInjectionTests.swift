@@ -33,7 +33,9 @@ struct FaultInjectionTests {
 
   /// The new graph: every attribute type and relationship kind, and enough tags (about 60 KB
   /// of XML, 20 KB of `.folio`) that a save makes dozens of `write(2)` calls of 4 KiB or less.
-  static func newContents() -> StoreContents {
+  static func newContents() -> StoreContents { newGraph }
+
+  private static let newGraph: StoreContents = {
     var contents = BinaryFixtures.contents()
     let first = (contents.records.map(\.id).max() ?? 0) + 1
     var generator = SeededGenerator(seed: 11)
@@ -46,7 +48,7 @@ struct FaultInjectionTests {
     }
     contents.nextObjectID = first + 200
     return contents
-  }
+  }()
 
   struct Setup {
     let folder: URL
@@ -54,12 +56,18 @@ struct FaultInjectionTests {
     let format: any StoreFormat
     let model: ManagedObjectModel
     let old: Data
+    /// The bytes a save of the new graph without faults writes.
+    let clean: Data
 
     init(_ format: any StoreFormat) throws {
       self.format = format
       folder = try makeTemporaryFolder()
       url = folder.appendingPathComponent(format is XMLStore ? "doc.xml" : "doc.folio")
       model = try BinaryFixtures.model()
+      let scratch = folder.appendingPathComponent("clean-" + url.lastPathComponent)
+      try format.write(FaultInjectionTests.newContents(), model: model, to: scratch)
+      clean = try Data(contentsOf: scratch)
+      try FileManager.default.removeItem(at: scratch)
       try format.write(FaultInjectionTests.oldContents(), model: model, to: url)
       old = try Data(contentsOf: url)
     }
@@ -116,10 +124,6 @@ struct FaultInjectionTests {
     func expectNew(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation)
       throws
     {
-      let scratch = folder.appendingPathComponent("clean-" + url.lastPathComponent)
-      try format.write(FaultInjectionTests.newContents(), model: model, to: scratch)
-      let clean = try Data(contentsOf: scratch)
-      try FileManager.default.removeItem(at: scratch)
       #expect(try Data(contentsOf: url) == clean, comment, sourceLocation: sourceLocation)
       #expect(
         try format.read(from: url, model: model).records.count
