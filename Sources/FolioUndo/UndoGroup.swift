@@ -43,12 +43,18 @@ final class UndoGroup {
   init(id: Int) { self.id = id }
 
   // Appended to on every registration; an undo manager is confined to one isolation domain, so
-  // the runtime's exclusivity check on each append buys nothing.
-  @exclusivity(unchecked) var actions: [UndoAction] = []
+  // release builds leave the exclusivity check out (debug builds keep it).
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var actions: [UndoAction] = []
   var name = ""
   var isDiscardable = false
   var userInfo: [String: Any] = [:]
-  @exclusivity(unchecked) var bytes = 0
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var bytes = 0
 
   func append(_ action: UndoAction) {
     actions.append(action)

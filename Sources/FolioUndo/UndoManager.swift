@@ -46,15 +46,32 @@ public final class UndoManager {
   /// Whether a redo is under way.
   public private(set) var isRedoing = false
 
-  @exclusivity(unchecked) var undoStack = GroupStack()
-  @exclusivity(unchecked) var redoStack = GroupStack()
+  // Written on every registration and every undo: release builds leave the exclusivity checks
+  // out (an undo manager is confined to one isolation domain); debug builds keep them.
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var undoStack = GroupStack()
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var redoStack = GroupStack()
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Open groups, outermost first.
-  @exclusivity(unchecked) var openGroups: [UndoGroup] = []
+  var openGroups: [UndoGroup] = []
   /// Whether the outermost open group was opened by a turn and closes at its end.
   var implicitGroupOpen = false
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// While undoing or redoing: the group collecting what the actions register.
-  @exclusivity(unchecked) var collector: UndoGroup?
-  @exclusivity(unchecked) var disableCount = 0
+  var collector: UndoGroup?
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var disableCount = 0
   var nextGroupID = 1
   var observers: [Int: (UndoNotification) -> Void] = [:]
   var nextObserver = 0

@@ -38,9 +38,12 @@ public final class ManagedObjectContext {
   /// The committed state the context reads from and saves into: its coordinator's, or its
   /// own when it has none.
   var cache: RowCache
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// The objects the context has registered, by row (the cache's rows); `nil` for a row the
   /// context has not read (or forgot at `reset()`): ``object(atRow:)`` reads it on demand.
-  @exclusivity(unchecked) var table: [ManagedObject?] = []
+  var table: [ManagedObject?] = []
   /// The cache generation at which every committed row was last registered; `nil` when some
   /// row may be missing.
   var registeredGeneration: Int?
@@ -48,37 +51,73 @@ public final class ManagedObjectContext {
   /// as of `registeredGeneration`: the objects a fetch may have to leave out.
   var vanishingRows: [Int32] = []
 
-  // The change-tracking state below is written on every change. A context is confined to one
-  // isolation domain (it is not Sendable), so the runtime's dynamic exclusivity checks on these
-  // properties buy nothing and cost a fifth of a change's time; they are switched off.
+  // The change-tracking state below is written on every change. Debug and sanitizer builds
+  // check exclusive access to it; release builds leave the check out (it costs a change a
+  // fifth of its time), as a context is confined to one isolation domain (it is not Sendable).
 
   // Since the last save.
-  @exclusivity(unchecked) var insertedRows: Set<Int32> = []
-  @exclusivity(unchecked) var deletedRows: Set<Int32> = []
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var insertedRows: Set<Int32> = []
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var deletedRows: Set<Int32> = []
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Objects with saved-value records (`records?.saved`), some of them updated.
-  @exclusivity(unchecked) var savedRows: [Int32] = []
+  var savedRows: [Int32] = []
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// How many objects are updated (have the `updated` flag).
-  @exclusivity(unchecked) var updatedCount = 0
+  var updatedCount = 0
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Objects inserted and then deleted since the last save: gone from the graph, but their Deny
   /// rules still hold at save.
-  @exclusivity(unchecked) var discardedRows: Set<Int32> = []
+  var discardedRows: Set<Int32> = []
 
   // Since the last processPendingChanges().
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Objects inserted (or brought back) in the turn: those with the `turnInserted` flag.
-  @exclusivity(unchecked) var turnInsertedRows: [Int32] = []
-  @exclusivity(unchecked) var turnDeleted: [Int32] = []
-  @exclusivity(unchecked) var pendingDeletes: [Int32] = []
+  var turnInsertedRows: [Int32] = []
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var turnDeleted: [Int32] = []
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var pendingDeletes: [Int32] = []
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Objects with before-the-turn records (`records?.turn`).
-  @exclusivity(unchecked) var turnRows: [Int32] = []
+  var turnRows: [Int32] = []
 
-  @exclusivity(unchecked) var isProcessingChanges = false
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var isProcessingChanges = false
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Bumped by every change that can change an attribute index: an insert, a delete, a revival,
   /// a write to an indexed attribute. An index built at another version is rebuilt.
-  @exclusivity(unchecked) var indexVersion = 0
+  var indexVersion = 0
   /// Attribute indexes by entity and slot, built on first use.
   var attributeIndexes: [Int: AttributeIndex] = [:]
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Bumped by every write to a slot: a column built at another version is rebuilt.
-  @exclusivity(unchecked) var valueVersion = 0
+  var valueVersion = 0
   /// Attribute columns by entity, slot and whether subentities count, built on first use.
   var attributeColumns: [Int: AttributeColumn] = [:]
   /// Why the last processed turn could not be registered with the undo manager: with
@@ -86,7 +125,10 @@ public final class ManagedObjectContext {
   /// exception). The turn's changes stay in the graph but cannot be undone. `nil` once a turn
   /// registers again.
   public internal(set) var undoRegistrationError: UndoError?
-  @exclusivity(unchecked) var isTurnScheduled = false
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var isTurnScheduled = false
   var undoObserver: Int?
 
   private var observers: [Int: (ObjectsDidChangeNotification) -> Void] = [:]

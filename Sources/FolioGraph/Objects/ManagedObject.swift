@@ -29,9 +29,13 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   let layout: EntityLayout
   /// The object's place in its context's object table.
   let row: Int32
-  // Hot paths write these many times per change; the context is single-threaded by design
-  // (not Sendable), so the runtime exclusivity check on each write buys nothing.
-  @exclusivity(unchecked) var flags: Flags = []
+  // Hot paths write these many times per change. Debug and sanitizer builds check exclusive
+  // access to them; release builds leave the check out, as the context is confined to one
+  // isolation domain (it is not Sendable).
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var flags: Flags = []
   /// The number of slots, kept beside the flags (in what would be padding) so that reading a
   /// slot does not go through the layout; a model has at most 65,535 properties per entity.
   private let slotCount: UInt16
@@ -39,10 +43,13 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   /// per object than a `ContiguousArray`): its ``snapshot``'s, shared, until its first change
   /// gives it slots of its own (``ownSlots()``).
   private var base: UnsafeMutablePointer<Slot>
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// The snapshot alone while the object has no change records, the records (which hold the
   /// snapshot) once it has: one reference where two would make every object 16 bytes larger
   /// (a 56-byte object instead of 72, in the allocator's size classes).
-  @exclusivity(unchecked) private var anchor: Anchor?
+  private var anchor: Anchor?
 
   private enum Anchor {
     case row(CommittedRow)
@@ -216,8 +223,14 @@ private let UUID_NULL_BYTES: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 /// What an object's changes recorded: the value at the last save of each slot changed since,
 /// and the value before the turn of each slot changed in it (`.unrecorded` for the others).
 final class ChangeRecords {
-  @exclusivity(unchecked) var saved: ContiguousArray<Slot>?
-  @exclusivity(unchecked) var turn: ContiguousArray<Slot>?
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var saved: ContiguousArray<Slot>?
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  var turn: ContiguousArray<Slot>?
   /// The object's snapshot, kept here while the object has records.
   var snapshot: CommittedRow?
 

@@ -17,30 +17,57 @@ final class XMLRecordReader {
   let parser: XMLStoreParser
   let names: XMLNameMap
   let modelEntityNames: [String]
-  // A reader is used from one thread, once; the runtime's exclusivity checks buy nothing.
-  @exclusivity(unchecked) private var ids = XMLObjectIDs()
-  @exclusivity(unchecked) private var entityCache: [String: Int] = [:]
+  // A reader is used from one thread, once: release builds leave the exclusivity checks out.
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  private var ids = XMLObjectIDs()
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  private var entityCache: [String: Int] = [:]
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// The disk name and index of the entity of the last object read.
-  @exclusivity(unchecked) private var lastEntity: (bytes: [UInt8], index: Int)?
+  private var lastEntity: (bytes: [UInt8], index: Int)?
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Each record's entity index.
-  @exclusivity(unchecked) private var recordEntities: [Int32] = []
+  private var recordEntities: [Int32] = []
 
   // A record keeps its attribute values in a row whose names the entity's records share, and
   // its relationships in a copy of a template dictionary (no key hashed), as the binary store's
   // reader makes them. An entity of more than 64 attributes or relationships gets dictionaries.
 
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// What the records of each entity share, by entity index.
-  @exclusivity(unchecked) private var shapes: [RecordShapes]
+  private var shapes: [RecordShapes]
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// The current object's attribute values and relationship targets, by index in its entity,
   /// while it is read; empty between objects.
-  @exclusivity(unchecked) private var attributeSlots: [AttributeValue?]
-  @exclusivity(unchecked) private var targetSlots: [[Int64]]
+  private var attributeSlots: [AttributeValue?]
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  private var targetSlots: [[Int64]]
   /// Whether a record with a single to-one target shares its relationship dictionary with the
   /// other records naming that target (when the records are all kept, by ``read()``).
   private var sharesTargets = false
-  @exclusivity(unchecked) private var shared: [SharedTarget: [String: [Int64]]] = [:]
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  private var shared: [SharedTarget: [String: [Int64]]] = [:]
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// The block the next rows go into.
-  @exclusivity(unchecked) private var rowBlock: RowBlock?
+  private var rowBlock: RowBlock?
   /// Whether a target that is not in the store is left out instead of refused.
   let dropsDanglingReferences: Bool
   let limits = StoreLimits.current
@@ -144,12 +171,21 @@ final class XMLRecordReader {
   // records at most); one whose ID, or a target's, is provisional waits for the end, when
   // provisional IDs get their numbers.
 
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// The ID each record was given, by position in the file (negative: provisional).
-  @exclusivity(unchecked) private var givenIDs: [Int64] = []
+  private var givenIDs: [Int64] = []
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Records not handed over yet, by position.
-  @exclusivity(unchecked) private var waiting: [Int32: ReadObject] = [:]
+  private var waiting: [Int32: ReadObject] = [:]
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// The positions of the records waiting for an object not read yet, by its key.
-  @exclusivity(unchecked) private var waiters: [XMLObjectIDs.Key: [Int32]] = [:]
+  private var waiters: [XMLObjectIDs.Key: [Int32]] = [:]
 
   /// Reads every object, handing each record to `consumer` once its IDs are final; the order
   /// is the file's but for records that wait for one further on.

@@ -23,10 +23,19 @@ final class XMLStoreParser {
   private(set) var metadata: StoreMetadata
   private(set) var nextObjectID: Int64?
   private(set) var hasDatabaseInfo = false
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
   /// Whether the reader stands on an `<object>` start tag not yet handed out.
-  @exclusivity(unchecked) private var isAtObject = false
-  @exclusivity(unchecked) private var isFinished = false
-  @exclusivity(unchecked) private var scratch: [UInt8] = []
+  private var isAtObject = false
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  private var isFinished = false
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  private var scratch: [UInt8] = []
 
   /// Opens `url` and reads up to the first object.
   init(url: URL) throws(StoreError) {
