@@ -34,7 +34,8 @@ public enum QueryValue: Sendable, Hashable {
   /// An object given as a `%@` argument, equal only to itself.
   case object(QueryObject)
 
-  /// The value as key paths return it: `nil`, `Int`, `String`, `Date`, the object…
+  /// The value as key paths return it: `nil`, `Int`, `String`, `Date`… (an object stays a
+  /// ``QueryObject``, which compares equal to the object it wraps).
   public var anyValue: Any? {
     switch self {
     case .null: return nil
@@ -47,7 +48,7 @@ public enum QueryValue: Sendable, Hashable {
     case .data(let value): return value
     case .uuid(let value): return value
     case .url(let value): return value
-    case .object(let value): return value.object
+    case .object(let value): return value
     }
   }
 
@@ -60,6 +61,7 @@ public enum QueryValue: Sendable, Hashable {
     }
     switch value {
     case let value as QueryValue: self = value
+    case let value as QueryObject: self = .object(value)
     case let value as Bool: self = .bool(value)
     case let value as Int: self = .integer(value)
     case let value as Double: self = .double(value)

@@ -146,8 +146,12 @@ package enum QueryValues {
     return text.folding(options: folding, locale: nil)
   }
 
-  static func isObject(_ value: Any) -> Bool {
-    value is any KeyValueReadable && type(of: value) is AnyClass
+  /// The identity of an object of the graph, or of a ``QueryObject`` wrapping one; `nil` for
+  /// any other value.
+  static func objectIdentity(_ value: Any) -> ObjectIdentifier? {
+    if let wrapped = value as? QueryObject { return wrapped.identity }
+    guard value is any KeyValueReadable, type(of: value) is AnyClass else { return nil }
+    return ObjectIdentifier(value as AnyObject)
   }
 
   /// Whether two values are equal under Core Data's rules (see the evaluator's notes).
@@ -157,9 +161,9 @@ package enum QueryValues {
     if let a = left as? String, let b = right as? String {
       return fold(a, options) == fold(b, options)
     }
-    if isObject(left) || isObject(right) {
-      return isObject(left) && isObject(right) && (left as AnyObject) === (right as AnyObject)
-    }
+    let leftObject = objectIdentity(left)
+    let rightObject = objectIdentity(right)
+    if leftObject != nil || rightObject != nil { return leftObject == rightObject }
     if let a = KeyPathWalker.elements(of: left), let b = KeyPathWalker.elements(of: right) {
       guard a.count == b.count else { return false }
       if left is Set<AnyHashable> || right is Set<AnyHashable> {
