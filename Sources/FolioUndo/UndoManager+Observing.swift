@@ -18,33 +18,25 @@ public enum UndoNotification: String, Sendable, Hashable, CaseIterable {
 }
 
 extension UndoManager {
-  /// Calls `handler` with every notification, synchronously, in order.
-  ///
-  /// - Returns: a token for ``removeObserver(_:)``.
-  @discardableResult
-  public func addObserver(_ handler: @escaping (UndoNotification) -> Void) -> Int {
+  /// Calls `handler` with every notification, synchronously, in order, until the returned
+  /// token is cancelled or released.
+  public func addObserver(_ handler: @escaping (UndoNotification) -> Void) -> ObservationToken {
     nextObserver += 1
-    observers[nextObserver] = handler
-    return nextObserver
+    let key = nextObserver
+    observers[key] = handler
+    return ObservationToken { [weak self] in self?.observers[key] = nil }
   }
 
-  /// Stops calling the handler `token` names.
-  public func removeObserver(_ token: Int) { observers[token] = nil }
-
-  /// The notifications from now on, as an asynchronous sequence; it ends when the manager is
-  /// released.
+  /// The notifications from now on, as an asynchronous sequence. It ends when the manager is
+  /// released; the observation ends with the stream, at the first notification after its
+  /// consumer stopped.
   public func notifications() -> AsyncStream<UndoNotification> {
     let (stream, continuation) = AsyncStream<UndoNotification>.makeStream()
-    let token = addObserver { continuation.yield($0) }
-    final class Finisher {
-      let finish: () -> Void
-      init(_ finish: @escaping () -> Void) { self.finish = finish }
-      deinit { finish() }
-    }
-    let finisher = Finisher { continuation.finish() }
-    observers[token] = { notification in
-      _ = finisher
-      continuation.yield(notification)
+    let observation = StreamObservation(continuation)
+    observation.token = addObserver { notification in
+      // Cancelled here, on the manager's own thread: the stream's termination handler may
+      // run on any thread.
+      if case .terminated = continuation.yield(notification) { observation.token?.cancel() }
     }
     return stream
   }
@@ -53,4 +45,18 @@ extension UndoManager {
     guard !observers.isEmpty else { return }
     for key in observers.keys.sorted() { observers[key]?(notification) }
   }
+}
+
+/// The observation behind an asynchronous stream of notifications or events: the observer's
+/// handler holds it, so it lives as long as the observed object keeps the handler, and when
+/// that object is released it finishes the stream.
+package final class StreamObservation<Element> {
+  package var token: ObservationToken?
+  private let continuation: AsyncStream<Element>.Continuation
+
+  package init(_ continuation: AsyncStream<Element>.Continuation) {
+    self.continuation = continuation
+  }
+
+  deinit { continuation.finish() }
 }

@@ -44,7 +44,8 @@ struct DeleteRuleTests {
     try nodes[2].add(nodes[0], toKey: "children")
     try context.save()
     var notifications: [ObjectsDidChangeNotification] = []
-    context.addObserver { notifications.append($0) }
+    let observation = context.addObserver { notifications.append($0) }
+    defer { observation.cancel() }
     try context.delete(nodes[1])
     context.processPendingChanges()
     #expect(context.deletedObjects == Set(nodes))
@@ -150,7 +151,8 @@ struct NotificationTests {
     try acme.setValue("Acme", forKey: "name")
     try context.save()
     var notifications: [ObjectsDidChangeNotification] = []
-    context.addObserver { notifications.append($0) }
+    let observation = context.addObserver { notifications.append($0) }
+    defer { observation.cancel() }
     try acme.setValue("Acme Corp", forKey: "name")
     try acme.setValue("Acme Inc", forKey: "name")
     let ada = try context.insertNewObject(forEntityName: "Employee")
@@ -175,7 +177,8 @@ struct NotificationTests {
     try track.setValue("A", forKey: "title")
     try context.save()
     var notifications: [ObjectsDidChangeNotification] = []
-    context.addObserver { notifications.append($0) }
+    let observation = context.addObserver { notifications.append($0) }
+    defer { observation.cancel() }
     try track.setValue("B", forKey: "title")
     try track.setValue("A", forKey: "title")
     context.processPendingChanges()

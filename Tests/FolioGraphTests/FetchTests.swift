@@ -90,7 +90,8 @@ struct ContextEventTests {
   func events() async throws {
     let context = try makeContext()
     var events: [ContextEvent] = []
-    context.addEventObserver { events.append($0) }
+    let observation = context.addEventObserver { events.append($0) }
+    defer { observation.cancel() }
     let stream = context.events()
     let track = try context.insertNewObject(forEntityName: "Track")
     let temporaryID = track.objectID

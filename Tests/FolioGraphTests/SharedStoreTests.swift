@@ -120,7 +120,8 @@ struct SharedStoreTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     let context = try ManagedObjectContext(coordinator: try coordinator(url))
     var events: [ContextEvent] = []
-    context.addEventObserver { events.append($0) }
+    let observation = context.addEventObserver { events.append($0) }
+    defer { observation.cancel() }
     let before = try stamp(url)
     let bytes = try Data(contentsOf: url)
     try context.save()
@@ -385,9 +386,10 @@ struct SharedStoreTests {
     let first = try ManagedObjectContext(coordinator: shared)
     let second = try ManagedObjectContext(coordinator: shared)
     var saved: ObjectIDChanges?
-    first.addEventObserver { event in
+    let observation = first.addEventObserver { event in
       if case .didSave(let changes) = event { saved = changes }
     }
+    defer { observation.cancel() }
     let theirs = try track("A", in: second)
     let gone = try track("B", in: second)
     try track("A", in: first).setValue("A1", forKey: "title")
@@ -400,7 +402,8 @@ struct SharedStoreTests {
     // Stale until merged, as in Core Data.
     #expect(try theirs.value(forKey: "title", as: String.self) == "A")
     var merged: ObjectsDidChangeNotification?
-    second.addObserver { merged = $0 }
+    let mergeObservation = second.addObserver { merged = $0 }
+    defer { mergeObservation.cancel() }
     second.mergeChanges(fromContextDidSave: changes)
     #expect(try theirs.value(forKey: "title", as: String.self) == "A1")
     #expect(gone.managedObjectContext == nil)

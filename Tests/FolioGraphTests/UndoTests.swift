@@ -149,7 +149,8 @@ struct ContextUndoTests {
   func endOfTurn() throws {
     let (context, undo, loop) = try undoContext()
     var notifications = 0
-    context.addObserver { _ in notifications += 1 }
+    let observation = context.addObserver { _ in notifications += 1 }
+    defer { observation.cancel() }
     _ = try context.insertNewObject(forEntityName: "Track")
     #expect(undo.groupingLevel == 0)
     loop.endTurn()

@@ -110,9 +110,10 @@ extension SoakSession {
         byUID[Int(uid)] = object
       }
     }
-    other.addEventObserver { [weak self] event in
+    let observation = other.addEventObserver { [weak self] event in
       if case .didSave(let changes) = event { self?.lastDidSave = changes }
     }
+    defer { observation.cancel() }
     try change(other) { uid in
       guard let object = byUID[uid] else { throw SoakFailure("no committed object $o\(uid)") }
       return object

@@ -81,11 +81,12 @@ struct GroupingTests {
     // that registration opens the turn's group, and begin must not open a second one.
     let (document, undo, loop) = makeDocument()
     var pending: String? = "B"
-    undo.addObserver { notification in
+    let observation = undo.addObserver { notification in
       guard notification == .checkpoint, let title = pending else { return }
       pending = nil
       try? document.setTitle(title)
     }
+    defer { observation.cancel() }
     undo.beginUndoGrouping()
     #expect(undo.groupingLevel == 2)
     try document.setTitle("C")
@@ -389,8 +390,9 @@ struct NotificationOrderTests {
   func record(_ undo: UndoManager) -> () -> [UndoNotification] {
     final class Log { var entries: [UndoNotification] = [] }
     let log = Log()
-    undo.addObserver { log.entries.append($0) }
+    let observation = undo.addObserver { log.entries.append($0) }
     return {
+      _ = observation
       defer { log.entries.removeAll() }
       return log.entries
     }
@@ -437,6 +439,48 @@ struct NotificationOrderTests {
       if received.count == 5 { break }
     }
     #expect(received == [.checkpoint, .didOpenGroup, .checkpoint, .willCloseGroup, .didCloseGroup])
+  }
+
+  @Test("an observer is called until its token is cancelled or released")
+  func observationTokens() throws {
+    let (document, undo, loop) = makeDocument()
+    var kept = 0
+    var cancelled = 0
+    var released = 0
+    let keptToken = undo.addObserver { _ in kept += 1 }
+    let cancelledToken = undo.addObserver { _ in cancelled += 1 }
+    var releasedToken: ObservationToken? = undo.addObserver { _ in released += 1 }
+    try document.setTitle("B")
+    #expect([kept, cancelled, released] == [Int](repeating: 2, count: 3))
+    cancelledToken.cancel()
+    cancelledToken.cancel()
+    #expect(cancelledToken.isCancelled)
+    #expect(releasedToken?.isCancelled == false)
+    releasedToken = nil
+    loop.endTurn()
+    #expect(kept == 5)
+    #expect([cancelled, released] == [Int](repeating: 2, count: 2))
+    #expect(!keptToken.isCancelled)
+  }
+
+  @Test("a notification stream ends when its manager is released, and stops observing when dropped")
+  func streamEnds() async throws {
+    var undo: UndoManager? = UndoManager(eventLoop: ManualEventLoop())
+    let stream = try #require(undo).notifications()
+    undo?.beginUndoGrouping()
+    undo = nil
+    var received: [UndoNotification] = []
+    for await notification in stream { received.append(notification) }
+    #expect(received.prefix(2) == [.checkpoint, .didOpenGroup])
+
+    let (document, kept, loop) = makeDocument()
+    do {
+      let dropped = kept.notifications()
+      _ = dropped
+    }
+    try document.setTitle("B")
+    loop.endTurn()
+    #expect(kept.observers.isEmpty)
   }
 }
 

@@ -129,7 +129,7 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
   #endif
   var isTurnScheduled = false
-  var undoObserver: Int?
+  var undoObserver: ObservationToken?
 
   private var observers: [Int: (ObjectsDidChangeNotification) -> Void] = [:]
   private(set) var eventObservers: [Int: (ContextEvent) -> Void] = [:]
@@ -148,7 +148,7 @@ public final class ManagedObjectContext {
   /// a turn ends, so pending changes are processed then.
   public var undoManager: UndoManager? {
     didSet {
-      if let token = undoObserver { oldValue?.removeObserver(token) }
+      undoObserver?.cancel()
       undoObserver = nil
       observeUndoManager()
     }
@@ -387,44 +387,38 @@ public final class ManagedObjectContext {
 
   // MARK: Observing
 
-  /// Calls `handler` with each change notification, after the turn's changes are processed.
-  ///
-  /// - Returns: a token for ``removeObserver(_:)``.
-  @discardableResult
-  public func addObserver(_ handler: @escaping (ObjectsDidChangeNotification) -> Void) -> Int {
+  /// Calls `handler` with each change notification, after the turn's changes are processed,
+  /// until the returned token is cancelled or released.
+  public func addObserver(_ handler: @escaping (ObjectsDidChangeNotification) -> Void)
+    -> ObservationToken
+  {
     nextObserver += 1
-    observers[nextObserver] = handler
-    return nextObserver
+    let key = nextObserver
+    observers[key] = handler
+    return ObservationToken { [weak self] in self?.observers[key] = nil }
   }
-
-  /// Stops calling the handler `token` names.
-  public func removeObserver(_ token: Int) { observers[token] = nil }
 
   var hasObservers: Bool { !observers.isEmpty || !eventObservers.isEmpty }
 
-  /// Calls `handler` with every ``ContextEvent``: objects-did-change, will-save and did-save.
-  ///
-  /// - Returns: a token for ``removeEventObserver(_:)``.
-  @discardableResult
-  public func addEventObserver(_ handler: @escaping (ContextEvent) -> Void) -> Int {
+  /// Calls `handler` with every ``ContextEvent`` (objects-did-change, will-save and
+  /// did-save) until the returned token is cancelled or released.
+  public func addEventObserver(_ handler: @escaping (ContextEvent) -> Void) -> ObservationToken {
     nextObserver += 1
-    eventObservers[nextObserver] = handler
-    return nextObserver
+    let key = nextObserver
+    eventObservers[key] = handler
+    return ObservationToken { [weak self] in self?.eventObservers[key] = nil }
   }
-
-  /// Stops calling the event handler `token` names.
-  public func removeEventObserver(_ token: Int) { eventObservers[token] = nil }
 
   /// The context's events from now on, as an asynchronous sequence. The observation ends
   /// with the stream: at the first event after its consumer stopped (the task iterating it
   /// was cancelled, or the stream and its iterators are gone).
   public func events() -> AsyncStream<ContextEvent> {
     let (stream, continuation) = AsyncStream<ContextEvent>.makeStream()
-    var token = 0
-    token = addEventObserver { [weak self] event in
-      // Ended on the context's own thread, where the stream's termination handler, which
-      // may run on any thread, could not touch the context.
-      if case .terminated = continuation.yield(event) { self?.removeEventObserver(token) }
+    let observation = StreamObservation(continuation)
+    observation.token = addEventObserver { event in
+      // Cancelled here, on the context's own thread: the stream's termination handler may
+      // run on any thread.
+      if case .terminated = continuation.yield(event) { observation.token?.cancel() }
     }
     return stream
   }

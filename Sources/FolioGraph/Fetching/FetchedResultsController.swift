@@ -1,4 +1,5 @@
 import FolioModel
+import FolioUndo
 
 /// The objects a fetch request describes, split into sections and kept up to date as the graph
 /// changes: what a list view in an editor shows.
@@ -47,7 +48,7 @@ public final class FetchedResultsController {
   public private(set) var changeTrackingError: GraphError?
 
   private var layout: ResultLayout?
-  private var observer: Int?
+  private var observer: ObservationToken?
   /// Set while the controller fetches, so the notification that fetching's own processing of
   /// pending changes may post is not reported as a change.
   private var isFetching = false
@@ -71,7 +72,7 @@ public final class FetchedResultsController {
   }
 
   deinit {
-    if let observer { context.removeObserver(observer) }
+    observer?.cancel()
     for continuation in continuations { continuation.finish() }
   }
 
