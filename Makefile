@@ -97,7 +97,8 @@ FUZZ_TARGETS := FuzzXMLStore FuzzBinaryStore FuzzBinaryBody FuzzXcodeModel FuzzP
 fuzz-build: deps
 	for target in $(FUZZ_TARGETS); do \
 	  nice -n 10 $(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product $$target \
-	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFOLIO_FUZZING || exit 1; \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFOLIO_FUZZING \
+	    -Xcc -fsanitize=fuzzer-no-link,address || exit 1; \
 	done
 
 fuzz: fuzz-build

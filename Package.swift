@@ -37,9 +37,14 @@ let package = Package(
     .target(
       name: "CFolioSupport"
     ),
+    // libxml2's error capture and the XML store's SAX event queue, in C (CFolioXML.h).
+    .target(
+      name: "CFolioXML",
+      dependencies: ["CLibXML2"]
+    ),
     .target(
       name: "FolioModel",
-      dependencies: ["CLibXML2"]
+      dependencies: ["CLibXML2", "CFolioXML"]
     ),
     .target(
       name: "FolioUndo"
@@ -50,7 +55,7 @@ let package = Package(
     ),
     .target(
       name: "FolioStores",
-      dependencies: ["FolioModel", "CLibXML2", "CZlib", "CFolioSupport"]
+      dependencies: ["FolioModel", "CLibXML2", "CFolioXML", "CZlib", "CFolioSupport"]
     ),
     .target(
       name: "FolioGraph",

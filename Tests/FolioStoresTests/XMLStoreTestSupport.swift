@@ -1,3 +1,4 @@
+import CFolioXML
 import CLibXML2
 import FolioModel
 import FolioTestSupport

@@ -1,3 +1,4 @@
+internal import CFolioXML
 internal import CLibXML2
 import FolioModel
 import Foundation
