@@ -45,3 +45,33 @@ struct DiagnosticErrorTests {
     #expect(matched)
   }
 }
+
+/// What attributes and relationships share, as Core Data's `NSPropertyDescription` holds it.
+@Suite("Property traits")
+struct PropertyTraitsTests {
+  @Test("an attribute and a relationship read and write their shared traits as their own")
+  func sharedTraits() {
+    var attribute = AttributeDescription("name", .string)
+    var relationship = RelationshipDescription("owner", to: "Person")
+    attribute.isTransient = true
+    attribute.renamingIdentifier = "title"
+    relationship.userInfo["note"] = "kept"
+    relationship.isIndexed = true
+    #expect(attribute.traits.isTransient && attribute.traits.renamingIdentifier == "title")
+    #expect(relationship.traits.userInfo == ["note": "kept"] && relationship.traits.isIndexed)
+    func transient(_ properties: [any PropertyDescribing]) -> [String] {
+      properties.filter(\.traits.isTransient).map(\.name)
+    }
+    #expect(transient([attribute, relationship]) == ["name"])
+  }
+
+  @Test("where a property was declared is not part of its equality")
+  func sourceLocationIgnored() {
+    var declared = AttributeDescription("name", .string)
+    declared.sourceLocation = InputLocation(file: "contents", line: 3)
+    #expect(declared == AttributeDescription("name", .string))
+    #expect(declared.sourceLocation?.line == 3)
+    declared.versionHashModifier = "2"
+    #expect(declared != AttributeDescription("name", .string))
+  }
+}

@@ -7,7 +7,8 @@ import Foundation
 /// ``init(_:_:isOptional:defaultValue:)`` and set the other properties; a model loaded from an
 /// Xcode file fills them from the file. Once inside a ``ManagedObjectModel`` it is immutable and
 /// ``versionHash`` is set.
-public struct AttributeDescription: Sendable, Hashable {
+@dynamicMemberLookup
+public struct AttributeDescription: Sendable, Hashable, PropertyDescribing {
   /// The attribute's name, unique among the entity's properties (inherited ones included).
   public var name: String
   /// The type of the attribute's values.
@@ -15,8 +16,6 @@ public struct AttributeDescription: Sendable, Hashable {
   /// Whether the attribute may be nil when the object is saved. The default is `true`, as in
   /// Core Data.
   public var isOptional: Bool
-  /// Whether the value lives only in memory and is never saved. The default is `false`.
-  public var isTransient = false
   /// The value a new object starts with. The default is `nil`.
   public var defaultValue: AttributeValue?
   /// The smallest value allowed, for numbers and dates. The default is `nil` (no bound).
@@ -31,8 +30,6 @@ public struct AttributeDescription: Sendable, Hashable {
   public var maximumLength: Int?
   /// A regular expression a string value must match in full. The default is `nil`.
   public var regularExpression: String?
-  /// Whether stores should index the attribute. The default is `false`.
-  public var isIndexed = false
   /// For a derived attribute, the expression it is computed from, kept as its text
   /// (`"posts.@count"`). The default is `nil`: a plain attribute.
   public var derivationExpression: String?
@@ -54,22 +51,10 @@ public struct AttributeDescription: Sendable, Hashable {
   public var isIndexedBySpotlight = false
   /// Whether the value is also stored in an external record file. The default is `false`.
   public var isStoredInExternalRecord = false
-  /// Marks a change of meaning that the version hash would not otherwise see. The default is
-  /// `nil`.
-  public var versionHashModifier: String?
-  /// The name this attribute had in an earlier model version (Xcode's `elementID`). The default
-  /// is `nil`.
-  public var renamingIdentifier: String?
-  /// Free-form key-value pairs from the model. The default is empty.
-  public var userInfo: [String: String] = [:]
-  /// The SHA-256 of what makes up the attribute's stored shape: set by the model.
-  public internal(set) var versionHash = Data()
-  /// Where the attribute was declared, for error messages; `nil` when built in code.
-  public internal(set) var sourceLocation: InputLocation? {
-    get { sourceNote.value }
-    set { sourceNote.value = newValue }
-  }
-  var sourceNote = SourceNote<InputLocation?>(nil)
+  /// What the attribute has in common with relationships: transient, indexed, renaming
+  /// identifier, version hash modifier, user info, version hash and source location, each also
+  /// read and written as the attribute's own member (`attribute.isTransient`).
+  public var traits = PropertyTraits()
 
   /// Creates an attribute.
   ///

@@ -37,7 +37,8 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable, Codable {
 /// The counterpart of Core Data's `NSRelationshipDescription`. Entities are named rather than
 /// referenced, so descriptions are plain values; ``ManagedObjectModel/destination(of:)`` and
 /// ``ManagedObjectModel/inverse(of:)`` resolve them.
-public struct RelationshipDescription: Sendable, Hashable {
+@dynamicMemberLookup
+public struct RelationshipDescription: Sendable, Hashable, PropertyDescribing {
   /// The relationship's name, unique among the entity's properties.
   public var name: String
   /// The entity at the other end.
@@ -61,24 +62,10 @@ public struct RelationshipDescription: Sendable, Hashable {
   public var deleteRule: DeleteRule
   /// Whether the relationship may be empty when the object is saved. The default is `true`.
   public var isOptional: Bool
-  /// Whether the relationship lives only in memory. The default is `false`.
-  public var isTransient = false
-  /// Whether stores should index the relationship. The default is `false`.
-  public var isIndexed = false
-  /// Marks a change of meaning the version hash would not otherwise see. The default is `nil`.
-  public var versionHashModifier: String?
-  /// The name this relationship had in an earlier model version. The default is `nil`.
-  public var renamingIdentifier: String?
-  /// Free-form key-value pairs from the model. The default is empty.
-  public var userInfo: [String: String] = [:]
-  /// The SHA-256 of what makes up the relationship's stored shape: set by the model.
-  public internal(set) var versionHash = Data()
-  /// Where the relationship was declared; `nil` when built in code.
-  public internal(set) var sourceLocation: InputLocation? {
-    get { sourceNote.value }
-    set { sourceNote.value = newValue }
-  }
-  var sourceNote = SourceNote<InputLocation?>(nil)
+  /// What the relationship has in common with attributes: transient, indexed, renaming
+  /// identifier, version hash modifier, user info, version hash and source location, each also
+  /// read and written as the relationship's own member (`relationship.userInfo`).
+  public var traits = PropertyTraits()
 
   /// Creates a relationship.
   ///
