@@ -1,3 +1,4 @@
+import FolioTestSupport
 import Foundation
 import Testing
 
@@ -55,17 +56,8 @@ func graphModel() throws -> ManagedObjectModel {
       AttributeDescription("budget", .double, defaultValue: .double(0))
       members
     }
-    EntityDescription("Playlist") {
-      AttributeDescription("name", .string)
-      RelationshipDescription(
-        "tracks", to: "Track", inverse: "playlist", toMany: true, ordered: true,
-        deleteRule: .cascade)
-    }
-    EntityDescription("Track") {
-      AttributeDescription("title", .string)
-      AttributeDescription("seconds", .integer32, defaultValue: .integer(0))
-      RelationshipDescription("playlist", to: "Playlist", inverse: "tracks")
-    }
+    MusicEntities.playlist
+    MusicEntities.track
     EntityDescription("Node") {
       AttributeDescription("label", .string)
       RelationshipDescription(

@@ -7,17 +7,8 @@ import Testing
 /// store format keeps.
 func musicModel() throws -> ManagedObjectModel {
   try ManagedObjectModel {
-    EntityDescription("Playlist") {
-      AttributeDescription("name", .string)
-      RelationshipDescription(
-        "tracks", to: "Track", inverse: "playlist", toMany: true, ordered: true,
-        deleteRule: .cascade)
-    }
-    EntityDescription("Track") {
-      AttributeDescription("title", .string)
-      AttributeDescription("seconds", .integer32, defaultValue: .integer(0))
-      RelationshipDescription("playlist", to: "Playlist", inverse: "tracks")
-    }
+    MusicEntities.playlist
+    MusicEntities.track
   }
 }
 
