@@ -42,12 +42,17 @@ let package = Package(
       name: "CFolioXML",
       dependencies: ["CLibXML2"]
     ),
+    // The shape of every Folio error: a code, a message, a place in the input, a cause.
     .target(
-      name: "FolioModel",
-      dependencies: ["CLibXML2", "CFolioXML"]
+      name: "FolioDiagnostics"
     ),
     .target(
-      name: "FolioUndo"
+      name: "FolioModel",
+      dependencies: ["FolioDiagnostics", "CLibXML2", "CFolioXML"]
+    ),
+    .target(
+      name: "FolioUndo",
+      dependencies: ["FolioDiagnostics"]
     ),
     .target(
       name: "FolioQuery",

@@ -14,8 +14,8 @@ import os
 import sys
 import difflib
 
-MODULES = ["FolioModel", "FolioUndo", "FolioQuery", "FolioStores", "FolioGraph", "Folio",
-           "FolioScript"]
+MODULES = ["FolioDiagnostics", "FolioModel", "FolioUndo", "FolioQuery", "FolioStores",
+           "FolioGraph", "Folio", "FolioScript"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRAPHS = glob.glob(os.path.join(ROOT, ".build", "*", "symbolgraph"))
 

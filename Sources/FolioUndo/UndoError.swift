@@ -1,9 +1,11 @@
+import FolioDiagnostics
+
 /// Misuse of the undo manager: an undo with a group open, a group closed that was never opened,
 /// registration enabled more often than disabled.
 ///
 /// Cocoa raises an exception for these; Folio throws, since an editor cannot always see them
 /// coming. ``Code-swift.struct`` has stable names the undo scripts use.
-public struct UndoError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct UndoError: Error, CustomStringConvertible, Sendable, Equatable, DiagnosticError {
   /// What was misused, to switch on.
   public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// Undo or redo while a nested group is open, or while undoing or redoing.
@@ -49,6 +51,11 @@ public struct UndoError: Error, CustomStringConvertible, Sendable, Equatable {
     self.code = code
     self.message = message
   }
+
+  /// `nil`: misuse of the undo manager is a call, not a place in some input.
+  public var location: InputLocation? { nil }
+  /// `nil`: the undo manager's errors have no cause below them.
+  public var underlying: (any Error & Sendable)? { nil }
 
   /// The message.
   public var description: String { message }

@@ -1,3 +1,4 @@
+import FolioDiagnostics
 import Foundation
 import Testing
 
@@ -593,5 +594,22 @@ struct StateIdentifierTests {
     try undo.undo()
     #expect(undo.stateIdentifier == nil)
     #expect(!undo.canRedo || undo.stateIdentifier != saved)
+  }
+}
+
+@Suite("Undo errors")
+struct UndoErrorTests {
+  @Test("an undo error has the shape of every Folio error: a code, a message, no place, no cause")
+  func diagnosticShape() throws {
+    let undo = UndoManager(eventLoop: ManualEventLoop())
+    let error = try #require(undoError { try undo.endUndoGrouping() })
+    func shape(_ error: some DiagnosticError) -> (String, String, InputLocation?, Bool) {
+      ("\(error.code)", error.locatedMessage, error.location, error.underlying == nil)
+    }
+    let (code, message, location, hasNoCause) = shape(error)
+    #expect(code == "noOpenGroup")
+    #expect(message == "endUndoGrouping() with no undo group open")
+    #expect(message == error.description)
+    #expect(location == nil && hasNoCause)
   }
 }

@@ -1,15 +1,15 @@
 /// What Folio's errors about input have in common: a code to switch on, one sentence, the
 /// place in the input, and the error that caused this one.
 ///
-/// ``CodedError`` (so `ModelError`, `StoreError` and `QueryError`), `GraphError` and
-/// `ScriptError` conform. Each module has its own `Code`: a struct whose values are static
-/// members over a private enum, so a module can add a code without breaking a client's
-/// `switch` (which needs a `default`). Each prints ``locatedMessage``, and adds its own lines
-/// below it where it has more to say (a graph error's validation failures, a script error's
-/// details).
+/// Every Folio error conforms: ``CodedError`` (so `ModelError`, `StoreError` and
+/// `QueryError`), `GraphError`, `ScriptError` and `UndoError` (which has no location and no
+/// cause). Each module has its own `Code`: a struct whose values are static members over a
+/// private enum, so a module can add a code without breaking a client's `switch` (which needs
+/// a `default`). Each prints ``locatedMessage``, and adds its own lines below it where it has
+/// more to say (a graph error's validation failures, a script error's details).
 ///
-/// `UndoError` does not conform: `FolioUndo` depends on nothing, so that an editor can use it
-/// alone, and its errors have no location and no cause.
+/// This module depends on nothing, so that `FolioUndo`, which an editor can use alone, shares
+/// the kernel without depending on the model.
 package protocol DiagnosticError: Error, Sendable, CustomStringConvertible {
   /// The module's code type: a struct over a private enum, printed as the member's name.
   associatedtype Code: Hashable, Sendable, CustomStringConvertible
