@@ -1,3 +1,4 @@
+import FolioModel
 import Foundation
 
 /// A token of the predicate format syntax, with the 1-based column where it starts.
@@ -55,11 +56,10 @@ struct PredicateLexer {
     "TRUE", "FALSE", "YES", "NO", "SUBQUERY", "CAST",
   ]
 
-  private let characters: [Character]
-  private var index = 0
+  private var cursor: LexerCursor<Character>
 
   init(_ source: String) {
-    characters = Array(source)
+    cursor = LexerCursor(Array(source))
   }
 
   static func tokens(of source: String) throws(QueryError) -> [PredicateToken] {
@@ -72,14 +72,10 @@ struct PredicateLexer {
     }
   }
 
-  private func peek(_ offset: Int = 0) -> Character? {
-    index + offset < characters.count ? characters[index + offset] : nil
-  }
-
   private func token(_ kind: PredicateToken.Kind, from start: Int) -> PredicateToken {
     PredicateToken(
-      kind: kind, text: String(characters[start..<index]), column: start + 1, start: start,
-      end: index)
+      kind: kind, text: String(cursor.units[start..<cursor.index]), column: start + 1, start: start,
+      end: cursor.index)
   }
 
   /// `_` or a letter that does not start with a combining mark. A mark stands alone as a
@@ -99,15 +95,15 @@ struct PredicateLexer {
   }
 
   private mutating func readName() -> String {
-    let start = index
-    while let character = peek(), Self.isIdentifierPart(character) { index += 1 }
-    return String(characters[start..<index])
+    let start = cursor.index
+    cursor.skip(while: Self.isIdentifierPart)
+    return String(cursor.units[start..<cursor.index])
   }
 
   mutating func next() throws(QueryError) -> PredicateToken {
-    while let character = peek(), character.isWhitespace { index += 1 }
-    let start = index
-    guard let character = peek() else {
+    cursor.skip(while: \.isWhitespace)
+    let start = cursor.index
+    guard let character = cursor.peek() else {
       return PredicateToken(kind: .end, text: "", column: start + 1, start: start, end: start)
     }
     if Self.isIdentifierStart(character) {
@@ -124,8 +120,8 @@ struct PredicateLexer {
     case "\"", "'":
       return try readString(quote: character, from: start)
     case "#", "$", "@":
-      index += 1
-      guard let next = peek(), Self.isIdentifierStart(next) else {
+      cursor.index += 1
+      guard let next = cursor.peek(), Self.isIdentifierStart(next) else {
         throw QueryError.unexpectedCharacter(character, column: start + 1)
       }
       let name = readName()
@@ -137,71 +133,58 @@ struct PredicateLexer {
         }
       return token(kind, from: start)
     case "%":
-      index += 1
-      guard let letter = peek(), "@Kdif".contains(letter) else {
-        let text = peek().map { "%\($0)" } ?? "%"
+      cursor.index += 1
+      guard let letter = cursor.peek(), "@Kdif".contains(letter) else {
+        let text = cursor.peek().map { "%\($0)" } ?? "%"
         throw QueryError.unknownPlaceholder(text, column: start + 1)
       }
-      index += 1
+      cursor.index += 1
       return token(.placeholder(letter), from: start)
     default:
       break
     }
     let pairs = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||"]
-    if let second = peek(1), pairs.contains(String([character, second])) {
-      index += 2
+    if let second = cursor.peek(1), pairs.contains(String([character, second])) {
+      cursor.index += 2
       return token(.symbol(String([character, second])), from: start)
     }
     if "=<>!(){},.[]".contains(character) {
-      index += 1
+      cursor.index += 1
       return token(.symbol(String(character)), from: start)
     }
     throw QueryError.unexpectedCharacter(character, column: start + 1)
   }
 
   private func isNumberAhead(after sign: Character) -> Bool {
-    guard let next = peek(1) else { return false }
+    guard let next = cursor.peek(1) else { return false }
     if next.isASCII && next.isNumber { return true }
-    if sign == "-", next == ".", let third = peek(2), third.isASCII, third.isNumber { return true }
+    if sign == "-", next == ".", let third = cursor.peek(2), third.isASCII, third.isNumber {
+      return true
+    }
     return false
   }
 
   private mutating func readNumber(from start: Int) throws(QueryError) -> PredicateToken {
-    if peek() == "-" { index += 1 }
-    if peek() == "0", let base = peek(1), "xXoObB".contains(base) {
-      index += 2
-      let digitsStart = index
-      while let character = peek(), character.isHexDigit { index += 1 }
+    if cursor.peek() == "-" { cursor.index += 1 }
+    if cursor.peek() == "0", let base = cursor.peek(1), "xXoObB".contains(base) {
+      cursor.index += 2
+      let digitsStart = cursor.index
+      cursor.skip(while: \.isHexDigit)
       let radix = "xX".contains(base) ? 16 : "oO".contains(base) ? 8 : 2
-      let digits = characters[digitsStart..<index]
-      let text = String(characters[start..<index])
+      let digits = cursor.units[digitsStart..<cursor.index]
+      let text = String(cursor.units[start..<cursor.index])
       guard !digits.isEmpty, digits.allSatisfy({ ($0.hexDigitValue ?? radix) < radix }) else {
         throw QueryError.badNumber(text, column: start + 1)
       }
       // The sign goes into the conversion, so that -0x8000000000000000 (Int64.min) fits.
-      let sign = characters[start] == "-" ? "-" : ""
+      let sign = cursor.units[start] == "-" ? "-" : ""
       guard let value = Int(sign + String(digits), radix: radix) else {
         throw QueryError.integerOutOfRange(text, column: start + 1)
       }
       return token(.integer(value), from: start)
     }
-    var isFraction = false
-    while let character = peek(), character.isASCII, character.isNumber { index += 1 }
-    if peek() == ".", let next = peek(1), next.isASCII, next.isNumber {
-      isFraction = true
-      index += 1
-      while let character = peek(), character.isASCII, character.isNumber { index += 1 }
-    }
-    if let e = peek(), e == "e" || e == "E" {
-      var offset = 1
-      if let sign = peek(1), sign == "+" || sign == "-" { offset = 2 }
-      if let digit = peek(offset), digit.isASCII, digit.isNumber {
-        isFraction = true
-        index += offset
-        while let character = peek(), character.isASCII, character.isNumber { index += 1 }
-      }
-    }
-    let text = String(characters[start..<index])
+    let isFraction = cursor.skipDecimalNumber()
+    let text = String(cursor.units[start..<cursor.index])
     if !isFraction {
       // Only digits and a sign: the conversion fails only when the value needs more than 64
       // bits, and a literal does not silently become a double that cannot hold it exactly.
@@ -217,20 +200,22 @@ struct PredicateLexer {
   private mutating func readString(quote: Character, from start: Int) throws(QueryError)
     -> PredicateToken
   {
-    index += 1
+    cursor.index += 1
     var value = ""
     while true {
-      guard let character = peek() else {
+      guard let character = cursor.peek() else {
         throw QueryError.unterminatedString(column: start + 1)
       }
-      index += 1
+      cursor.index += 1
       if character == quote { break }
       guard character == "\\" else {
         value.append(character)
         continue
       }
-      guard let escape = peek() else { throw QueryError.unterminatedString(column: start + 1) }
-      index += 1
+      guard let escape = cursor.peek() else {
+        throw QueryError.unterminatedString(column: start + 1)
+      }
+      cursor.index += 1
       switch escape {
       case "\\", "\"", "'": value.append(escape)
       case "n": value.append("\n")
@@ -240,7 +225,7 @@ struct PredicateLexer {
       case "u":
         value.unicodeScalars.append(try readUnicodeEscape())
       default:
-        throw QueryError.badEscape(String(escape), column: index - 1)
+        throw QueryError.badEscape(String(escape), column: cursor.index - 1)
       }
     }
     return token(.string(value), from: start)
@@ -251,22 +236,22 @@ struct PredicateLexer {
   /// scalar beyond the Basic Multilingual Plane).
   private mutating func readUnicodeEscape() throws(QueryError) -> Unicode.Scalar {
     func hexadecimal(at position: Int) -> UInt32? {
-      let digits = characters[position..<min(position + 4, characters.count)]
+      let digits = cursor.units[position..<min(position + 4, cursor.units.count)]
       guard digits.count == 4, digits.allSatisfy(\.isHexDigit) else { return nil }
       return UInt32(String(digits), radix: 16)
     }
-    let column = index - 1
+    let column = cursor.index - 1
     let bad = QueryError.badEscape(
-      "u" + String(characters[index..<min(index + 4, characters.count)]), column: column)
-    guard let code = hexadecimal(at: index) else { throw bad }
-    index += 4
+      "u" + String(cursor.units[cursor.index..<min(cursor.index + 4, cursor.units.count)]),
+      column: column)
+    guard let code = hexadecimal(at: cursor.index) else { throw bad }
+    cursor.index += 4
     if let scalar = Unicode.Scalar(code) { return scalar }
     // A surrogate: only a high one followed by an escaped low one is a scalar.
-    guard 0xD800..<0xDC00 ~= code, peek() == "\\", peek(1) == "u",
-      let low = hexadecimal(at: index + 2), 0xDC00..<0xE000 ~= low,
-      let scalar = Unicode.Scalar(0x10000 + (code - 0xD800) << 10 + (low - 0xDC00))
+    guard cursor.peek() == "\\", cursor.peek(1) == "u", let low = hexadecimal(at: cursor.index + 2),
+      let scalar = Unicode.Scalar(surrogatePairHigh: code, low: low)
     else { throw bad }
-    index += 6
+    cursor.index += 6
     return scalar
   }
 }

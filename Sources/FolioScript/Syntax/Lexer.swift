@@ -43,16 +43,18 @@ struct Token {
 ///
 /// Columns count Unicode scalars from 1, so a tab is one column.
 struct Lexer {
-  let scalars: [Unicode.Scalar]
   let file: String
   let line: Int
-  private(set) var position = 0
+  private var cursor: LexerCursor<Unicode.Scalar>
 
   init(_ scalars: [Unicode.Scalar], file: String, line: Int) {
-    self.scalars = scalars
+    self.cursor = LexerCursor(scalars)
     self.file = file
     self.line = line
   }
+
+  /// The line, scalar by scalar.
+  var scalars: [Unicode.Scalar] { cursor.units }
 
   func location(_ index: Int) -> InputLocation {
     InputLocation(file: file, line: line, column: index + 1)
@@ -71,8 +73,8 @@ struct Lexer {
 
   mutating func next() throws(ScriptError) -> Token {
     skipSpaces()
-    let start = position
-    guard let scalar = peek(), scalar != "#" else {
+    let start = cursor.index
+    guard let scalar = cursor.peek(), scalar != "#" else {
       return Token(kind: .end, start: start, text: "")
     }
     switch scalar {
@@ -83,16 +85,16 @@ struct Lexer {
     case "@":
       return try date()
     case "-", "0"..."9":
-      if scalar == "-", !(peek(1).map { ("0"..."9").contains($0) } ?? false) {
+      if scalar == "-", !(cursor.peek(1).map { ("0"..."9").contains($0) } ?? false) {
         throw ScriptError.unexpectedCharacter(scalar, at: location(start))
       }
       return try number()
     case "=", "!", "<", ">":
-      position += 1
-      if peek() == "=" { position += 1 }
+      cursor.index += 1
+      if cursor.peek() == "=" { cursor.index += 1 }
       return Token(kind: .symbol(text(from: start)), start: start, text: text(from: start))
     case "[", "]", ",":
-      position += 1
+      cursor.index += 1
       return Token(kind: .symbol(String(scalar)), start: start, text: String(scalar))
     default:
       guard Self.isWordStart(scalar) else {
@@ -105,14 +107,14 @@ struct Lexer {
   /// A path: a string, or a run of characters up to a space or `#`.
   mutating func nextPath() throws(ScriptError) -> Token {
     skipSpaces()
-    let start = position
-    guard let scalar = peek(), scalar != "#" else {
+    let start = cursor.index
+    guard let scalar = cursor.peek(), scalar != "#" else {
       return Token(kind: .end, start: start, text: "")
     }
     if scalar == "\"" {
       return Token(kind: .string(try string()), start: start, text: text(from: start))
     }
-    while let scalar = peek(), !Self.isSpace(scalar), scalar != "#" { position += 1 }
+    cursor.skip { !Self.isSpace($0) && $0 != "#" }
     let path = text(from: start)
     return Token(kind: .path(path), start: start, text: path)
   }
@@ -120,19 +122,17 @@ struct Lexer {
   // MARK: Kinds of token
 
   private mutating func word() throws(ScriptError) -> Token {
-    let start = position
-    while let scalar = peek(), Self.isWordPart(scalar) { position += 1 }
-    while peek() == ".", let after = peek(1), Self.isWordStart(after) {
-      position += 1
-      while let scalar = peek(), Self.isWordPart(scalar) { position += 1 }
+    let start = cursor.index
+    cursor.skip(while: Self.isWordPart)
+    while cursor.peek() == ".", let after = cursor.peek(1), Self.isWordStart(after) {
+      cursor.index += 1
+      cursor.skip(while: Self.isWordPart)
     }
     let name = text(from: start)
-    if (name == "uuid" || name == "base64"), peek() == ":" {
-      position += 1
+    if (name == "uuid" || name == "base64"), cursor.peek() == ":" {
+      cursor.index += 1
       // Base64 uses `=`, so only spaces, `,`, `]` and `#` end the payload.
-      while let scalar = peek(), !Self.isSpace(scalar), !",]#".unicodeScalars.contains(scalar) {
-        position += 1
-      }
+      cursor.skip { !Self.isSpace($0) && !",]#".unicodeScalars.contains($0) }
       let whole = text(from: start)
       let payload = String(whole.dropFirst(name.count + 1))
       if name == "uuid" {
@@ -150,18 +150,18 @@ struct Lexer {
   }
 
   private mutating func variable() throws(ScriptError) -> Token {
-    let start = position
-    position += 1
-    guard let first = peek(), Self.isNameStart(first) else {
+    let start = cursor.index
+    cursor.index += 1
+    guard let first = cursor.peek(), Self.isNameStart(first) else {
       throw ScriptError.missingVariableName(at: location(start))
     }
     let name = identifier()
     var path: [String] = []
-    while peek() == "." {
-      position += 1
-      let operatorSign = peek() == "@"
-      if operatorSign { position += 1 }
-      guard let next = peek(), Self.isNameStart(next) else {
+    while cursor.peek() == "." {
+      cursor.index += 1
+      let operatorSign = cursor.peek() == "@"
+      if operatorSign { cursor.index += 1 }
+      guard let next = cursor.peek(), Self.isNameStart(next) else {
         throw ScriptError.missingKey(after: text(from: start), at: location(start))
       }
       path.append((operatorSign ? "@" : "") + identifier())
@@ -170,31 +170,17 @@ struct Lexer {
   }
 
   private mutating func identifier() -> String {
-    let start = position
-    while let scalar = peek(), Self.isNamePart(scalar) { position += 1 }
+    let start = cursor.index
+    cursor.skip(while: Self.isNamePart)
     return text(from: start)
   }
 
   private mutating func number() throws(ScriptError) -> Token {
-    let start = position
-    if peek() == "-" { position += 1 }
-    skipDigits()
-    var isDecimal = false
-    if peek() == ".", let after = peek(1), ("0"..."9").contains(after) {
-      position += 1
-      skipDigits()
-      isDecimal = true
-    }
-    if peek() == "e" || peek() == "E" {
-      let sign = peek(1) == "+" || peek(1) == "-" ? 1 : 0
-      if let digit = peek(1 + sign), ("0"..."9").contains(digit) {
-        position += 1 + sign
-        skipDigits()
-        isDecimal = true
-      }
-    }
-    if let scalar = peek(), !Self.isSeparator(scalar) {
-      while let scalar = peek(), !Self.isSeparator(scalar) { position += 1 }
+    let start = cursor.index
+    if cursor.peek() == "-" { cursor.index += 1 }
+    let isDecimal = cursor.skipDecimalNumber()
+    if let scalar = cursor.peek(), !Self.isSeparator(scalar) {
+      cursor.skip { !Self.isSeparator($0) }
       throw ScriptError.invalidNumber(text(from: start), at: location(start))
     }
     let written = text(from: start)
@@ -211,9 +197,9 @@ struct Lexer {
   }
 
   private mutating func date() throws(ScriptError) -> Token {
-    let start = position
-    position += 1
-    while let scalar = peek(), !Self.isSeparator(scalar) { position += 1 }
+    let start = cursor.index
+    cursor.index += 1
+    cursor.skip { !Self.isSeparator($0) }
     let written = text(from: start)
     guard let date = Literal.date(from: String(written.dropFirst())) else {
       throw ScriptError.invalidDate(written, at: location(start))
@@ -223,13 +209,15 @@ struct Lexer {
 
   /// A string in JSON's syntax, from its opening quote.
   private mutating func string() throws(ScriptError) -> String {
-    let start = position
-    position += 1
+    let start = cursor.index
+    cursor.index += 1
     var out = ""
     while true {
-      guard let scalar = peek() else { throw ScriptError.unterminatedString(at: location(start)) }
-      let here = position
-      position += 1
+      guard let scalar = cursor.peek() else {
+        throw ScriptError.unterminatedString(at: location(start))
+      }
+      let here = cursor.index
+      cursor.index += 1
       switch scalar {
       case "\"":
         return out
@@ -244,10 +232,12 @@ struct Lexer {
     }
   }
 
-  /// The character an escape stands for; `position` is just after the backslash at `start`.
+  /// The character an escape stands for; `cursor.index` is just after the backslash at `start`.
   private mutating func escape(at start: Int) throws(ScriptError) -> Unicode.Scalar {
-    guard let letter = peek() else { throw ScriptError.unterminatedString(at: location(start)) }
-    position += 1
+    guard let letter = cursor.peek() else {
+      throw ScriptError.unterminatedString(at: location(start))
+    }
+    cursor.index += 1
     switch letter {
     case "\"": return "\""
     case "\\": return "\\"
@@ -262,12 +252,11 @@ struct Lexer {
         throw ScriptError.invalidEscape(text(from: start), at: location(start))
       }
       if (0xD800...0xDBFF).contains(high) {
-        guard peek() == "\\", peek(1) == "u" else {
+        guard cursor.peek() == "\\", cursor.peek(1) == "u" else {
           throw ScriptError.invalidEscape(text(from: start), at: location(start))
         }
-        position += 2
-        guard let low = hexQuad(), (0xDC00...0xDFFF).contains(low),
-          let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+        cursor.index += 2
+        guard let low = hexQuad(), let scalar = Unicode.Scalar(surrogatePairHigh: high, low: low)
         else { throw ScriptError.invalidEscape(text(from: start), at: location(start)) }
         return scalar
       }
@@ -284,29 +273,20 @@ struct Lexer {
   private mutating func hexQuad() -> UInt32? {
     var value: UInt32 = 0
     for _ in 0..<4 {
-      guard let scalar = peek(), let digit = UInt32(String(scalar), radix: 16), scalar.isASCII
+      guard let scalar = cursor.peek(), let digit = UInt32(String(scalar), radix: 16),
+        scalar.isASCII
       else { return nil }
       value = value * 16 + digit
-      position += 1
+      cursor.index += 1
     }
     return value
   }
 
   // MARK: Characters
 
-  private func peek(_ offset: Int = 0) -> Unicode.Scalar? {
-    position + offset < scalars.count ? scalars[position + offset] : nil
-  }
+  private func text(from start: Int) -> String { text(from: start, to: cursor.index) }
 
-  private func text(from start: Int) -> String { text(from: start, to: position) }
-
-  private mutating func skipSpaces() {
-    while let scalar = peek(), Self.isSpace(scalar) { position += 1 }
-  }
-
-  private mutating func skipDigits() {
-    while let scalar = peek(), ("0"..."9").contains(scalar) { position += 1 }
-  }
+  private mutating func skipSpaces() { cursor.skip(while: Self.isSpace) }
 
   static func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "\t" }
 
