@@ -33,9 +33,7 @@ struct FaultInjectionTests {
 
   /// The new graph: every attribute type and relationship kind, and enough tags (about 60 KB
   /// of XML, 20 KB of `.folio`) that a save makes dozens of `write(2)` calls of 4 KiB or less.
-  static func newContents() -> StoreContents { newGraph }
-
-  private static let newGraph: StoreContents = {
+  static func newContents() -> StoreContents {
     var contents = BinaryFixtures.contents()
     let first = (contents.records.map(\.id).max() ?? 0) + 1
     var generator = SeededGenerator(seed: 11)
@@ -48,7 +46,7 @@ struct FaultInjectionTests {
     }
     contents.nextObjectID = first + 200
     return contents
-  }()
+  }
 
   struct Setup {
     let folder: URL
@@ -56,6 +54,8 @@ struct FaultInjectionTests {
     let format: any StoreFormat
     let model: ManagedObjectModel
     let old: Data
+    /// The new graph, built once for every save of a test.
+    let new = FaultInjectionTests.newContents()
     /// The bytes a save of the new graph without faults writes.
     let clean: Data
 
@@ -65,7 +65,7 @@ struct FaultInjectionTests {
       url = folder.appendingPathComponent(format is XMLStore ? "doc.xml" : "doc.folio")
       model = try BinaryFixtures.model()
       let scratch = folder.appendingPathComponent("clean-" + url.lastPathComponent)
-      try format.write(FaultInjectionTests.newContents(), model: model, to: scratch)
+      try format.write(new, model: model, to: scratch)
       clean = try Data(contentsOf: scratch)
       try FileManager.default.removeItem(at: scratch)
       try format.write(FaultInjectionTests.oldContents(), model: model, to: url)
@@ -78,7 +78,7 @@ struct FaultInjectionTests {
     func save(_ plan: FaultPlan) throws(StoreError) {
       var plan = plan
       plan.chunkSize = FaultInjectionTests.chunkSize
-      let contents = FaultInjectionTests.newContents()
+      let contents = new
       var failure: StoreError?
       AtomicFile.$faults.withValue(plan) {
         do throws(StoreError) {
@@ -97,7 +97,7 @@ struct FaultInjectionTests {
       try AtomicFile.$faults.withValue(
         FaultPlan(log: log, chunkSize: FaultInjectionTests.chunkSize)
       ) {
-        try format.write(FaultInjectionTests.newContents(), model: model, to: scratch)
+        try format.write(new, model: model, to: scratch)
       }
       try FileManager.default.removeItem(at: scratch)
       return log.writeCalls
@@ -127,7 +127,7 @@ struct FaultInjectionTests {
       #expect(try Data(contentsOf: url) == clean, comment, sourceLocation: sourceLocation)
       #expect(
         try format.read(from: url, model: model).records.count
-          == FaultInjectionTests.newContents().records.count, comment,
+          == new.records.count, comment,
         sourceLocation: sourceLocation)
       #expect(
         try FileManager.default.contentsOfDirectory(atPath: folder.path) == [url.lastPathComponent],
