@@ -93,6 +93,37 @@ struct ObjectTests {
       error.message == "a Track object cannot go in \"company\", which holds Company objects")
   }
 
+  @Test("an integer attribute reads as any integer type that holds its value")
+  func integerWidths() throws {
+    let context = try makeContext()
+    let employee = try context.insertNewObject(forEntityName: "Employee")
+    try employee.setValue(Int16(-300), forKey: "age")
+    #expect(try employee.value(forKey: "age", as: Int16.self) == -300)
+    #expect(try employee.value(forKey: "age", as: Int32.self) == -300)
+    #expect(try employee.value(forKey: "age", as: Int64.self) == -300)
+    #expect(try employee.value(forKey: "age", as: Int.self) == -300)
+    let narrow = try #require(graphError { _ = try employee.value(forKey: "age", as: Int8.self) })
+    #expect(narrow.code == .typeMismatch)
+    #expect(narrow.message == "Employee.age holds -300 (an integer), not Int8")
+    #expect(graphError { _ = try employee.value(forKey: "age", as: UInt16.self) } != nil)
+    #expect(graphError { _ = try employee.value(forKey: "age", as: Double.self) } != nil)
+    try employee.setValue(nil, forKey: "age")
+    #expect(try employee.value(forKey: "age", as: Int16.self) == nil)
+  }
+
+  @Test("a Float attribute also reads as a Double, exactly")
+  func floatWidens() throws {
+    let model = try ManagedObjectModel {
+      EntityDescription("Reading") { AttributeDescription("ratio", .float) }
+    }
+    let context = ManagedObjectContext(model: model)
+    let reading = try context.insertNewObject(forEntityName: "Reading")
+    try reading.setValue(Float(0.1), forKey: "ratio")
+    #expect(try reading.value(forKey: "ratio", as: Float.self) == 0.1)
+    #expect(try reading.value(forKey: "ratio", as: Double.self) == Double(Float(0.1)))
+    #expect(graphError { _ = try reading.value(forKey: "ratio", as: Int.self) } != nil)
+  }
+
   @Test("reading an unknown key, or a typed read of the wrong type, is an error")
   func badReads() throws {
     let context = try makeContext()

@@ -17,19 +17,29 @@ extension ManagedObject {
 
   /// The value of `key` as a `T`, or `nil` when it is empty.
   ///
+  /// An integer attribute reads as any integer type that holds its value (`Int16` for an
+  /// Integer 16 attribute, as Core Data's `NSNumber` gives it), and a Float attribute also
+  /// reads as a `Double`.
+  ///
   /// ```swift
   /// let amount = try spending.value(forKey: "amount", as: Double.self)
+  /// let pages = try book.value(forKey: "pages", as: Int16.self)
   /// ```
   ///
-  /// - Throws: `GraphError.unknownKey`, or `.typeMismatch` when the value is not a `T`.
+  /// - Throws: `GraphError.unknownKey`, or `.typeMismatch` when the value is not a `T` (an
+  ///   integer that `T` cannot hold is not one).
   public func value<T>(forKey key: String, as type: T.Type) throws(GraphError) -> T? {
     guard let value = try value(forKey: key) else { return nil }
-    guard let typed = value as? T else {
-      throw GraphError.typeMismatch(
-        "\(entityName).\(key) holds \(Slot.describe(value)), not \(T.self)", entity: entityName,
-        key: key)
+    if let typed = value as? T { return typed }
+    if let number = value as? Int, let width = T.self as? any FixedWidthInteger.Type,
+      let converted = width.init(exactly: number) as? T
+    {
+      return converted
     }
-    return typed
+    if let number = value as? Float, let widened = Double(number) as? T { return widened }
+    throw GraphError.typeMismatch(
+      "\(entityName).\(key) holds \(Slot.describe(value)), not \(T.self)", entity: entityName,
+      key: key)
   }
 
   /// The value of `key`; reads as `try object["name"]`.
