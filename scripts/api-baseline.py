@@ -38,6 +38,11 @@ def lines(module):
         for symbol in json.load(open(path))["symbols"]:
             if symbol.get("accessLevel") not in ("public", "open"):
                 continue
+            # A conformance added to another module's type lists every member the type
+            # gets from that module's protocols too; only what this module declares counts.
+            uri = symbol.get("location", {}).get("uri", "")
+            if extended and f"/Sources/{module}/" not in uri:
+                continue
             kind = symbol["kind"]["identifier"].removeprefix("swift.")
             name = ".".join(symbol["pathComponents"])
             if extended:

@@ -37,10 +37,15 @@ public struct GraphError: Error, Sendable, CustomStringConvertible, DiagnosticEr
     /// objects, and the merge policy is ``MergePolicy/error``; ``GraphError/conflicts`` lists
     /// them. The save changed nothing, and the context keeps its changes.
     public static let mergeConflict = Code(.mergeConflict)
+    /// A class registered for an entity does not fit it: no entity of the class's name,
+    /// another class already registered, or class inheritance that does not follow entity
+    /// inheritance.
+    public static let invalidClass = Code(.invalidClass)
 
     private enum Kind: Hashable, Sendable, CaseIterable {
       case unknownEntity, unknownKey, typeMismatch, abstractEntity, notRegistered, objectNotFound,
-        readOnly, validation, deny, invalidKeyPath, invalidPredicate, store, mergeConflict
+        readOnly, validation, deny, invalidKeyPath, invalidPredicate, store, mergeConflict,
+        invalidClass
     }
 
     private var kind: Kind

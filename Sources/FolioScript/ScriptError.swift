@@ -51,6 +51,8 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
     /// A save that would overwrite another context's changes under the `error` merge policy
     /// (`GraphError.Code.mergeConflict`).
     public static let mergeConflict = Code(kind: .mergeConflict)
+    /// A class that does not fit its entity (`GraphError.Code.invalidClass`).
+    public static let invalidClass = Code(kind: .invalidClass)
     /// Undo or redo with nested groups open, or while undoing (`UndoError.Code.openGroup`).
     public static let openGroup = Code(kind: .openGroup)
     /// `end` with no group open, or a change with no group while not grouping by event
@@ -82,6 +84,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
       case store
       case invalidPredicate = "invalid-predicate"
       case mergeConflict = "merge-conflict"
+      case invalidClass = "invalid-class"
       case openGroup = "open-group"
       case noOpenGroup = "no-open-group"
       case enableWithoutDisable = "enable-without-disable"
@@ -140,6 +143,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
       case .store: self = .store
       case .invalidPredicate: self = .invalidPredicate
       case .mergeConflict: self = .mergeConflict
+      case .invalidClass: self = .invalidClass
       default: self = .store
       }
     }

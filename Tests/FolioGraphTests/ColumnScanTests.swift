@@ -26,7 +26,7 @@ struct ColumnScanTests {
   }
 
   /// What evaluation finds, in table order: the reference the column must match.
-  func evaluated(_ request: FetchRequest, in context: ManagedObjectContext) throws
+  func evaluated(_ request: FetchRequest<ManagedObject>, in context: ManagedObjectContext) throws
     -> [ManagedObject]
   {
     let excluded: ManagedObject.Flags =

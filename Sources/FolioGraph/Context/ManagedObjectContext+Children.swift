@@ -134,7 +134,7 @@ extension ManagedObjectContext {
       object = existing
       revive(object)
     } else {
-      object = ManagedObject(context: self, layout: layout, row: row)
+      object = layout.makeObject(in: self, row: row)
       object.flags.insert([.inserted, .turnInserted])
       place(object)
       insertedRows.insert(row)

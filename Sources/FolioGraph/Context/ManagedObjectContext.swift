@@ -35,6 +35,8 @@ public final class ManagedObjectContext {
 
   let layouts: [EntityLayout]
   let layoutByName: [String: EntityLayout]
+  /// The layout of the entity each registered class is registered for.
+  let layoutByClass: [ObjectIdentifier: EntityLayout]
   /// The committed state the context reads from and saves into: its coordinator's, or its
   /// own when it has none.
   var cache: RowCache
@@ -172,6 +174,13 @@ public final class ManagedObjectContext {
     self.model = model
     self.layouts = layouts
     self.layoutByName = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
+    var layoutByClass: [ObjectIdentifier: EntityLayout] = [:]
+    for layout in layouts {
+      if let type = model.entityClasses.byEntity[layout.name] {
+        layoutByClass[ObjectIdentifier(type)] = layout
+      }
+    }
+    self.layoutByClass = layoutByClass
     self.cache = RowCache(layouts: layouts)
     observeUndoManager()
   }
@@ -217,7 +226,15 @@ public final class ManagedObjectContext {
       throw GraphError.unknownEntity(entityName, known: layouts.map(\.name))
     }
     guard !layout.entity.isAbstract else { throw GraphError.abstractEntity(entityName) }
-    let object = ManagedObject(context: self, layout: layout, row: cache.reserveRow())
+    let object = layout.makeObject(in: self, row: cache.reserveRow())
+    completeInsertion(of: object)
+    return object
+  }
+
+  /// Inserts `object`, just created at a reserved row: its attributes' default values, its
+  /// place in the graph and in the turn, then its class's ``ManagedObject/awakeFromInsert()``.
+  func completeInsertion(of object: ManagedObject) {
+    let layout = object.layout
     for (slot, property) in layout.properties.enumerated() {
       if case .attribute(let attribute) = property.kind, let value = attribute.defaultValue {
         object.slots[slot] = Slot(value)
@@ -229,7 +246,23 @@ public final class ManagedObjectContext {
     place(object)
     insertedRows.insert(object.row)
     turnInsertedRows.append(object.row)
-    return object
+    if layout.hasCustomClass { object.awakeFromInsert() }
+  }
+
+  /// The layout of the entity `type` is registered for; traps when it has none, or when that
+  /// entity is abstract: creating such an object is a programming error.
+  func layout(ofClass type: ManagedObject.Type) -> EntityLayout {
+    guard let layout = layoutByClass[ObjectIdentifier(type)] else {
+      fatalError(
+        "\(type) is not registered for an entity of the context's model: call model.register([\(type).self]) before creating the context"
+      )
+    }
+    guard !layout.entity.isAbstract else {
+      fatalError(
+        "\(type) is the class of \(layout.name), an abstract entity: it cannot have objects of its own"
+      )
+    }
+    return layout
   }
 
   // MARK: Reading the graph
@@ -293,8 +326,7 @@ public final class ManagedObjectContext {
   /// Registers the object of committed row `row`, if there is one.
   func register(_ row: Int32) -> ManagedObject? {
     guard let committed = cache.row(row) else { return nil }
-    let object = ManagedObject(
-      context: self, layout: layouts[committed.entity], row: row, sharing: committed)
+    let object = layouts[committed.entity].makeObject(in: self, row: row, committed: committed)
     if let source = cache.source, !source.isPermanent(row) { object.flags.remove(.permanent) }
     place(object)
     dropDeadReferences(of: object)
@@ -357,9 +389,8 @@ public final class ManagedObjectContext {
       for index in rows.indices {
         guard let object = table[index] else {
           guard let committed = rows[index] else { continue }
-          let object = ManagedObject(
-            context: self, layout: layouts[committed.entity], row: Int32(index),
-            sharing: committed)
+          let object = layouts[committed.entity].makeObject(
+            in: self, row: Int32(index), committed: committed)
           table[index] = object
           dropDeadReferences(of: object)
           added = true

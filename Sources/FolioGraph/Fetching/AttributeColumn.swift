@@ -54,7 +54,7 @@ final class AttributeColumn {
 extension ManagedObjectContext {
   /// The comparison `request` makes, when a column can answer it: one stored Double or Float
   /// attribute against a number a double holds exactly, with one of the six comparisons.
-  func columnComparison(_ request: FetchRequest, layout: EntityLayout)
+  func columnComparison<Result>(_ request: FetchRequest<Result>, layout: EntityLayout)
     -> (slot: Int, op: QueryComparison.Operator, constant: Double)?
   {
     guard case .comparison(let comparison)? = request.predicate,

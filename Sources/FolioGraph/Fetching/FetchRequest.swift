@@ -16,19 +16,16 @@ import Foundation
 /// request.fetchLimit = 20
 /// let spendings = try context.fetch(request)
 /// ```
-public struct FetchRequest {
+///
+/// A request typed with an entity class returns instances of it (subentities' objects as their
+/// own classes), as Core Data's `NSFetchRequest<ResultType>` does:
+///
+/// ```swift
+/// let books: [Book] = try context.fetch(Book.fetchRequest())
+/// ```
+public struct FetchRequest<Result: ManagedObject> {
   /// What a fetch returns.
-  public enum ResultType: Sendable, Hashable {
-    /// The objects.
-    case managedObjects
-    /// Their IDs.
-    case objectIDs
-    /// For each object, a dictionary of ``FetchRequest/propertiesToFetch`` (every attribute
-    /// when `nil`).
-    case dictionaries
-    /// Only how many objects match.
-    case count
-  }
+  public typealias ResultType = FetchRequestResultType
 
   /// The entity whose objects are fetched.
   public var entityName: String
@@ -55,6 +52,32 @@ public struct FetchRequest {
   /// `false`.
   public var returnsDistinctResults = false
 
+  /// Creates a request for objects of `entityName`, as instances of `Result` (the entity's
+  /// class, or an ancestor of it).
+  public init(
+    entityName: String, predicate: QueryPredicate? = nil,
+    sortDescriptors: [QuerySortDescriptor] = []
+  ) {
+    self.entityName = entityName
+    self.predicate = predicate
+    self.sortDescriptors = sortDescriptors
+  }
+}
+
+/// What a fetch returns (Core Data's `NSFetchRequestResultType`).
+public enum FetchRequestResultType: Sendable, Hashable {
+  /// The objects.
+  case managedObjects
+  /// Their IDs.
+  case objectIDs
+  /// For each object, a dictionary of ``FetchRequest/propertiesToFetch`` (every attribute
+  /// when `nil`).
+  case dictionaries
+  /// Only how many objects match.
+  case count
+}
+
+extension FetchRequest where Result == ManagedObject {
   /// Creates a request for objects of `entityName`.
   public init(
     entityName: String, predicate: QueryPredicate? = nil,
@@ -63,6 +86,40 @@ public struct FetchRequest {
     self.entityName = entityName
     self.predicate = predicate
     self.sortDescriptors = sortDescriptors
+  }
+}
+
+extension FetchRequest {
+  /// The same request, returning plain ``ManagedObject``s.
+  var untyped: FetchRequest<ManagedObject> {
+    var request = FetchRequest<ManagedObject>(entityName: entityName)
+    request.predicate = predicate
+    request.sortDescriptors = sortDescriptors
+    request.fetchLimit = fetchLimit
+    request.fetchOffset = fetchOffset
+    request.includesSubentities = includesSubentities
+    request.includesPendingChanges = includesPendingChanges
+    request.resultType = resultType
+    request.propertiesToFetch = propertiesToFetch
+    request.returnsDistinctResults = returnsDistinctResults
+    return request
+  }
+}
+
+/// What every entity class has, so that its static members can name the class itself
+/// (`Book.fetchRequest()` is a `FetchRequest<Book>`, in a subclass too).
+public protocol EntityClass: ManagedObject {}
+
+extension ManagedObject: EntityClass {}
+
+extension EntityClass {
+  /// A request for objects of this class's entity (and its subentities), returned as
+  /// instances of this class.
+  ///
+  /// One method serves every class, unlike the `fetchRequest()` Xcode writes into each class,
+  /// so a subclass's call is never ambiguous.
+  public static func fetchRequest() -> FetchRequest<Self> {
+    FetchRequest<Self>(entityName: entityName)
   }
 }
 
@@ -75,7 +132,28 @@ extension ManagedObjectContext {
   ///   have (never a silent non-match); `.invalidPredicate` for values the predicate cannot
   ///   compare.
   /// - Complexity: O(*n*) in the entity's objects, plus O(*m* log *m*) to sort *m* matches.
-  public func fetch(_ request: FetchRequest) throws(GraphError) -> [ManagedObject] {
+  public func fetch(_ request: FetchRequest<ManagedObject>) throws(GraphError) -> [ManagedObject] {
+    try fetchObjects(request)
+  }
+
+  /// The objects `request` describes, in its order and window, as instances of `Result`.
+  ///
+  /// - Throws: as ``fetch(_:)-(FetchRequest<ManagedObject>)``; `.typeMismatch` when the
+  ///   entity's objects are not instances of `Result` (its registered class is not `Result`
+  ///   or a subclass of it).
+  public func fetch<Result>(_ request: FetchRequest<Result>) throws(GraphError) -> [Result] {
+    if let layout = layoutByName[request.entityName], !(layout.objectClass is Result.Type) {
+      throw GraphError(
+        .typeMismatch,
+        "objects of \(request.entityName) are \(layout.objectClass) instances, not \(Result.self): register \(Result.self) for the entity",
+        at: InputLocation(entity: request.entityName))
+    }
+    return try fetchObjects(request).map { unsafeDowncast($0, to: Result.self) }
+  }
+
+  private func fetchObjects<Result>(_ request: FetchRequest<Result>) throws(GraphError)
+    -> [ManagedObject]
+  {
     processPendingChanges()
     // The committed state merged with the context's changes: rows not registered yet (after a
     // reset, or saved by another context) are registered first.
@@ -171,8 +249,10 @@ extension ManagedObjectContext {
   /// The IDs of the objects `request` describes.
   ///
   /// - Throws: as ``fetch(_:)``.
-  public func fetchObjectIDs(_ request: FetchRequest) throws(GraphError) -> [ManagedObjectID] {
-    try fetch(request).map(\.objectID)
+  public func fetchObjectIDs<Result>(_ request: FetchRequest<Result>) throws(GraphError)
+    -> [ManagedObjectID]
+  {
+    try fetchObjects(request).map(\.objectID)
   }
 
   /// For each object `request` describes, a dictionary of its ``FetchRequest/propertiesToFetch``
@@ -180,8 +260,10 @@ extension ManagedObjectContext {
   /// ``FetchRequest/returnsDistinctResults``.
   ///
   /// - Throws: as ``fetch(_:)``; `.unknownKey` for a property the entity does not have.
-  public func fetchDictionaries(_ request: FetchRequest) throws(GraphError) -> [[String: Any]] {
-    let objects = try fetch(request)
+  public func fetchDictionaries<Result>(_ request: FetchRequest<Result>) throws(GraphError)
+    -> [[String: Any]]
+  {
+    let objects = try fetchObjects(request)
     guard let layout = layoutByName[request.entityName] else { return [] }
     let keys = request.propertiesToFetch ?? layout.entity.allAttributes.map(\.name)
     var results: [[String: Any]] = []
@@ -203,8 +285,8 @@ extension ManagedObjectContext {
   /// How many objects `request` would fetch (its window applied).
   ///
   /// - Throws: as ``fetch(_:)``.
-  public func count(for request: FetchRequest) throws(GraphError) -> Int {
-    try fetch(request).count
+  public func count<Result>(for request: FetchRequest<Result>) throws(GraphError) -> Int {
+    try fetchObjects(request).count
   }
 
   /// `rows` in the order of `descriptors`. A stored attribute's keys come straight from the
@@ -285,7 +367,9 @@ extension ManagedObjectContext {
 
   /// The rows of the objects an index says may match `request`, in insertion order — for an
   /// equality on an indexed attribute — or `nil` when every object must be looked at.
-  private func indexedRows(for request: FetchRequest, layout: EntityLayout) -> [Int32]? {
+  private func indexedRows<Result>(for request: FetchRequest<Result>, layout: EntityLayout)
+    -> [Int32]?
+  {
     guard request.includesPendingChanges, case .comparison(let comparison)? = request.predicate,
       comparison.operator == .equalTo,
       let (slot, _, constant) = FetchPlan.simple(comparison, layout: layout),

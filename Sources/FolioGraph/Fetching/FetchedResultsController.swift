@@ -35,7 +35,7 @@ import FolioUndo
 public final class FetchedResultsController {
   /// The request whose results the controller holds. Changing it takes effect at the next
   /// ``performFetch()``.
-  public var fetchRequest: FetchRequest
+  public var fetchRequest: FetchRequest<ManagedObject>
   /// The context the controller fetches from and watches.
   public let context: ManagedObjectContext
   /// The key path whose values split the results into sections; `nil` for one section.
@@ -64,7 +64,8 @@ public final class FetchedResultsController {
   ///   - sectionNameKeyPath: the key path whose values name the sections; `nil` (the default)
   ///     for one section, named `""`, holding every object.
   public init(
-    fetchRequest: FetchRequest, context: ManagedObjectContext, sectionNameKeyPath: String? = nil
+    fetchRequest: FetchRequest<ManagedObject>, context: ManagedObjectContext,
+    sectionNameKeyPath: String? = nil
   ) {
     self.fetchRequest = fetchRequest
     self.context = context

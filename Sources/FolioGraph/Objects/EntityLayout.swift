@@ -21,6 +21,11 @@ final class EntityLayout {
   /// Whether some property is transient: its value lives in the object only, never in a
   /// committed row.
   let hasTransients: Bool
+  /// The class the context instantiates for the entity's objects: the class registered for the
+  /// entity, or else for its nearest ancestor that has one, or else ``ManagedObject``.
+  let objectClass: ManagedObject.Type
+  /// Whether ``objectClass`` is an app's class, whose lifecycle methods the context calls.
+  let hasCustomClass: Bool
 
   var name: String { entity.name }
 
@@ -44,6 +49,11 @@ final class EntityLayout {
       }
     }
     self.kinds = kinds
+    let registered = ([entity.name] + model.ancestorNames(of: entity)).lazy.compactMap {
+      model.entityClasses.byEntity[$0] as? ManagedObject.Type
+    }.first
+    self.objectClass = registered ?? ManagedObject.self
+    self.hasCustomClass = registered != nil
     var slots: [String: Int] = [:]
     var properties: [PropertyLayout] = []
     for (slot, property) in entity.properties.enumerated() {
@@ -90,6 +100,19 @@ final class EntityLayout {
   }
 
   func isKind(of other: Int) -> Bool { other == index || kinds.contains(other) }
+
+  /// A new object of the entity's class, at `row` in `context`: empty, or reading its values
+  /// from `committed` until its first change.
+  @inline(__always)
+  func makeObject(in context: ManagedObjectContext, row: Int32, committed: CommittedRow? = nil)
+    -> ManagedObject
+  {
+    let initialization = ManagedObject.Initialization(
+      context: context, layout: self, row: row, committed: committed)
+    // The plain class is created directly: no lookup of the required initializer.
+    return hasCustomClass
+      ? objectClass.init(initialization) : ManagedObject(initialization)
+  }
 }
 
 /// One property of an entity's layout. A class, like ``RelationshipLayout``: hot paths (every

@@ -2,11 +2,12 @@ import FolioModel
 import Foundation
 
 /// An object in the graph: an instance of one entity, whose properties are read and written by
-/// name.
+/// name, or through the typed properties of its entity's class.
 ///
 /// The counterpart of Core Data's `NSManagedObject`. Objects are created by their context
-/// (``ManagedObjectContext/insertNewObject(forEntityName:)``) and belong to it; they are not
-/// `Sendable`. Values are checked against the model when they are set:
+/// (``ManagedObjectContext/insertNewObject(forEntityName:)``, or `Book(context:)` for an
+/// entity's class) and belong to it; they are not `Sendable`. Values are checked against the
+/// model when they are set:
 ///
 /// ```swift
 /// let person = try context.insertNewObject(forEntityName: "Person")
@@ -15,41 +16,63 @@ import Foundation
 /// try spending.setValue(person, forKey: "person")   // person.spendings now holds spending
 /// ```
 ///
-/// Storage is a slot per property, by property number (see `Slot`).
-public final class ManagedObject: Hashable, CustomStringConvertible {
+/// ## Entity classes
+/// Subclass `ManagedObject` for an entity (entity inheritance is class inheritance), register
+/// the classes with the model (``FolioModel/ManagedObjectModel/register(_:)``), and the context
+/// instantiates them for every insert, fetch and load. `folio codegen` writes such classes
+/// from a model, with a typed property per attribute and relationship. A subclass may override
+/// the lifecycle methods (``awakeFromInsert()``) and need not declare an initializer; one that
+/// does overrides ``init(_:)`` and calls `super.init(_:)`.
+///
+/// Storage is a slot per property, by property number (see `Slot`), whichever door a value
+/// comes through: keyed and typed access read and write the same slots.
+open class ManagedObject: Hashable, CustomStringConvertible {
+  /// What the context passes to a new object: its entity, its place in the context, and the
+  /// committed values it starts from. Only a context makes one.
+  public struct Initialization {
+    let context: ManagedObjectContext
+    let layout: EntityLayout
+    let row: Int32
+    let committed: CommittedRow?
+  }
+
+  /// The name of the entity this class represents: by default the class's own name. Classes
+  /// that `folio codegen` writes return their entity's name.
+  open class var entityName: String { String(describing: self) }
+
   /// The context the object belongs to; `nil` once the object has left the graph (inserted and
   /// deleted before a save, deleted by a save, or forgotten by `reset()`), or once the context
   /// itself is gone.
-  public var managedObjectContext: ManagedObjectContext? {
+  public final var managedObjectContext: ManagedObjectContext? {
     flags.contains(.removed) ? nil : owner
   }
   /// The context that created the object, even after the object left its graph (an undo can
   /// bring it back).
-  weak var owner: ManagedObjectContext?
-  let layout: EntityLayout
+  final weak var owner: ManagedObjectContext?
+  final let layout: EntityLayout
   /// The object's place in its context's object table.
-  let row: Int32
+  final let row: Int32
   // Hot paths write these many times per change. Debug and sanitizer builds check exclusive
   // access to them; release builds leave the check out, as the context is confined to one
   // isolation domain (it is not Sendable).
   #if !DEBUG
     @exclusivity(unchecked)
   #endif
-  var flags: Flags = []
+  final var flags: Flags = []
   /// The number of slots, kept beside the flags (in what would be padding) so that reading a
   /// slot does not go through the layout; a model has at most 65,535 properties per entity.
-  private let slotCount: UInt16
+  private final let slotCount: UInt16
   /// Where the object's values are, one slot per property (no array header: 32 bytes less
   /// per object than a `ContiguousArray`): its ``snapshot``'s, shared, until its first change
   /// gives it slots of its own (``ownSlots()``).
-  private var base: UnsafeMutablePointer<Slot>
+  private final var base: UnsafeMutablePointer<Slot>
   #if !DEBUG
     @exclusivity(unchecked)
   #endif
   /// The snapshot alone while the object has no change records, the records (which hold the
   /// snapshot) once it has: one reference where two would make every object 16 bytes larger
   /// (a 56-byte object instead of 72, in the allocator's size classes).
-  private var anchor: Anchor?
+  private final var anchor: Anchor?
 
   private enum Anchor {
     case row(CommittedRow)
@@ -57,13 +80,13 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   }
 
   /// The object's values, one slot per property.
-  var slots: SlotStorage {
+  final var slots: SlotStorage {
     @inline(__always) get { SlotStorage(base: base, count: Int(slotCount)) }
   }
 
   /// The committed row the object was read from (or last saved as): the store's values when
   /// the context last looked. `nil` for an object not saved yet.
-  var snapshot: CommittedRow? {
+  final var snapshot: CommittedRow? {
     get {
       switch anchor {
       case .row(let row)?: row
@@ -81,7 +104,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   }
 
   /// The object's change records; `nil` until its first change.
-  var records: ChangeRecords? {
+  final var records: ChangeRecords? {
     @inline(__always) get {
       if case .records(let records)? = anchor { return records }
       return nil
@@ -124,26 +147,42 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     static let vanished = Flags(rawValue: 1 << 9)
   }
 
-  /// A new object, with slots of its own, all empty.
-  init(context: ManagedObjectContext, layout: EntityLayout, row: Int32) {
-    self.owner = context
-    self.layout = layout
-    self.row = row
-    self.slotCount = UInt16(layout.slotCount)
-    self.base = SlotStorage(count: layout.slotCount).base
+  /// Creates the object the context asked for: a new one, with slots of its own, all empty,
+  /// or a saved one, reading its values from its committed row until its first change.
+  ///
+  /// Only a context calls this initializer (to create objects of your class, call
+  /// ``init(context:)``); a subclass that declares its own initializers overrides it and
+  /// calls `super.init(initialization)`.
+  public required init(_ initialization: Initialization) {
+    self.owner = initialization.context
+    self.layout = initialization.layout
+    self.row = initialization.row
+    self.slotCount = UInt16(initialization.layout.slotCount)
+    if let committed = initialization.committed {
+      self.base = committed.slots.base
+      self.anchor = .row(committed)
+      self.flags = [.permanent, .sharesRow]
+    } else {
+      self.base = SlotStorage(count: initialization.layout.slotCount).base
+    }
   }
 
-  /// A saved object, reading its values from `committed` until its first change.
-  init(
-    context: ManagedObjectContext, layout: EntityLayout, row: Int32, sharing committed: CommittedRow
-  ) {
-    self.owner = context
-    self.layout = layout
-    self.row = row
-    self.slotCount = UInt16(layout.slotCount)
-    self.base = committed.slots.base
-    self.anchor = .row(committed)
-    self.flags = [.permanent, .sharesRow]
+  /// Creates an object of this class's entity and inserts it into `context`, as
+  /// ``ManagedObjectContext/insertNewObject(forEntityName:)`` does:
+  ///
+  /// ```swift
+  /// let book = Book(context: context)
+  /// book.title = "Dune"
+  /// ```
+  ///
+  /// The class must be registered with the context's model, for an entity that is not
+  /// abstract; a class that is not is a programming error, and traps naming the class.
+  public convenience init(context: ManagedObjectContext) {
+    let layout = context.layout(ofClass: Self.self)
+    self.init(
+      Initialization(
+        context: context, layout: layout, row: context.cache.reserveRow(), committed: nil))
+    context.completeInsertion(of: self)
   }
 
   deinit {
@@ -152,28 +191,39 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
   /// Gives the object slots of its own, copied from the snapshot's, before a change.
   @inline(__always)
-  func ownSlots() {
+  final func ownSlots() {
     guard flags.contains(.sharesRow) else { return }
     base = SlotStorage(copying: slots).base
     flags.remove(.sharesRow)
   }
 
   /// Makes `committed` the object's snapshot and its values, dropping slots of its own.
-  func share(_ committed: CommittedRow) {
+  final func share(_ committed: CommittedRow) {
     if !flags.contains(.sharesRow) { slots.deallocate() }
     base = committed.slots.base
     snapshot = committed
     flags.insert(.sharesRow)
   }
 
+  // MARK: Lifecycle
+
+  /// Called once in the object's life, when it is inserted (by ``init(context:)`` or
+  /// ``ManagedObjectContext/insertNewObject(forEntityName:)``), after its attributes took their
+  /// default values: set initial values here.
+  ///
+  /// What is set here is part of the insertion: undoing the insertion removes the object with
+  /// its values, and a redo brings them back without calling this method again. The default
+  /// does nothing. Called for registered classes only.
+  open func awakeFromInsert() {}
+
   /// The object's entity.
-  public var entity: EntityDescription { layout.entity }
+  public final var entity: EntityDescription { layout.entity }
 
   /// The name of the object's entity.
-  public var entityName: String { layout.entity.name }
+  public final var entityName: String { layout.entity.name }
 
   /// The object's ID: temporary until the object is saved, permanent afterwards.
-  public var objectID: ManagedObjectID {
+  public final var objectID: ManagedObjectID {
     guard let context = owner else {
       return ManagedObjectID(entityName: entityName, temporary: UUID(uuid: UUID_NULL_BYTES))
     }
@@ -181,28 +231,28 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   }
 
   /// Whether the object was inserted since the last save.
-  public var isInserted: Bool { flags.contains(.inserted) }
+  public final var isInserted: Bool { flags.contains(.inserted) }
 
   /// Whether the object was deleted since the last save.
-  public var isDeleted: Bool { flags.contains(.deleted) }
+  public final var isDeleted: Bool { flags.contains(.deleted) }
 
   /// Whether the object has unsaved changes to its values.
-  public var isUpdated: Bool { flags.contains(.updated) }
+  public final var isUpdated: Bool { flags.contains(.updated) }
 
   /// Whether the object was inserted, updated or deleted since the last save.
-  public var hasChanges: Bool { isInserted || isDeleted || isUpdated }
+  public final var hasChanges: Bool { isInserted || isDeleted || isUpdated }
 
   public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
 
-  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+  public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
   /// `Entity <ID>`.
-  public var description: String { "\(entityName) <\(objectID)>" }
+  open var description: String { "\(entityName) <\(objectID)>" }
 
   // MARK: Slots
 
   /// The slot of `key`, or an `unknownKey` error naming the entity's properties.
-  func slot(of key: String) throws(GraphError) -> Int {
+  final func slot(of key: String) throws(GraphError) -> Int {
     guard let slot = layout.slotByName[key] else {
       throw GraphError.unknownKey(
         key, entity: entityName, known: layout.properties.map(\.name))
@@ -211,7 +261,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
   }
 
   /// The context, or `notRegistered` when the object has left it.
-  func context() throws(GraphError) -> ManagedObjectContext {
+  final func context() throws(GraphError) -> ManagedObjectContext {
     guard let context = owner else { throw GraphError.notRegistered(entityName) }
     guard !flags.contains(.removed) else { throw GraphError.removed(entityName) }
     return context

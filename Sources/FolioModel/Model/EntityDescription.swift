@@ -17,6 +17,10 @@ public struct EntityDescription: Sendable, Hashable {
   public var isAbstract: Bool
   /// The class that represents instances in the app that wrote the model. The default is `nil`.
   public var representedClassName: String?
+  /// How Xcode generates the entity's class, as the file writes it (Xcode's
+  /// `codeGenerationType`: `"class"`, `"category"`); `nil` for Manual/None. See
+  /// ``codeGeneration``. The default is `nil`.
+  public var codeGenerationType: String?
   /// The attributes declared on this entity (not inherited ones), in declaration order.
   public var attributes: [AttributeDescription] = []
   /// The relationships declared on this entity, in declaration order.

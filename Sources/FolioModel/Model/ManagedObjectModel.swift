@@ -39,6 +39,10 @@ public struct ManagedObjectModel: Sendable, Hashable {
   /// Warnings about the model: lenient readings of its file and relationships without inverses.
   public let diagnostics: [ModelDiagnostic]
   private let entityIndex: [String: Int]
+  /// The classes an app registered for the entities, by entity name: which class a context
+  /// instantiates for each entity's objects. Not part of what the model describes, so
+  /// equality and hashing ignore it.
+  package var entityClasses = EntityClassTable()
 
   /// The most entities a model may have.
   public static let maximumEntities = 65_535
@@ -206,4 +210,15 @@ public struct FetchRequestTemplate: Sendable, Hashable {
     self.predicateString = predicate
     self.options = options
   }
+}
+
+/// Classes registered for a model's entities, by entity name.
+///
+/// FolioModel knows nothing of objects, so the classes are kept as `AnyClass`; the graph, which
+/// registers them, checks what they are. Class metatypes are immutable, so the table is
+/// `Sendable`.
+package struct EntityClassTable: @unchecked Sendable {
+  package var byEntity: [String: AnyClass] = [:]
+
+  package init() {}
 }

@@ -85,6 +85,7 @@ struct XcodeModelReader {
       isAbstract: try flag("isAbstract", of: element, at: here))
     entity.sourceLocation = element.location
     entity.representedClassName = element.attribute("representedClassName")
+    entity.codeGenerationType = element.attribute("codeGenerationType")
     entity.renamingIdentifier = element.attribute("elementID")
     entity.versionHashModifier = element.attribute("versionHashModifier")
     for child in element.children {

@@ -114,6 +114,7 @@ struct XcodeModelWriter {
     tag.flag("isAbstract", entity.isAbstract)
     tag["elementID"] = entity.renamingIdentifier
     tag["versionHashModifier"] = entity.versionHashModifier
+    tag["codeGenerationType"] = entity.codeGenerationType
     element(1, tag) {
       for attribute in entity.attributes { $0.write(attribute, depth: 2) }
       for relationship in entity.relationships { $0.write(relationship) }
