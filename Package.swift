@@ -62,6 +62,11 @@ let package = Package(
       name: "FolioStores",
       dependencies: ["FolioModel", "CLibXML2", "CFolioXML", "CZlib", "CFolioSupport"]
     ),
+    // Swift source for a model's entity classes (`folio codegen`, the build-tool plugin).
+    .target(
+      name: "FolioCodegen",
+      dependencies: ["FolioModel"]
+    ),
     .target(
       name: "FolioGraph",
       dependencies: ["FolioModel", "FolioUndo", "FolioStores", "FolioQuery"]
@@ -79,6 +84,7 @@ let package = Package(
       dependencies: [
         "FolioModel",
         "FolioScript",
+        "FolioCodegen",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -115,6 +121,11 @@ let package = Package(
       name: "FolioStoresTests",
       dependencies: ["FolioStores", "FolioTestSupport"],
       exclude: ["Fixtures"]
+    ),
+    .testTarget(
+      name: "FolioCodegenTests",
+      dependencies: ["FolioCodegen", "FolioGraph", "FolioTestSupport"],
+      exclude: ["Golden"]
     ),
     .testTarget(
       name: "FolioGraphTests",

@@ -11,6 +11,7 @@ let cases: [(name: String, argument: String?)] = [
   ("undo-standalone", "10000"), ("undo-standalone", "100000"), ("undo-standalone", "1000000"),
   ("undo-levels", nil),
   ("undo-context", nil),
+  ("typed-access", "200000"),
   ("binary-store", "10000"), ("binary-store", "100000"), ("binary-store", "1000000"),
   ("document-load", "xml:100000"), ("document-load", "folio:100000"),
   ("document-load", "folio:1000000"),
@@ -32,6 +33,11 @@ func runCase(_ name: String, _ argument: String?) throws {
     report("Undo manager with levelsOfUndo 100", try boundedUndo())
   case "undo-context":
     report("Context on its undo manager", try contextUndo())
+  case "typed-access":
+    let count = Int(argument ?? "") ?? 200_000
+    report(
+      "Entity class properties against keys: \(count.formatted()) objects",
+      try typedAccessBenchmark(objects: count))
   case "binary-store":
     let count = Int(argument ?? "") ?? 10_000
     report(

@@ -14,11 +14,13 @@ struct FolioCommand: ParsableCommand {
         folio info Samples/Expenses/Expenses.xml
         folio convert Samples/Expenses/Expenses.xml /tmp/Expenses.folio
         folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" --sort amount:desc
+        folio codegen Samples/Company/Company.xcdatamodeld --output Sources/App/Model
       """,
     version: "0.1.0",
     subcommands: [
       ModelCommand.self, ReplayCommand.self, InfoCommand.self, DumpCommand.self,
       ConvertCommand.self, ValidateCommand.self, QueryCommand.self, MetadataCommand.self,
+      CodegenCommand.self,
     ]
   )
 }

@@ -119,7 +119,7 @@ extension EntityClass {
   /// One method serves every class, unlike the `fetchRequest()` Xcode writes into each class,
   /// so a subclass's call is never ambiguous.
   public static func fetchRequest() -> FetchRequest<Self> {
-    FetchRequest<Self>(entityName: entityName)
+    FetchRequest<Self>(entityName: declaredEntityName)
   }
 }
 

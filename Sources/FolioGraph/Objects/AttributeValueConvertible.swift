@@ -184,3 +184,13 @@ extension AttributeValue {
     }
   }
 }
+
+extension AttributeValue: AttributeValueConvertible {
+  /// The value itself: the type of an entity class's Object ID and Composite attributes.
+  public init?(attributeValue: AttributeValue?) {
+    guard let attributeValue else { return nil }
+    self = attributeValue
+  }
+
+  public var attributeValue: AttributeValue? { self }
+}

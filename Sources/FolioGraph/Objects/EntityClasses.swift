@@ -5,8 +5,9 @@ extension ManagedObjectModel {
   /// instantiate them for every insert, fetch and load.
   ///
   /// Each class names its entity with ``ManagedObject/entityName`` (by default the class's own
-  /// name; failing an entity of that name, the entity whose `representedClassName` is the class
-  /// name, module prefix aside). An entity without a class of its own gets its nearest
+  /// name; a class that does not override it, below one that does, goes by its own name too);
+  /// failing an entity of that name, the entity whose `representedClassName` is that name,
+  /// module prefix aside. An entity without a class of its own gets its nearest
   /// ancestor's, so a fetch of an entity's objects returns instances of its class. Registering
   /// a class again is harmless.
   ///
@@ -27,13 +28,9 @@ extension ManagedObjectModel {
       if let existing: AnyClass = table.byEntity[entity],
         ObjectIdentifier(existing) != ObjectIdentifier(type)
       {
-        // The usual cause: a subclass that inherits its superclass's `entityName`.
-        let inherits = isSubclass(type, of: existing)
         throw GraphError(
           .invalidClass,
-          inherits
-            ? "\(type) inherits the entity name \"\(entity)\" from \(existing): override entityName in \(type)"
-            : "entity \"\(entity)\" already has the class \(existing); \(type) cannot be registered for it too",
+          "entity \"\(entity)\" already has the class \(existing); \(type) cannot be registered for it too",
           at: InputLocation(entity: entity))
       }
       table.byEntity[entity] = type
@@ -51,21 +48,12 @@ extension ManagedObjectModel {
     }.first
   }
 
-  private func isSubclass(_ type: AnyClass, of base: AnyClass) -> Bool {
-    var next: AnyClass? = _getSuperclass(type)
-    while let candidate = next {
-      if ObjectIdentifier(candidate) == ObjectIdentifier(base) { return true }
-      next = _getSuperclass(candidate)
-    }
-    return false
-  }
-
   private func entityName(for type: ManagedObject.Type) throws(GraphError) -> String {
     guard type != ManagedObject.self else {
       throw GraphError(
         .invalidClass, "ManagedObject itself cannot be registered: register its subclasses")
     }
-    let name = type.entityName
+    let name = type.declaredEntityName
     if entity(named: name) != nil { return name }
     let representing = entities.filter { entity in
       guard let className = entity.representedClassName else { return false }
@@ -107,5 +95,22 @@ extension ManagedObjectModel {
       }
       throw GraphError(.invalidClass, message, at: InputLocation(entity: entity.name))
     }
+  }
+}
+
+extension Identifiable where Self: ManagedObject {
+  /// The object's ID: an entity class that declares `Identifiable` is identified by its
+  /// objects' IDs, unless its entity has an attribute `id` of its own.
+  public var id: ManagedObjectID { objectID }
+}
+
+extension ManagedObject {
+  /// The entity name this class goes by: its ``entityName``, unless that is inherited.
+  ///
+  /// A class that does not override `entityName` inherits its superclass's, which names
+  /// another entity (each entity has one class): such a class goes by its own name.
+  static var declaredEntityName: String {
+    let inherited = (_getSuperclass(self) as? ManagedObject.Type)?.entityName
+    return entityName == inherited ? String(describing: self) : entityName
   }
 }

@@ -73,6 +73,27 @@ extension ManagedObject {
     context.write(new, to: self, slot: slot)
   }
 
+  /// The value of the attribute `key` of Undefined type (a transient attribute Core Data
+  /// leaves untyped), which holds any value.
+  public final func untypedAttributeValue(forKey key: String) -> Any? {
+    let slot = typedSlot(key)
+    guard let context = owner, layout.properties[slot].attribute != nil else {
+      misuse(key, "is not an attribute of an object in a context")
+    }
+    return context.publicValue(slots[slot], slot: slot, of: self)
+  }
+
+  /// Sets the attribute `key` of Undefined type to `value`.
+  ///
+  /// Undo: the change joins the current turn.
+  public final func setUntypedAttributeValue(_ value: Any?, forKey key: String) {
+    do {
+      try setValue(value, forKey: key)
+    } catch {
+      misuse(key, "cannot be set: \(error.message)")
+    }
+  }
+
   // MARK: Relationships
 
   /// The object the to-one relationship `key` points at, as a `Target`.

@@ -1,0 +1,84 @@
+import ArgumentParser
+import FolioCodegen
+import FolioModel
+import Foundation
+
+/// `folio codegen`: write Swift classes for a model's entities.
+struct CodegenCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "codegen",
+    abstract: "Write Swift entity classes for a model, for you to own and edit.",
+    discussion: """
+      Writes, for each entity (or each one named with --entity), Entity+FolioClass.swift (the \
+      class, where your logic goes) and Entity+FolioProperties.swift (a typed property per \
+      attribute and relationship, and the to-many accessors), and ModelEntities.swift, the \
+      list of classes to register: `try model.register(ModelEntities.classes)`. This is \
+      Xcode's "Create NSManagedObject Subclass…" for entities whose Codegen is Manual/None; \
+      the FolioCodegenPlugin build-tool plugin generates the others' code at build time.
+
+      Existing files are left alone, and the command fails naming them, unless --overwrite \
+      is given. With --build-time, writes what the plugin writes: per entity, what its \
+      Codegen setting asks for.
+
+      Examples:
+        folio codegen Samples/Company/Company.xcdatamodeld --output Sources/App/Model
+        folio codegen Library.xcdatamodeld --output Model --entity Book --entity Author
+      """
+  )
+
+  @OptionGroup var model: ModelOptions
+
+  @Option(help: "The folder to write the files into (created if missing).")
+  var output: String
+
+  @Option(help: "An entity to write classes for; repeat for several. All entities by default.")
+  var entity: [String] = []
+
+  @Flag(help: "Write what each entity's Codegen setting asks for, as the build plugin does.")
+  var buildTime = false
+
+  @Flag(help: "Replace files that already exist.")
+  var overwrite = false
+
+  func run() throws {
+    let loaded = try model.load()
+    if buildTime, !entity.isEmpty {
+      throw ValidationError("--entity selects entities to write once; --build-time writes by mode")
+    }
+    let generator = try EntityCodeGenerator(
+      model: loaded, modelName: Self.modelName(of: model.path),
+      sourceName: URL(fileURLWithPath: model.path).lastPathComponent)
+    let files =
+      buildTime ? try generator.buildTimeFiles() : try generator.sourceFiles(entities: entity)
+    let folder = URL(fileURLWithPath: output, isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let targets = files.map { (file: $0, url: folder.appendingPathComponent($0.name)) }
+    let existing = targets.filter { FileManager.default.fileExists(atPath: $0.url.path) }
+    if !overwrite, !buildTime, !existing.isEmpty {
+      throw ValidationError(
+        "these files exist and were left alone (--overwrite replaces them): "
+          + existing.map(\.url.path).joined(separator: ", "))
+    }
+    for target in targets {
+      // The build plugin runs this on every build: an unchanged file keeps its date, so what
+      // depends on it is not rebuilt.
+      if let current = try? Data(contentsOf: target.url),
+        current == Data(target.file.contents.utf8)
+      {
+        continue
+      }
+      try Data(target.file.contents.utf8).write(to: target.url, options: .atomic)
+    }
+    if !buildTime {
+      print("wrote \(targets.count) files to \(folder.path)")
+    }
+  }
+
+  /// The model's name: `Library` for `Library.xcdatamodeld`, `Library.xcdatamodel` or
+  /// `Library.xcdatamodel/contents`.
+  static func modelName(of path: String) -> String {
+    var url = URL(fileURLWithPath: path).standardizedFileURL
+    if url.lastPathComponent == "contents" { url.deleteLastPathComponent() }
+    return url.deletingPathExtension().lastPathComponent
+  }
+}
