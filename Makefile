@@ -112,7 +112,7 @@ fuzz: fuzz-build
 SYMBOL_GRAPHS = mkdir -p .build && touch .build/symbol-graph-stamp && \
   $(SWIFT) package dump-symbol-graph --minimum-access-level public > /dev/null 2>&1 || true
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Plugins Package.swift
 	$(SYMBOL_GRAPHS)
 	python3 scripts/api-baseline.py check
 

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 /// The fuzz executables, one per parser; `make fuzz` builds and runs each.
@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "FolioStores", targets: ["FolioStores"]),
     .library(name: "FolioQuery", targets: ["FolioQuery"]),
     .executable(name: "folio", targets: ["folio"]),
+    .plugin(name: "FolioCodegenPlugin", targets: ["FolioCodegenPlugin"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
@@ -66,6 +67,16 @@ let package = Package(
     .target(
       name: "FolioCodegen",
       dependencies: ["FolioModel"]
+    ),
+    // What the build-tool plugin runs: a model in, its generated Swift file out.
+    .executableTarget(
+      name: "FolioCodegenTool",
+      dependencies: ["FolioCodegen", "FolioModel"]
+    ),
+    .plugin(
+      name: "FolioCodegenPlugin",
+      capability: .buildTool(),
+      dependencies: ["FolioCodegenTool"]
     ),
     .target(
       name: "FolioGraph",
@@ -126,6 +137,13 @@ let package = Package(
       name: "FolioCodegenTests",
       dependencies: ["FolioCodegen", "FolioGraph", "FolioTestSupport"],
       exclude: ["Golden"]
+    ),
+    // Uses the build-tool plugin on a model of its own, as a client target does.
+    .testTarget(
+      name: "FolioPluginTests",
+      dependencies: ["FolioGraph"],
+      exclude: ["Library.xcdatamodeld"],
+      plugins: ["FolioCodegenPlugin"]
     ),
     .testTarget(
       name: "FolioGraphTests",
