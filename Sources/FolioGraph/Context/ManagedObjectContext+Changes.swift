@@ -244,6 +244,8 @@ extension ManagedObjectContext {
       let row = pendingDeletes[next]
       next += 1
       guard let object = object(atRow: row) else { continue }
+      // The class's hook runs before the rules, and may delete more (appended to the list).
+      if object.layout.hasCustomClass { object.prepareForDeletion() }
       for (slot, property) in object.layout.properties.enumerated() {
         guard let relationship = property.relationship else { continue }
         let targets = primitiveTargets(of: object, slot: slot)

@@ -31,6 +31,7 @@ extension ManagedObjectContext {
     let store = persistentStoreCoordinator?.persistentStores.first
     guard hasChanges || store?.needsWrite == true else { return }
     if hasObservers { post(.willSave) }
+    try sendWillSave()
     try validate()
     let conflicts = conflictingRows()
     if !conflicts.isEmpty, mergePolicy == .error {
@@ -60,6 +61,7 @@ extension ManagedObjectContext {
     cache.generation &+= 1
     if wasComplete { registeredGeneration = cache.generation }
     let changed = settle(after: commit, conflicts: Set(conflicts))
+    sendDidSave(saved.inserted.union(saved.updated).union(saved.deleted))
     if hasObservers {
       post(
         .didSave(
@@ -74,6 +76,44 @@ extension ManagedObjectContext {
                 cache.row(row) == nil
                   ? commit.original(row).map { objectID(ofCommitted: $0, row: row) } : nil
               }))))
+    }
+  }
+
+  /// Sends ``ManagedObject/willSave()`` to each changed object of an entity class, then again
+  /// to each object the last round changed, until a round changes nothing.
+  ///
+  /// - Throws: `GraphError.validation` when every one of 100 rounds still changed something.
+  func sendWillSave() throws(GraphError) {
+    guard layouts.contains(where: \.hasCustomClass) else { return }
+    var due = insertedRows.union(updatedRows).union(deletedRows)
+    for _ in 0..<Self.maximumWillSaveRounds {
+      let objects = due.sorted().compactMap { object(atRow: $0) }.filter {
+        $0.layout.hasCustomClass && $0.flags.isDisjoint(with: [.removed])
+      }
+      guard !objects.isEmpty else { return }
+      for object in objects { object.willSave() }
+      // What the round changed, before processing forgets the turn.
+      due = Set(turnRows).union(turnInsertedRows).union(turnDeleted)
+      processPendingChanges()
+      due.formIntersection(insertedRows.union(updatedRows).union(deletedRows))
+    }
+    throw GraphError(
+      .validation,
+      "willSave() still changed objects after \(Self.maximumWillSaveRounds) rounds: set a value in willSave() only when it differs"
+    )
+  }
+
+  /// How many rounds of ``ManagedObject/willSave()`` a save allows.
+  static let maximumWillSaveRounds = 100
+
+  /// Sends ``ManagedObject/didSave()`` to each object of an entity class at `rows`.
+  private func sendDidSave(_ rows: Set<Int32>) {
+    guard layouts.contains(where: \.hasCustomClass) else { return }
+    for row in rows.sorted() {
+      guard let object = Int(row) < table.count ? table[Int(row)] : nil,
+        object.layout.hasCustomClass
+      else { continue }
+      object.didSave()
     }
   }
 

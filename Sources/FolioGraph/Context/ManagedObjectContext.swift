@@ -113,6 +113,9 @@ public final class ManagedObjectContext {
   /// Bumped by every change that can change an attribute index: an insert, a delete, a revival,
   /// a write to an indexed attribute. An index built at another version is rebuilt.
   var indexVersion = 0
+  /// Whether a save is calling an entity class's validation methods, whose defaults then
+  /// check nothing (the save checks the model's rules itself).
+  var isValidatingForSave = false
   /// Attribute indexes by entity and slot, built on first use.
   var attributeIndexes: [Int: AttributeIndex] = [:]
   #if !DEBUG

@@ -149,7 +149,7 @@ extension ManagedObject {
     return (slot, relationship)
   }
 
-  private func checkedTarget(
+  func checkedTarget(
     _ value: Any?, relationship: RelationshipLayout, context: ManagedObjectContext
   ) throws(GraphError) -> ManagedObject? {
     guard let value else { return nil }
@@ -161,7 +161,7 @@ extension ManagedObject {
     return try checked(object, relationship: relationship, context: context)
   }
 
-  private func checkedTargets(
+  func checkedTargets(
     _ value: Any?, relationship: RelationshipLayout, context: ManagedObjectContext
   ) throws(GraphError) -> [ManagedObject] {
     let objects: [ManagedObject]
@@ -204,12 +204,12 @@ extension ManagedObject {
 
   // MARK: Validating one object
 
-  /// Checks the value `value` would be for `key`, without setting it: the model's constraints
-  /// and the app's rules for that key.
-  ///
-  /// - Throws: `GraphError.validation` with every failure; `.unknownKey`, `.typeMismatch`.
-  public func validateValue(_ value: Any?, forKey key: String) throws(GraphError) {
+  /// What ``validateValue(_:forKey:)`` checks by default: the model's constraints and the
+  /// app's rules for `key`, for `value` in place of the current one.
+  final func defaultValidation(of value: Any?, forKey key: String) throws(GraphError) {
     let context = try context()
+    // A save makes these checks itself, around the class's overrides.
+    guard !context.isValidatingForSave else { return }
     let slot = try slot(of: key)
     var candidate: Slot
     let property = layout.properties[slot]
@@ -238,24 +238,27 @@ extension ManagedObject {
     guard failures.isEmpty else { throw ManagedObjectContext.validationError(failures) }
   }
 
-  /// Checks the object as a save would if it were inserted.
-  ///
-  /// - Throws: `GraphError.validation` with every failure.
-  public func validateForInsert() throws(GraphError) { try validateWhole(on: .insert) }
-
-  /// Checks the object as a save would if it were updated.
-  ///
-  /// - Throws: `GraphError.validation` with every failure.
-  public func validateForUpdate() throws(GraphError) { try validateWhole(on: .update) }
-
-  /// Checks whether the object may be deleted: its Deny rules and the app's delete rules.
-  ///
-  /// - Throws: `GraphError.deny` or `.validation` with every failure.
-  public func validateForDelete() throws(GraphError) { try validateWhole(on: .delete) }
-
-  private func validateWhole(on occasion: ValidationRules.Occasion) throws(GraphError) {
+  /// What ``validateForInsert()`` and ``validateForUpdate()`` check by default: every property
+  /// (through ``validateValue(_:forKey:)`` for an entity class, so that its overrides count),
+  /// then the app's whole-object rules.
+  final func defaultWholeValidation(on occasion: ValidationRules.Occasion) throws(GraphError) {
     let context = try context()
-    let failures = context.wholeObjectFailures(of: self, on: occasion)
+    guard !context.isValidatingForSave else { return }
+    var failures: [ValidationFailure] = []
+    if occasion == .delete {
+      failures = context.denyFailures(of: self)
+    } else if layout.hasCustomClass {
+      for (slot, property) in layout.properties.enumerated()
+      where property.attribute != nil || property.relationship != nil {
+        let value = context.publicValue(slots[slot], slot: slot, of: self)
+        failures += context.collectFailures(of: self, key: property.name) {
+          try validateValue(value, forKey: property.name)
+        }
+      }
+    } else {
+      failures = context.propertyFailures(of: self)
+    }
+    failures += context.objectRuleFailures(of: self, on: occasion)
     guard failures.isEmpty else { throw ManagedObjectContext.validationError(failures) }
   }
 }

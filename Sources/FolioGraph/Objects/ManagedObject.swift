@@ -216,6 +216,69 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// does nothing. Called for registered classes only.
   open func awakeFromInsert() {}
 
+  /// Called when the object is deleted (by ``ManagedObjectContext/delete(_:)`` or a Cascade
+  /// rule), when the turn is processed, before its delete rules apply: let go of what it
+  /// holds, or record its passing elsewhere.
+  ///
+  /// What changes here joins the deletion's turn: undoing the deletion undoes it too, and a
+  /// redo does not call this method again. The default does nothing.
+  open func prepareForDeletion() {}
+
+  /// Called at the start of a save for each object inserted, updated or deleted since the last
+  /// one, before validation: set values derived from others here (a modification date).
+  ///
+  /// What changes here is saved and validated with the rest. An object changed here, or
+  /// changed or inserted by another object's `willSave()`, gets `willSave()` again, until a
+  /// round changes nothing, as in Core Data — so set a value only when it differs. What changes
+  /// here stays in the context if the save then fails. The default does nothing.
+  open func willSave() {}
+
+  /// Called after a save succeeded, for each object it inserted, updated or deleted. The
+  /// default does nothing.
+  open func didSave() {}
+
+  // MARK: Validation
+
+  /// Checks the value `value` would be for `key`, without setting it: the model's constraints
+  /// and the app's rules for that key.
+  ///
+  /// An entity class overrides this to add its own checks for some keys, throwing its own
+  /// error (carried in the save's validation error) and calling `super` for the model's:
+  ///
+  /// ```swift
+  /// override func validateValue(_ value: Any?, forKey key: String) throws {
+  ///   try super.validateValue(value, forKey: key)
+  ///   if key == "isbn", let text = value as? String, text.count != 13 { throw BookError.isbn }
+  /// }
+  /// ```
+  ///
+  /// A save calls it for each property of the inserted and updated objects of entity classes.
+  ///
+  /// - Throws: `GraphError.validation` with every failure; `.unknownKey`, `.typeMismatch`;
+  ///   an override, any error.
+  open func validateValue(_ value: Any?, forKey key: String) throws {
+    try defaultValidation(of: value, forKey: key)
+  }
+
+  /// Checks the object as a save checks an inserted one: each property (through
+  /// ``validateValue(_:forKey:)``), then the app's rules. An entity class overrides it for
+  /// checks across properties, calling `super`; a save calls it for each inserted object, and
+  /// carries what it throws in its validation error.
+  ///
+  /// - Throws: `GraphError.validation` with every failure; an override, any error.
+  open func validateForInsert() throws { try defaultWholeValidation(on: .insert) }
+
+  /// Checks the object as a save checks an updated one; see ``validateForInsert()``.
+  ///
+  /// - Throws: `GraphError.validation` with every failure; an override, any error.
+  open func validateForUpdate() throws { try defaultWholeValidation(on: .update) }
+
+  /// Checks whether the object may be deleted: its Deny rules and the app's delete rules. An
+  /// entity class overrides it, calling `super`; a save calls it for each deleted object.
+  ///
+  /// - Throws: `GraphError.deny` or `.validation` with every failure; an override, any error.
+  open func validateForDelete() throws { try defaultWholeValidation(on: .delete) }
+
   /// The object's entity.
   public final var entity: EntityDescription { layout.entity }
 

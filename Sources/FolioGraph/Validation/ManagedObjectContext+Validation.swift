@@ -32,17 +32,68 @@ extension ManagedObjectContext {
     for row in changed {
       guard let object = object(atRow: row), object.flags.isDisjoint(with: [.deleted, .removed])
       else { continue }
-      failures += propertyFailures(of: object)
       let occasion: ValidationRules.Occasion = object.isInserted ? .insert : .update
+      failures += propertyFailures(of: object)
       failures += objectRuleFailures(of: object, on: occasion)
+      if object.layout.hasCustomClass { failures += classFailures(of: object, on: occasion) }
     }
     failures += uniquenessFailures()
     for row in deletedRows.union(discardedRows).sorted() {
       guard let object = object(atRow: row) else { continue }
       failures += denyFailures(of: object)
-      if deletedRows.contains(row) { failures += objectRuleFailures(of: object, on: .delete) }
+      if deletedRows.contains(row) {
+        failures += objectRuleFailures(of: object, on: .delete)
+        if object.layout.hasCustomClass { failures += classFailures(of: object, on: .delete) }
+      }
     }
     return failures
+  }
+
+  /// What an entity class's validation methods add to the model's checks, which the caller
+  /// made: their defaults check nothing meanwhile, so an override that calls `super` first
+  /// still reaches its own checks, and every failure is reported once.
+  private func classFailures(of object: ManagedObject, on occasion: ValidationRules.Occasion)
+    -> [ValidationFailure]
+  {
+    isValidatingForSave = true
+    defer { isValidatingForSave = false }
+    var failures: [ValidationFailure] = []
+    if occasion != .delete {
+      for (slot, property) in object.layout.properties.enumerated()
+      where property.attribute != nil || property.relationship != nil {
+        let value = publicValue(object.slots[slot], slot: slot, of: object)
+        failures += collectFailures(of: object, key: property.name) {
+          try object.validateValue(value, forKey: property.name)
+        }
+      }
+    }
+    failures += collectFailures(of: object, key: nil) {
+      switch occasion {
+      case .insert: try object.validateForInsert()
+      case .update: try object.validateForUpdate()
+      case .delete: try object.validateForDelete()
+      }
+    }
+    return failures
+  }
+
+  /// The failures `validation` throws for `object`: a graph error's own failures, or one
+  /// failure carrying any other error (an app's, thrown by an entity class's override).
+  func collectFailures(
+    of object: ManagedObject, key: String?, _ validation: () throws -> Void
+  ) -> [ValidationFailure] {
+    do {
+      try validation()
+      return []
+    } catch let error as GraphError where !error.failures.isEmpty {
+      return error.failures
+    } catch {
+      var failure = self.failure(
+        object, key, key.flatMap { object.layout.slotByName[$0] }.map { object.slots[$0] } ?? .null,
+        .custom, (error as? GraphError)?.message ?? "\(error)")
+      failure.underlying = error
+      return [failure]
+    }
   }
 
   /// Every property failure of `object`, in property order.

@@ -40,6 +40,21 @@ public struct ValidationFailure: Hashable, Sendable, CustomStringConvertible {
   public var rule: Rule
   /// One sentence saying why.
   public var message: String
+  /// For a failure an entity class's validation method threw, the error it threw (the app's
+  /// own); equality and hashing leave it out.
+  public var underlying: (any Error)?
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.objectID == rhs.objectID && lhs.entityName == rhs.entityName && lhs.key == rhs.key
+      && lhs.value == rhs.value && lhs.rule == rhs.rule && lhs.message == rhs.message
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(objectID)
+    hasher.combine(key)
+    hasher.combine(rule)
+    hasher.combine(message)
+  }
 
   /// `Entity.key (ID): message`.
   public var description: String {
