@@ -1,3 +1,4 @@
+import FolioTestSupport
 import FolioUndo
 import Foundation
 import Testing
@@ -207,5 +208,58 @@ struct LifecycleTests {
     book.chapters = Array(book.chapters.prefix(1))
     try context.save()
     #expect(!context.hasChanges)
+  }
+}
+
+/// A class whose `awakeFromFetch()` sets values, which must not count as changes.
+final class FetchedPerson: ManagedObject {
+  override class var entityName: String { "Person" }
+  var awakenings = 0
+  var name: String? {
+    get { attributeValue(forKey: "name") }
+    set { setAttributeValue(newValue, forKey: "name") }
+  }
+
+  override func awakeFromFetch() {
+    awakenings += 1
+    name = name?.uppercased()
+  }
+}
+
+@Suite("awakeFromFetch")
+struct AwakeFromFetchTests {
+  @Test("objects read from the store awake once, untracked; inserted ones never; refresh again")
+  func awakeFromFetch() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var model = try Library.model()
+    try model.register([FetchedPerson.self])
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(
+      at: folder.appendingPathComponent("people.test"), format: TestFormat())
+    let writer = try ManagedObjectContext(coordinator: coordinator)
+    let ada = FetchedPerson(context: writer)
+    ada.name = "Ada"
+    try writer.save()
+    #expect(ada.awakenings == 0, "inserted here, never fetched")
+
+    let loop = ManualEventLoop()
+    let undo = UndoManager(eventLoop: loop)
+    let reader = try ManagedObjectContext(coordinator: coordinator, undoManager: undo)
+    let read = try #require(reader.fetch(FetchedPerson.fetchRequest()).first)
+    #expect(read.awakenings == 1)
+    #expect(read.name == "ADA", "set in awakeFromFetch")
+    #expect(!reader.hasChanges && read.changedValues().isEmpty)
+    loop.endTurn()
+    #expect(!undo.canUndo, "nothing to undo")
+    _ = try reader.fetch(FetchedPerson.fetchRequest())
+    #expect(read.awakenings == 1, "once per reading")
+
+    try reader.refresh(read, mergeChanges: false)
+    #expect(read.awakenings == 2)
+    // A change made afterwards is a change, and saves the value it sets.
+    read.name = "Ada L."
+    try reader.save()
+    #expect(try writer.fetch(FetchRequest(entityName: "Person")).count == 1)
   }
 }

@@ -16,9 +16,11 @@ extension ManagedObjectContext {
   /// The records live in the object (`records?.saved`, `records?.turn`, allocated at its first change)
   /// so recording is an array write, with no hashing.
   func recordChange(of object: ManagedObject, slot: Int) {
-    noteTurnActivity()
     // The first change copies the slots the object shares with its committed row.
     object.ownSlots()
+    // What awakeFromFetch() sets is not a change: no record, no turn, no undo.
+    guard !isAwakeningFromFetch else { return }
+    noteTurnActivity()
     let flags = object.flags
     // Objects new since the save have no saved values to keep; objects out of the graph, or
     // deleted, are not "updated" (though a deleted one keeps its saved values for revival).

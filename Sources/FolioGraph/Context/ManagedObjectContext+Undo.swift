@@ -221,6 +221,11 @@ extension ManagedObjectContext {
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws(GraphError) {
     try checkRegistered(object)
     let gone = refreshValues(of: object, mergeChanges: mergeChanges)
+    // Read again from its committed row, as a Core Data fault fires again.
+    if !gone, !mergeChanges, !object.isInserted, object.layout.hasCustomClass {
+      awakenings.append(object)
+      awakenFetched()
+    }
     if hasObservers {
       post(
         ObjectsDidChangeNotification(

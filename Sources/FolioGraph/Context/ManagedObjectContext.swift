@@ -113,6 +113,10 @@ public final class ManagedObjectContext {
   /// Bumped by every change that can change an attribute index: an insert, a delete, a revival,
   /// a write to an indexed attribute. An index built at another version is rebuilt.
   var indexVersion = 0
+  /// Objects read from committed rows whose ``ManagedObject/awakeFromFetch()`` is due.
+  var awakenings: [ManagedObject] = []
+  /// Whether ``ManagedObject/awakeFromFetch()`` is running: changes are not tracked.
+  var isAwakeningFromFetch = false
   /// Whether a save is calling an entity class's validation methods, whose defaults then
   /// check nothing (the save checks the model's rules itself).
   var isValidatingForSave = false
@@ -334,7 +338,26 @@ public final class ManagedObjectContext {
     place(object)
     dropDeadReferences(of: object)
     indexVersion &+= 1
+    if object.layout.hasCustomClass {
+      awakenings.append(object)
+      awakenFetched()
+    }
     return object
+  }
+
+  /// Calls ``ManagedObject/awakeFromFetch()`` on the objects read from committed rows since
+  /// the last call, with change tracking off (see ``ManagedObject/awakeFromFetch()``). Objects
+  /// the hooks read for the first time wait their turn in the same loop.
+  func awakenFetched() {
+    guard !isAwakeningFromFetch, !awakenings.isEmpty else { return }
+    isAwakeningFromFetch = true
+    defer { isAwakeningFromFetch = false }
+    var next = 0
+    while next < awakenings.count {
+      awakenings[next].awakeFromFetch()
+      next += 1
+    }
+    awakenings.removeAll()
   }
 
   /// Lets `object`, just read from its committed row, drop the references that row keeps to
@@ -396,6 +419,7 @@ public final class ManagedObjectContext {
             in: self, row: Int32(index), committed: committed)
           table[index] = object
           dropDeadReferences(of: object)
+          if object.layout.hasCustomClass { awakenings.append(object) }
           added = true
           continue
         }
@@ -417,6 +441,7 @@ public final class ManagedObjectContext {
       }
     }
     registeredGeneration = cache.generation
+    awakenFetched()
   }
 
   // MARK: Observing

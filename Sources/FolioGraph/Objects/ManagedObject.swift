@@ -216,6 +216,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// does nothing. Called for registered classes only.
   open func awakeFromInsert() {}
 
+  /// Called when the object is read from what the store holds: when a context first
+  /// registers it (opening a document, a fetch, following a relationship to it), and again
+  /// after ``ManagedObjectContext/refresh(_:mergeChanges:)`` without merging. Compute caches
+  /// and transient values here.
+  ///
+  /// As in Core Data, change tracking is off meanwhile: what is set here is not a change (the
+  /// context stays unchanged, nothing is saved unless set again later, and nothing can be
+  /// undone). Inserting, deleting, fetching or saving here is not supported. The default does
+  /// nothing. Not called for objects inserted in the context, nor for plain `ManagedObject`s.
+  open func awakeFromFetch() {}
+
   /// Called when the object is deleted (by ``ManagedObjectContext/delete(_:)`` or a Cascade
   /// rule), when the turn is processed, before its delete rules apply: let go of what it
   /// holds, or record its passing elsewhere.
