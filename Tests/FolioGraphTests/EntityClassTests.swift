@@ -1,3 +1,4 @@
+import FolioQuery
 import FolioTestSupport
 import FolioUndo
 import Foundation
@@ -80,6 +81,9 @@ enum Library {
       get { relatedObjects(forKey: "tags") }
       set { setRelatedObjects(newValue, forKey: "tags") }
     }
+
+    /// Computed from two attributes: no single key.
+    var summary: String { "\(title ?? "") (\(pages) pages)" }
 
     override func awakeFromInsert() {
       super.awakeFromInsert()
@@ -467,6 +471,40 @@ struct EntityClassTests {
     #expect(d.book == nil)
   }
 
+  // MARK: Key paths
+
+  @Test("Swift key paths name model keys, through relationships; other key paths name none")
+  func keyPathNames() {
+    #expect(ManagedObject.keyString(for: \Book.pages) == "pages")
+    #expect(ManagedObject.keyString(for: \Novel.title) == "title", "inherited")
+    #expect(ManagedObject.keyString(for: \Book.author?.name) == "author.name")
+    #expect(ManagedObject.keyString(for: \Book.chapters) == "chapters")
+    #expect(ManagedObject.keyString(for: \Book.published) == "published")
+    #expect(ManagedObject.keyString(for: \Book.awakenings) == nil, "the class's own property")
+    #expect(ManagedObject.keyString(for: \Book.summary) == nil, "two keys at one step")
+  }
+
+  @Test("sort descriptors and the predicate builder take key paths")
+  func keyPathsInFetches() throws {
+    let context = try context()
+    for (title, pages) in [("B", 300), ("A", 120), ("C", 80)] {
+      let book = Book(context: context)
+      book.title = title
+      book.pages = Int16(pages)
+    }
+    var request = Book.fetchRequest()
+    request.sortDescriptors = [QuerySortDescriptor(\Book.pages, ascending: false)]
+    #expect(try context.fetch(request).map(\.title) == ["B", "A", "C"])
+    request.predicate = .key(\Book.pages) > 100
+    request.sortDescriptors = [QuerySortDescriptor(\Book.title)]
+    #expect(try context.fetch(request).map(\.title) == ["A", "B"])
+    let ada = Person(context: context)
+    ada.name = "Ada"
+    try context.fetch(request).first?.author = ada
+    request.predicate = QueryPredicate.key(\Book.author?.name).beginsWith("Ad")
+    #expect(try context.fetch(request).map(\.title) == ["A"])
+  }
+
   // MARK: Misuse
 
   @Test("misusing a typed accessor stops the program with a message naming Entity.key")
@@ -488,6 +526,9 @@ struct EntityClassTests {
       let context = ManagedObjectContext(model: try Library.registeredModel())
       let book = Library.Book(context: context)
       let _: String = book.attributeValue(forKey: "isbn")
+    }
+    await #expect(processExitsWith: .failure) {
+      _ = QuerySortDescriptor(\Library.Book.summary)
     }
   }
 }

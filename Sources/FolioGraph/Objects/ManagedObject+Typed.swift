@@ -29,7 +29,7 @@ extension ManagedObject {
   public final func attributeValue<Value: AttributeValueConvertible>(
     forKey key: String, as type: Value.Type = Value.self
   ) -> Value {
-    let slot = typedSlot(key)
+    guard let slot = typedSlot(key) else { return placeholder() }
     guard let attribute = layout.properties[slot].attribute else {
       misuse(key, "is not an attribute")
     }
@@ -52,7 +52,7 @@ extension ManagedObject {
     _ value: Value, forKey key: String
   ) {
     let context = liveContext(key)
-    let slot = typedSlot(key)
+    guard let slot = typedSlot(key) else { return }
     guard let attribute = layout.properties[slot].attribute else {
       misuse(key, "is not an attribute")
     }
@@ -76,7 +76,7 @@ extension ManagedObject {
   /// The value of the attribute `key` of Undefined type (a transient attribute Core Data
   /// leaves untyped), which holds any value.
   public final func untypedAttributeValue(forKey key: String) -> Any? {
-    let slot = typedSlot(key)
+    guard let slot = typedSlot(key) else { return nil }
     guard let context = owner, layout.properties[slot].attribute != nil else {
       misuse(key, "is not an attribute of an object in a context")
     }
@@ -100,6 +100,11 @@ extension ManagedObject {
   public final func relatedObject<Target: ManagedObject>(
     forKey key: String, as type: Target.Type = Target.self
   ) -> Target? {
+    if flags.contains(.recorder), let context = owner {
+      let next: Target = KeyPathRecording.recorder(in: context)
+      record(key, producing: next)
+      return next
+    }
     let (context, slot, _) = relationship(key, toMany: false)
     guard case .object(let row) = slots[slot], let object = context.object(atRow: row) else {
       return nil
@@ -211,11 +216,22 @@ extension ManagedObject {
 
   // MARK: Checks
 
-  private func typedSlot(_ key: String) -> Int {
-    guard let slot = layout.slotByName[key] else {
-      misuse(key, "is not a property of \(entityName)")
+  /// The slot of `key`; `nil` for a key path recorder, which notes the key instead.
+  private func typedSlot(_ key: String) -> Int? {
+    if let slot = layout.slotByName[key] { return slot }
+    guard flags.contains(.recorder) else { misuse(key, "is not a property of \(entityName)") }
+    record(key)
+    return nil
+  }
+
+  /// What a key path recorder's attribute reads as: the type's empty value, or any value it
+  /// can hold.
+  private func placeholder<Value: AttributeValueConvertible>() -> Value {
+    if let empty = Value(attributeValue: nil) { return empty }
+    for candidate in KeyPathRecording.placeholders {
+      if let value = Value(attributeValue: candidate) { return value }
     }
-    return slot
+    fatalError("\(Value.self) holds no attribute value: a key path cannot be read through it")
   }
 
   private func liveContext(_ key: String) -> ManagedObjectContext {
@@ -230,7 +246,7 @@ extension ManagedObject {
     -> (ManagedObjectContext, Int, RelationshipLayout)
   {
     let context = liveContext(key)
-    let slot = typedSlot(key)
+    guard let slot = typedSlot(key) else { misuse(key, "cannot be changed on a key path recorder") }
     guard let relationship = layout.properties[slot].relationship else {
       misuse(key, "is not a relationship")
     }
@@ -271,7 +287,7 @@ extension ManagedObject {
 
   private func targets<Target: ManagedObject>(_ key: String) -> [Target] {
     guard let context = owner else { misuse(key, "cannot be read: the context is gone") }
-    let slot = typedSlot(key)
+    guard let slot = typedSlot(key) else { return [] }
     guard let relationship = layout.properties[slot].relationship, relationship.isToMany else {
       misuse(key, "is not a to-many relationship")
     }

@@ -145,6 +145,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// read it: still registered (its values stay readable until it is refreshed), but no
     /// fetch finds it.
     static let vanished = Flags(rawValue: 1 << 9)
+    /// A key path recorder, outside any model (see `KeyPathRecording`).
+    static let recorder = Flags(rawValue: 1 << 10)
   }
 
   /// Creates the object the context asked for: a new one, with slots of its own, all empty,
