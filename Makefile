@@ -38,6 +38,8 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	.build/debug/folio replay Samples/*/*.undo
+	.build/debug/ExpensesSample
+	.build/debug/CompanySample
 	$(MAKE) --no-print-directory fuzz-replay
 
 # AddressSanitizer, in its own build folder. (swiftc refuses -sanitize=undefined on Linux; Swift
@@ -112,7 +114,7 @@ fuzz: fuzz-build
 SYMBOL_GRAPHS = mkdir -p .build && touch .build/symbol-graph-stamp && \
   $(SWIFT) package dump-symbol-graph --minimum-access-level public > /dev/null 2>&1 || true
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Plugins Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Plugins Samples Package.swift
 	$(SYMBOL_GRAPHS)
 	python3 scripts/api-baseline.py check
 

@@ -99,6 +99,23 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // The samples' apps, each using the typed API on its model through the build-tool plugin:
+    // Expenses in Class Definition mode, Company in Category/Extension mode. `make test` runs
+    // them.
+    .executableTarget(
+      name: "ExpensesSample",
+      dependencies: ["Folio"],
+      path: "Samples/Expenses/App",
+      exclude: ["Expenses.xcdatamodeld"],
+      plugins: ["FolioCodegenPlugin"]
+    ),
+    .executableTarget(
+      name: "CompanySample",
+      dependencies: ["Folio"],
+      path: "Samples/Company/App",
+      exclude: ["Company.xcdatamodeld"],
+      plugins: ["FolioCodegenPlugin"]
+    ),
     .target(
       name: "FolioTestSupport",
       dependencies: ["FolioModel", "FolioStores"],

@@ -51,12 +51,6 @@ extension Department {
 
 extension Department: Identifiable {}
 
-/// The class of the `Employee` entity.
-public class Employee: ManagedObject {
-  /// The entity this class represents.
-  public override class var entityName: String { "Employee" }
-}
-
 extension Employee {
   /// The `birthday` attribute (Date).
   public var birthday: Date? {
