@@ -173,6 +173,10 @@ public struct EntityCodeGenerator: Sendable {
       members.append(property(relationship))
       if relationship.isToMany { accessors.append(toManyAccessors(relationship)) }
     }
+    for fetched in entity.fetchedProperties {
+      try check(fetched.name, of: entity)
+      members.append(property(fetched))
+    }
     text += "extension \(typeName) {\n"
     text += members.joined(separator: "\n")
     text += "}\n"
@@ -268,6 +272,18 @@ public struct EntityCodeGenerator: Sendable {
         "public var \(name): \(type("Set"))<\(target)>",
         get: ("relatedObjects", ["forKey: \(key)"]),
         set: ("setRelatedObjects", ["newValue", "forKey: \(key)"]))
+  }
+
+  private func property(_ fetched: FetchedPropertyDescription) -> String {
+    let target =
+      model.entity(named: fetched.entityName).flatMap { classNames[$0.name] }
+      .map(SwiftNames.identifier) ?? type("ManagedObject")
+    return
+      "  /// The `\(fetched.name)` fetched property (\(fetched.entityName) objects; fetched on\n"
+      + "  /// first access, again after a refresh).\n"
+      + Layout.block(
+        2, "public var \(SwiftNames.identifier(fetched.name)): [\(target)]",
+        Layout.call(4, "fetchedObjects", ["forKey: \(SwiftNames.literal(fetched.name))"]))
   }
 
   /// Xcode's generated accessors for a to-many relationship, with Swift types.

@@ -3,7 +3,9 @@ extension QueryPredicate {
   /// `withSubstitutionVariables(_:)` does.
   ///
   /// A value may be a constant, `nil`, an object, or an array or set of constants (a `{…}`
-  /// list). A `SUBQUERY`'s own variable is left alone inside it.
+  /// list). A `SUBQUERY`'s own variable is left alone inside it. A key path from a variable
+  /// bound to an object (`$SOURCE.name`) is read from the object now, and its value stands in
+  /// the predicate.
   ///
   /// ```swift
   /// let template = try QueryPredicate(format: "age > $minimum")
@@ -50,6 +52,21 @@ extension QueryExpression {
       if bound.contains(name) { return self }
       guard let value = variables[name] else { throw QueryError.unboundVariable(name) }
       return try PredicateParser.expression(for: value, placeholder: "$" + name, column: nil)
+    case .keyPathFrom(.variable(let name), let path)
+    where !bound.contains(name) && variables[name].flatMap({ $0 }) is KeyValueReadable:
+      // `$OBJECT.path`: the path is read from the object now, in its own domain, as a
+      // predicate keeps only the identity of the objects it holds.
+      guard let object = variables[name].flatMap({ $0 }) as? KeyValueReadable else {
+        return self
+      }
+      let value: Any?
+      do {
+        value = try object.value(forKeyPath: path)
+      } catch {
+        throw QueryError.unknownKey(path, in: "$\(name).\(path)", underlying: error)
+      }
+      return try PredicateParser.expression(
+        for: value, placeholder: "$\(name).\(path)", column: nil)
     case .keyPathFrom(let base, let path):
       return .keyPathFrom(try base.substituting(variables, bound: bound), path)
     case .aggregate(let elements):

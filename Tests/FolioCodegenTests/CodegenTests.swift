@@ -166,6 +166,10 @@ struct CodegenTests {
     for index in every.attributes.indices where index % 2 == 0 {
       every.attributes[index].usesScalarValueType = true
     }
+    every.fetchedProperties = [
+      FetchedPropertyDescription(
+        "siblings", entity: "String", predicate: "owner == $FETCH_SOURCE.owner")
+    ]
     every.attributes[15].traits.isTransient = true
     every.attributes[16].derivationExpression = "strings.@count"
     let model = try ManagedObjectModel(entities: [shadow, every])

@@ -1,5 +1,6 @@
 import FolioModel
 import FolioStores
+import Foundation
 
 /// Saving: the context's changes committed into the committed state it shares with the other
 /// contexts of its coordinator, then written by the store.
@@ -42,6 +43,7 @@ extension ManagedObjectContext {
       error.conflicts = conflicts.map(conflict(at:))
       throw error
     }
+    let derived = try derivedValues()
     let saved = (inserted: insertedRows, updated: Set(updatedRows), deleted: deletedRows)
     let deletedIDs = Set(saved.deleted.compactMap { object(atRow: $0)?.objectID })
     let keys = cache.keyState
@@ -49,6 +51,10 @@ extension ManagedObjectContext {
     cache.assignPrimaryKeys(toRows: insertedRows.filter { !cache.hasPrimaryKey($0) })
     var commit = Commit(cache: cache)
     applyChanges(to: &commit, conflicts: Set(conflicts))
+    for (row, slot, value) in derived
+    where commit.original(row) != nil || insertedRows.contains(row) {
+      commit.set(value, row: row, slot: slot)
+    }
     if let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty {
       do {
         try coordinator.persist()
@@ -101,6 +107,57 @@ extension ManagedObjectContext {
       .validation,
       "willSave() still changed objects after \(Self.maximumWillSaveRounds) rounds: set a value in willSave() only when it differs"
     )
+  }
+
+  /// The values of the derived attributes of the objects the save inserts or updates,
+  /// computed from what is saved: they go into the committed rows, not into the objects'
+  /// changes (the objects read them when the save settles), so a save that fails leaves
+  /// nothing behind, and nothing of them can be undone.
+  ///
+  /// - Throws: `GraphError.invalidKeyPath` for an expression the object cannot answer;
+  ///   `.typeMismatch` for a value the attribute cannot hold.
+  func derivedValues() throws(GraphError) -> [(row: Int32, slot: Int, value: Slot)] {
+    guard layouts.contains(where: { !$0.derivations.isEmpty }) else { return [] }
+    var values: [(row: Int32, slot: Int, value: Slot)] = []
+    let now = Date()
+    for row in insertedRows.union(updatedRows).sorted() {
+      guard let object = object(atRow: row), !object.layout.derivations.isEmpty,
+        object.flags.isDisjoint(with: [.deleted, .removed])
+      else { continue }
+      for derivation in object.layout.derivations {
+        let value = try derivedValue(of: derivation.expression, on: object, now: now)
+          .mapError(derivation.attribute, of: object)
+        let slot = try Slot.checked(
+          value, for: derivation.attribute, entity: object.entityName)
+        values.append((row, derivation.slot, slot))
+      }
+    }
+    return values
+  }
+
+  private func derivedValue(
+    of expression: DerivationExpression, on object: ManagedObject, now: Date
+  ) -> Result<Any?, GraphError> {
+    do {
+      switch expression {
+      case .now:
+        return .success(now)
+      case .keyPath(let path):
+        return .success(try object.value(forKeyPath: path))
+      case .function(let function, let path):
+        guard let text = try object.value(forKeyPath: path) as? String else { return .success(nil) }
+        switch function {
+        case .lowercase: return .success(text.lowercased())
+        case .uppercase: return .success(text.uppercased())
+        case .canonical:
+          return .success(
+            text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+              .lowercased())
+        }
+      }
+    } catch {
+      return .failure(error)
+    }
   }
 
   /// How many rounds of ``ManagedObject/willSave()`` a save allows.
@@ -322,6 +379,10 @@ extension ManagedObjectContext {
         object.records?.saved = nil
         clearUpdated(object)
         object.snapshot = committed
+        // The derived attributes' values were computed into the committed row.
+        for derivation in object.layout.derivations {
+          object.slots[derivation.slot] = committed.slots[derivation.slot].snapshot()
+        }
       } else {
         // Saved as it is, merged, or changed by the commit without changes of its own here.
         read(committed, into: object)
@@ -418,5 +479,22 @@ extension ManagedObjectContext {
         if let object = object(atRow: row) { return object.objectID }
         return nil
       })
+  }
+}
+
+extension Result where Success == Any?, Failure == GraphError {
+  /// The value, or an error naming the derived attribute whose expression failed.
+  fileprivate func mapError(_ attribute: AttributeDescription, of object: ManagedObject)
+    throws(GraphError) -> Any?
+  {
+    switch self {
+    case .success(let value): return value
+    case .failure(let error):
+      throw GraphError(
+        .invalidKeyPath,
+        "the derivation \"\(attribute.derivationExpression ?? "")\" cannot be computed: \(error.message)",
+        at: InputLocation(entity: object.entityName, property: attribute.name),
+        underlying: error)
+    }
   }
 }

@@ -174,6 +174,7 @@ extension ManagedObjectContext {
   ///
   /// Undo: clears both stacks.
   public func reset() {
+    forgetFetchedProperties()
     for case let object? in table {
       object.flags.remove([
         .inserted, .deleted, .updated, .turnInserted, .turnDeleted, .turnRevived,
@@ -220,6 +221,7 @@ extension ManagedObjectContext {
   /// - Throws: `GraphError.notRegistered`.
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws(GraphError) {
     try checkRegistered(object)
+    forgetFetchedProperties(of: object.row)
     let gone = refreshValues(of: object, mergeChanges: mergeChanges)
     // Read again from its committed row, as a Core Data fault fires again.
     if !gone, !mergeChanges, !object.isInserted, object.layout.hasCustomClass {
@@ -239,6 +241,7 @@ extension ManagedObjectContext {
   ///
   /// Undo: not undoable, registers nothing.
   public func refreshAllObjects() {
+    forgetFetchedProperties()
     refreshMerging(table.lazy.compactMap { $0 }.filter { !$0.isInserted })
   }
 

@@ -113,6 +113,9 @@ public final class ManagedObjectContext {
   /// Bumped by every change that can change an attribute index: an insert, a delete, a revival,
   /// a write to an indexed attribute. An index built at another version is rebuilt.
   var indexVersion = 0
+  /// The fetched properties' results, by object row and slot, until the object is
+  /// refreshed.
+  var fetchedPropertyResults: [Int32: [Int: [ManagedObject]]] = [:]
   /// For a context of key path recorders, what they were asked for.
   var keyPathRecording: KeyPathRecording?
   /// Objects read from committed rows whose ``ManagedObject/awakeFromFetch()`` is due.

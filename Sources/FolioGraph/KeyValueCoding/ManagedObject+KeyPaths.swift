@@ -43,6 +43,9 @@ extension ManagedObject {
     if let relationship = layout.properties[slot].relationship, relationship.isToMany {
       return context.primitiveTargets(of: self, slot: slot).compactMap { context.object(atRow: $0) }
     }
+    if case .fetched(let property) = layout.properties[slot].kind {
+      return try context.fetchedObjects(of: self, slot: slot, property: property)
+    }
     return context.publicValue(slots[slot], slot: slot, of: self)
   }
 }

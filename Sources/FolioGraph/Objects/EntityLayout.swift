@@ -26,6 +26,8 @@ final class EntityLayout {
   let objectClass: ManagedObject.Type
   /// Whether ``objectClass`` is an app's class, whose lifecycle methods the context calls.
   let hasCustomClass: Bool
+  /// The derived attributes, by slot, with what each is computed from.
+  let derivations: [(slot: Int, attribute: AttributeDescription, expression: DerivationExpression)]
 
   var name: String { entity.name }
 
@@ -83,6 +85,12 @@ final class EntityLayout {
       }
     }
     self.properties = properties
+    self.derivations = properties.enumerated().compactMap { slot, property in
+      guard let attribute = property.attribute, let expression = attribute.derivation else {
+        return nil
+      }
+      return (slot, attribute, expression)
+    }
     self.slotCount = properties.count
     self.slotByName = slots
     self.hasTransients = properties.contains { property in

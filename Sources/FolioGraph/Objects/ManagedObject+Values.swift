@@ -12,6 +12,9 @@ extension ManagedObject {
     guard let context = owner else {
       throw GraphError.notRegistered(entityName)
     }
+    if case .fetched(let property) = layout.properties[slot].kind {
+      return try context.fetchedObjects(of: self, slot: slot, property: property)
+    }
     return context.publicValue(slots[slot], slot: slot, of: self)
   }
 

@@ -73,6 +73,12 @@ public struct AttributeDescription: Sendable, Hashable, PropertyDescribing {
 
   /// Whether the attribute is computed from ``derivationExpression``.
   public var isDerived: Bool { derivationExpression != nil }
+
+  /// ``derivationExpression`` parsed; `nil` for a plain attribute, or a derived one with an
+  /// empty expression, which stays empty (a model checks that every other expression parses).
+  public var derivation: DerivationExpression? {
+    derivationExpression.flatMap(DerivationExpression.init(parsing:))
+  }
 }
 
 /// A composite type: a named group of attributes stored together as one attribute value.

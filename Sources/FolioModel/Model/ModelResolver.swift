@@ -275,6 +275,15 @@ struct ModelResolver {
           name, known: compositeList.map(\.name), at: location)
       }
     }
+    // An empty expression (Xcode's "derived" box ticked, nothing written) computes nothing.
+    if let text = attribute.derivationExpression, !text.isEmpty,
+      DerivationExpression(parsing: text) == nil
+    {
+      throw ModelError(
+        .invalidValue,
+        "derivationExpression \"\(text)\" is not one Folio computes: a key path, now(), lowercase:(…), uppercase:(…) or canonical:(…)",
+        at: location)
+    }
     if let value = attribute.defaultValue, !value.fits(type) {
       throw ModelError.invalidDefault(
         value.modelText, type: type, reason: "the value is of another type", at: location)
