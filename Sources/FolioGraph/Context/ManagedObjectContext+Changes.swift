@@ -16,6 +16,7 @@ extension ManagedObjectContext {
   /// The records live in the object (`records?.saved`, `records?.turn`, allocated at its first change)
   /// so recording is an array write, with no hashing.
   func recordChange(of object: ManagedObject, slot: Int) {
+    willChange(object, slot: slot)
     // The first change copies the slots the object shares with its committed row.
     object.ownSlots()
     // What awakeFromFetch() sets is not a change: no record, no turn, no undo.
@@ -58,6 +59,7 @@ extension ManagedObjectContext {
     if object.layout.indexedSlots[slot] { indexVersion &+= 1 }
     valueVersion &+= 1
     object.slots[slot] = value
+    didChange(object, slot: slot)
   }
 
   // MARK: Primitive relationship changes (one side)
@@ -84,6 +86,7 @@ extension ManagedObjectContext {
     if case .objects(let set) = object.slots[slot], set.contains(row) { return }
     recordChange(of: object, slot: slot)
     rowSet(of: object, slot: slot).insert(row, at: index)
+    didChange(object, slot: slot)
   }
 
   func primitiveRemove(_ row: Int32, from object: ManagedObject, slot: Int) {
@@ -91,6 +94,7 @@ extension ManagedObjectContext {
     recordChange(of: object, slot: slot)
     // Recording may have copied the slots: the set to change is the object's own.
     if case .objects(let own) = object.slots[slot] { own.remove(row) }
+    didChange(object, slot: slot)
   }
 
   /// The slot's row set, created (unrecorded: an empty set and no set are the same value) when

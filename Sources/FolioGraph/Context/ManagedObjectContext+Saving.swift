@@ -381,7 +381,9 @@ extension ManagedObjectContext {
         object.snapshot = committed
         // The derived attributes' values were computed into the committed row.
         for derivation in object.layout.derivations {
+          willChange(object, slot: derivation.slot)
           object.slots[derivation.slot] = committed.slots[derivation.slot].snapshot()
+          didChange(object, slot: derivation.slot)
         }
       } else {
         // Saved as it is, merged, or changed by the commit without changes of its own here.
@@ -414,6 +416,11 @@ extension ManagedObjectContext {
   /// Makes `committed` the object's snapshot and its values; transient properties keep the
   /// values the object has.
   func read(_ committed: CommittedRow, into object: ManagedObject) {
+    changingEveryProperty(of: object) { readValues(committed, into: object) }
+  }
+
+  /// What ``read(_:into:)`` does, without notifying observers.
+  private func readValues(_ committed: CommittedRow, into object: ManagedObject) {
     object.records?.saved = nil
     clearUpdated(object)
     guard object.layout.hasTransients else {

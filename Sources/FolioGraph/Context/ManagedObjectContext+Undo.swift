@@ -293,6 +293,13 @@ extension ManagedObjectContext {
   @discardableResult
   func refreshValues(of object: ManagedObject, mergeChanges: Bool) -> Bool {
     guard !object.isInserted else { return false }
+    return changingEveryProperty(of: object) {
+      readCommittedValues(of: object, mergeChanges: mergeChanges)
+    }
+  }
+
+  /// What ``refreshValues(of:mergeChanges:)`` does, without notifying observers.
+  private func readCommittedValues(of object: ManagedObject, mergeChanges: Bool) -> Bool {
     cache.forget(object.row)
     indexVersion &+= 1
     valueVersion &+= 1

@@ -2,6 +2,7 @@ import FolioModel
 import FolioStores
 import FolioUndo
 import Foundation
+import Observation
 
 /// The in-memory object graph of a document: every object, every change since the last save,
 /// and the rules that keep relationships consistent.
@@ -32,6 +33,12 @@ public final class ManagedObjectContext {
   /// How a save resolves conflicts with changes another context committed since this one
   /// read the objects; ``MergePolicy/error`` (the default) refuses the save.
   public var mergePolicy = MergePolicy.error
+  /// Whether reading an entity class's properties is tracked by Swift Observation
+  /// (`withObservationTracking`, SwiftUI), so that every change to them notifies. The default
+  /// is `false`: tracking makes a registrar for each object read (about 160 bytes) and slows
+  /// each typed read; an app's UI context turns it on. Turning it off stops new tracking;
+  /// what is already tracked keeps notifying.
+  public var tracksObservation = false
 
   let layouts: [EntityLayout]
   let layoutByName: [String: EntityLayout]
@@ -113,6 +120,8 @@ public final class ManagedObjectContext {
   /// Bumped by every change that can change an attribute index: an insert, a delete, a revival,
   /// a write to an indexed attribute. An index built at another version is rebuilt.
   var indexVersion = 0
+  /// The Observation registrars of the objects read through entity classes, by row.
+  var observationRegistrars: [Int32: ObservationRegistrar] = [:]
   /// The fetched properties' results, by object row and slot, until the object is
   /// refreshed.
   var fetchedPropertyResults: [Int32: [Int: [ManagedObject]]] = [:]

@@ -94,6 +94,7 @@ extension ManagedObject {
       case .fetched(let property) = layout.properties[slot].kind,
       let context = owner
     else { fatalError("\(entityName).\(key) is not a fetched property of an object in a context") }
+    context.noteAccess(to: self, slot: slot)
     do {
       return try context.fetchedObjects(of: self, slot: slot, property: property).map {
         guard let typed = $0 as? Target else {

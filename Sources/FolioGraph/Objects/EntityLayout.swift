@@ -26,6 +26,8 @@ final class EntityLayout {
   let objectClass: ManagedObject.Type
   /// Whether ``objectClass`` is an app's class, whose lifecycle methods the context calls.
   let hasCustomClass: Bool
+  /// What Observation tracks for each slot (see `ManagedObject+Observation.swift`).
+  let observationKeyPaths: [KeyPath<ManagedObject, Int>]
   /// The derived attributes, by slot, with what each is computed from.
   let derivations: [(slot: Int, attribute: AttributeDescription, expression: DerivationExpression)]
 
@@ -92,6 +94,7 @@ final class EntityLayout {
       return (slot, attribute, expression)
     }
     self.slotCount = properties.count
+    self.observationKeyPaths = properties.indices.map { \ManagedObject.[observedSlot: $0] }
     self.slotByName = slots
     self.hasTransients = properties.contains { property in
       switch property.kind {

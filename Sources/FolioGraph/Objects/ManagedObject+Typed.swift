@@ -30,6 +30,7 @@ extension ManagedObject {
     forKey key: String, as type: Value.Type = Value.self
   ) -> Value {
     guard let slot = typedSlot(key) else { return placeholder() }
+    owner?.noteAccess(to: self, slot: slot)
     guard let attribute = layout.properties[slot].attribute else {
       misuse(key, "is not an attribute")
     }
@@ -80,6 +81,7 @@ extension ManagedObject {
     guard let context = owner, layout.properties[slot].attribute != nil else {
       misuse(key, "is not an attribute of an object in a context")
     }
+    context.noteAccess(to: self, slot: slot)
     return context.publicValue(slots[slot], slot: slot, of: self)
   }
 
@@ -106,6 +108,7 @@ extension ManagedObject {
       return next
     }
     let (context, slot, _) = relationship(key, toMany: false)
+    context.noteAccess(to: self, slot: slot)
     guard case .object(let row) = slots[slot], let object = context.object(atRow: row) else {
       return nil
     }
@@ -288,6 +291,7 @@ extension ManagedObject {
   private func targets<Target: ManagedObject>(_ key: String) -> [Target] {
     guard let context = owner else { misuse(key, "cannot be read: the context is gone") }
     guard let slot = typedSlot(key) else { return [] }
+    context.noteAccess(to: self, slot: slot)
     guard let relationship = layout.properties[slot].relationship, relationship.isToMany else {
       misuse(key, "is not a to-many relationship")
     }
