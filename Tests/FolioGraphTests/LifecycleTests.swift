@@ -211,6 +211,30 @@ struct LifecycleTests {
   }
 }
 
+@Suite("Typed validation rules")
+struct TypedValidationRuleTests {
+  @Test("a rule on a key path throws the app's error, reported with the other failures")
+  func typedRule() throws {
+    let (context, _, _) = try Hooks.context()
+    context.validationRules.add(\Hooks.Book.pages) { _, pages in
+      if pages > 1 { throw ShelfError.tooLong(pages) }
+    }
+    context.validationRules.add(\Hooks.Item.title) { _, title in
+      if title == nil { throw ShelfError.emptyTitle }
+    }
+    let book = Hooks.Book(context: context)
+    book.chapters = [Hooks.Chapter(context: context), Hooks.Chapter(context: context)]
+    let error = try #require(graphError { try context.save() })
+    let mine = error.failures.compactMap { $0.underlying as? ShelfError }
+    #expect(mine.contains(.tooLong(2)), "willSave set pages to 2 before validation")
+    #expect(mine.contains(.emptyTitle), "a rule on the parent entity's class")
+    #expect(error.failures.first { $0.key == "pages" }?.entityName == "Book")
+    book.title = "Short"
+    book.chapters = []
+    try context.save()
+  }
+}
+
 /// A class whose `awakeFromFetch()` sets values, which must not count as changes.
 final class FetchedPerson: ManagedObject {
   override class var entityName: String { "Person" }

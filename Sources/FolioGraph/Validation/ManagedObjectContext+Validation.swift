@@ -107,6 +107,12 @@ extension ManagedObjectContext {
           failures.append(failure(object, property.name, object.slots[slot], .custom, message))
         }
       }
+      guard !validationRules.typedPropertyRules.isEmpty else { continue }
+      for name in ruleEntityNames(for: object) {
+        for rule in validationRules.typedPropertyRules[name]?[property.name] ?? [] {
+          failures += collectFailures(of: object, key: property.name) { try rule(object) }
+        }
+      }
     }
     return failures
   }

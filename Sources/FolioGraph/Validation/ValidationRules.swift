@@ -28,6 +28,8 @@ public struct ValidationRules {
 
   var propertyRules: [String: [String: [PropertyRule]]] = [:]
   var objectRules: [String: [Occasion: [ObjectRule]]] = [:]
+  /// Typed rules on one property of an entity class, which throw the app's own errors.
+  var typedPropertyRules: [String: [String: [(ManagedObject) throws -> Void]]] = [:]
 
   /// Creates an empty set of rules.
   public init() {}
@@ -47,6 +49,35 @@ public struct ValidationRules {
     objectRules[entity, default: [:]][occasion, default: []].append(rule)
   }
 
+  /// Adds a typed rule on the property `keyPath` names, for objects of `Root`'s entity (and
+  /// its subentities), checked for inserted and updated objects with the property's current
+  /// value. The rule throws the app's own error, which a save carries in
+  /// ``ValidationFailure/underlying``:
+  ///
+  /// ```swift
+  /// context.validationRules.add(\Book.pages) { book, pages in
+  ///   if pages > 2_000 { throw ShelfError.tooLong(pages) }
+  /// }
+  /// ```
+  ///
+  /// A key path that names no single property of the entity is a programming error, and
+  /// traps.
+  public mutating func add<Root: ManagedObject, Value>(
+    _ keyPath: KeyPath<Root, Value>, _ rule: @escaping (Root, Value) throws -> Void
+  ) {
+    let key = modelKey(keyPath)
+    guard !key.contains(".") else {
+      fatalError("a validation rule names one property of \(Root.self), not the path \(key)")
+    }
+    typedPropertyRules[Root.declaredEntityName, default: [:]][key, default: []].append {
+      object in
+      guard let root = object as? Root else { return }
+      try rule(root, root[keyPath: keyPath])
+    }
+  }
+
   /// Whether any rule is registered.
-  public var isEmpty: Bool { propertyRules.isEmpty && objectRules.isEmpty }
+  public var isEmpty: Bool {
+    propertyRules.isEmpty && objectRules.isEmpty && typedPropertyRules.isEmpty
+  }
 }
