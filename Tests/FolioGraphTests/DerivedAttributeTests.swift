@@ -140,3 +140,35 @@ struct DerivedAttributeTests {
     }
   }
 }
+
+@Suite("Saves with derivations and hooks keep what was committed")
+struct DerivedSaveSafetyTests {
+  @Test("a save that fails computing a derivation or settling willSave leaves the file as it was")
+  func failedSavesKeepTheFile() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("blog.test")
+    func open(_ model: ManagedObjectModel) throws -> ManagedObjectContext {
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      try coordinator.addPersistentStore(at: url, format: TestFormat())
+      return try ManagedObjectContext(coordinator: coordinator)
+    }
+    let writer = try open(try derivedModel())
+    let author = try writer.insertNewObject(forEntityName: "Author")
+    try author.setValue("Ada", forKey: "name")
+    try writer.save()
+    let committed = try Data(contentsOf: url)
+
+    // Another model version whose derivation the objects cannot answer.
+    let broken = try open(try derivedModel(postCount: "entries.@count"))
+    let read = try #require(try broken.fetch(FetchRequest(entityName: "Author")).first)
+    try read.setValue("Ada L.", forKey: "name")
+    #expect(graphError { try broken.save() }?.code == .invalidKeyPath)
+    #expect(try Data(contentsOf: url) == committed)
+
+    let reader = try open(try derivedModel())
+    let again = try #require(try reader.fetch(FetchRequest(entityName: "Author")).first)
+    #expect(try again.value(forKey: "name", as: String.self) == "Ada")
+    #expect(try again.value(forKey: "postCount", as: Int.self) == 0)
+  }
+}
