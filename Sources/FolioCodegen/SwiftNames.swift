@@ -1,3 +1,5 @@
+import FolioModel
+
 /// How model names become Swift names in generated code.
 enum SwiftNames {
   /// Swift's keywords that a declaration's name may use when escaped with backticks.
@@ -47,13 +49,7 @@ enum SwiftNames {
   /// Whether `name` is a Swift identifier (letters, digits and underscores, not starting with
   /// a digit); Xcode allows nothing else in entity and property names.
   static func isIdentifier(_ name: String) -> Bool {
-    guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else {
-      return false
-    }
-    return name.unicodeScalars.allSatisfy {
-      $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0)
-        || ("0"..."9").contains($0) || $0.value > 0x7F
-    }
+    DerivationExpression.isName(name[...])
   }
 
   /// A string literal holding `text`.

@@ -53,14 +53,19 @@ public enum DerivationExpression: Sendable, Hashable, CustomStringConvertible {
     let steps = text.split(separator: ".", omittingEmptySubsequences: false)
     guard !steps.isEmpty else { return false }
     return steps.allSatisfy { step in
-      let name = step.hasPrefix("@") ? step.dropFirst() : step[...]
-      guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else {
-        return false
-      }
-      return name.unicodeScalars.allSatisfy {
-        $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0)
-          || ("0"..."9").contains($0) || $0.value > 0x7F
-      }
+      isName(step.hasPrefix("@") ? step.dropFirst() : step[...])
+    }
+  }
+
+  /// Whether `name` can name a property: letters, digits and underscores, not starting with a
+  /// digit (what Xcode allows, and what Swift takes as an identifier).
+  package static func isName(_ name: Substring) -> Bool {
+    guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else {
+      return false
+    }
+    return name.unicodeScalars.allSatisfy {
+      $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0)
+        || ("0"..."9").contains($0) || $0.value > 0x7F
     }
   }
 
