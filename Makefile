@@ -1,5 +1,5 @@
 # Folio — make demo, make test, make bench, make soak OPS=N SEED=S.
-# Each target first installs the system libraries Folio links (libxml2, zlib) when missing.
+# Each target first installs the system libraries Folio links (libxml2, zlib, SQLite) when missing.
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -12,9 +12,10 @@ SEED ?= 1
 all: build
 
 deps:
-	@pkg-config --exists libxml-2.0 zlib 2>/dev/null || { \
-	  echo "Installing libxml2-dev and zlib1g-dev"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pkg-config libxml2-dev zlib1g-dev; }
+	@{ pkg-config --exists libxml-2.0 zlib sqlite3 2>/dev/null && command -v sqlite3 >/dev/null; } || { \
+	  echo "Installing libxml2-dev, zlib1g-dev, libsqlite3-dev and sqlite3"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) apt-get install -y -qq pkg-config libxml2-dev zlib1g-dev libsqlite3-dev sqlite3; }
 
 build: deps
 	$(SWIFT) build

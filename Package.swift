@@ -34,6 +34,11 @@ let package = Package(
       pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"])]
     ),
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
     // What Swift cannot say: a prefetch hint (FolioStores' binary reader).
     .target(
       name: "CFolioSupport"
@@ -42,6 +47,12 @@ let package = Package(
     .target(
       name: "CFolioXML",
       dependencies: ["CLibXML2"]
+    ),
+    // A counting SQLite file system that crashes a save at a chosen write, for the
+    // crash-safety tests (CFolioSQLite.h).
+    .target(
+      name: "CFolioSQLite",
+      dependencies: ["CSQLite"]
     ),
     // The shape of every Folio error: a code, a message, a place in the input, a cause.
     .target(
@@ -61,7 +72,9 @@ let package = Package(
     ),
     .target(
       name: "FolioStores",
-      dependencies: ["FolioModel", "CLibXML2", "CFolioXML", "CZlib", "CFolioSupport"]
+      dependencies: [
+        "FolioModel", "CLibXML2", "CFolioXML", "CZlib", "CSQLite", "CFolioSQLite", "CFolioSupport",
+      ]
     ),
     // Swift source for a model's entity classes (`folio codegen`, the build-tool plugin).
     .target(

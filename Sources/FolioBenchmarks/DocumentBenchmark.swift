@@ -65,6 +65,7 @@ func storeFormat(named name: String) throws -> any StoreFormat {
   switch name {
   case "xml": return XMLStore()
   case "folio": return BinaryStore()
+  case "sqlite": return SQLiteStore()
   default: throw BenchmarkFailure("unknown format \(name)")
   }
 }

@@ -15,6 +15,7 @@ let cases: [(name: String, argument: String?)] = [
   ("binary-store", "10000"), ("binary-store", "100000"), ("binary-store", "1000000"),
   ("document-load", "xml:100000"), ("document-load", "folio:100000"),
   ("document-load", "folio:1000000"),
+  ("sqlite-store", "1000000"),
   ("fetch", "1000000"),
   ("document-session", "folio:1000000"), ("document-session", "xml:1000000"),
   ("xml-store", "10000"), ("xml-store", "100000"), ("xml-store", "1000000"),
@@ -55,6 +56,9 @@ func runCase(_ name: String, _ argument: String?) throws {
     try writeDocumentStore(argument ?? "")
   case "document-load":
     let (title, results) = try documentLoadBenchmark(argument ?? "")
+    report(title, results)
+  case "sqlite-store":
+    let (title, results) = try sqliteStoreBenchmark(objects: Int(argument ?? "") ?? 1_000_000)
     report(title, results)
   case "document-session":
     let (title, results) = try documentSessionBenchmark(argument ?? "")

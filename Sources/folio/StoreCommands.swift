@@ -7,18 +7,19 @@ import Foundation
 #endif
 
 /// The store formats the CLI reads and writes, recognised by content.
-let storeFormats: [any StoreFormat] = [XMLStore(), BinaryStore()]
+let storeFormats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
 
 /// A store file and the model to read it with, for the store commands.
 struct StoreOptions: ParsableArguments {
-  @Argument(help: "A store file: a Core Data XML store or a .folio binary store.")
+  @Argument(
+    help: "A store file: a Core Data SQLite or XML store, or a .folio binary store.")
   var file: String
 
   @Option(
     help: """
       The model the store was written with (.xcdatamodeld, .xcdatamodel or contents). \
-      Without it, an XML store's model is inferred from the file, and a .folio store's is \
-      the one it carries.
+      Without it, an XML store's model is inferred from the file, a .folio store's is \
+      the one it carries, and a SQLite store's the one Core Data cached in it.
       """)
   var model: String?
 
@@ -29,12 +30,20 @@ struct StoreOptions: ParsableArguments {
       """)
   var dropDanglingReferences = false
 
+  @Flag(
+    help: """
+      Open a SQLite store even if some binary values it keeps in external files are missing \
+      (they read as empty); without it, such a store is refused.
+      """)
+  var allowMissingExternalData = false
+
   /// The formats to recognise the file among, XML leniency as asked.
   var formats: [any StoreFormat] {
     [
       XMLStore(
         dropsDanglingReferences: dropDanglingReferences, checksVersionHashes: model != nil),
       BinaryStore(),
+      SQLiteStore(missingExternalData: allowMissingExternalData ? .readAsNil : .fail),
     ]
   }
 
@@ -64,6 +73,14 @@ struct StoreOptions: ParsableArguments {
       }
       return embedded
     }
+    if let sqlite = format as? SQLiteStore {
+      guard let cached = try sqlite.readModel(from: url) else {
+        throw ValidationError(
+          "this SQLite store carries no model (no Z_MODELCACHE, as before 2011 or when Folio "
+            + "wrote it): pass --model PATH")
+      }
+      return cached
+    }
     guard format is XMLStore else {
       throw ValidationError(
         "a \(format.typeName) store carries no model to infer: pass --model PATH")
@@ -73,14 +90,23 @@ struct StoreOptions: ParsableArguments {
 
   /// Where the model came from, for `info`.
   func modelSource(for format: any StoreFormat) -> String {
-    model ?? (format is BinaryStore ? "carried in the file" : "inferred from the file")
+    if let model { return model }
+    if format is BinaryStore { return "carried in the file" }
+    if format is SQLiteStore { return "cached in the file (Z_MODELCACHE)" }
+    return "inferred from the file"
   }
 
   /// `error`, with a hint when a flag would have opened the store.
   func hinted(_ error: StoreError) -> StoreError {
-    guard error.code == .danglingReference, !dropDanglingReferences else { return error }
+    guard error.code == .danglingReference else { return error }
     var hinted = error
-    hinted.message += " (pass --drop-dangling-references to open the store without them)"
+    if error.message.contains("external file") {
+      guard !allowMissingExternalData else { return error }
+      hinted.message += " (pass --allow-missing-external-data to open the store without them)"
+    } else {
+      guard !dropDanglingReferences else { return error }
+      hinted.message += " (pass --drop-dangling-references to open the store without them)"
+    }
     return hinted
   }
 }
@@ -141,12 +167,14 @@ struct DumpCommand: ParsableCommand {
       return
     }
     for record in records {
-      print("\(record.entityName)#\(record.id)")
+      print("\(record.entityName)#\(StoreKeySpace.key(of: record.id))")
       for key in record.attributes.keys.sorted() {
         if let value = record.attributes[key] { print("  \(key) = \(DumpJSON.text(of: value))") }
       }
       for key in record.relationships.keys.sorted() {
-        let names = (record.relationships[key] ?? []).map { "\(entityOf[$0] ?? "?")#\($0)" }
+        let names = (record.relationships[key] ?? []).map {
+          "\(entityOf[$0] ?? "?")#\(StoreKeySpace.key(of: $0))"
+        }
         print("  \(key) = [\(names.joined(separator: ", "))]")
       }
     }
@@ -157,7 +185,8 @@ struct DumpCommand: ParsableCommand {
 struct ConvertCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "convert",
-    abstract: "Write a store again in another format (.xml or .folio, by OUT's extension).",
+    abstract:
+      "Write a store again in another format (.sqlite, .xml or .folio, by OUT's extension).",
     discussion: """
       The output is written atomically: an existing OUT is replaced only once the new file is \
       complete. Example:
@@ -178,7 +207,7 @@ struct ConvertCommand: ParsableCommand {
       let format = storeFormats.first(where: { $0.fileExtension == url.pathExtension.lowercased() })
     else {
       throw ValidationError(
-        "\"\(output)\": the extension names no store format (use .xml or .folio)")
+        "\"\(output)\": the extension names no store format (use .sqlite, .xml or .folio)")
     }
     progress.show("writing \(contents.records.count) objects", fraction: 0.5)
     var converted = contents
@@ -245,9 +274,9 @@ enum DumpJSON {
   static func text(of records: [StoreRecord]) throws -> String {
     let objects: [[String: Any]] = records.map { record in
       [
-        "entity": record.entityName, "id": record.id,
+        "entity": record.entityName, "id": StoreKeySpace.key(of: record.id),
         "attributes": record.attributes.mapValues { text(of: $0) },
-        "relationships": record.relationships,
+        "relationships": record.relationships.mapValues { $0.map(StoreKeySpace.key(of:)) },
       ]
     }
     let data = try JSONSerialization.data(

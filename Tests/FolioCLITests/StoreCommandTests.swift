@@ -136,7 +136,7 @@ struct StoreCommandTests {
     #expect(unknown.status == 1)
     #expect(
       unknown.standardError
-        == "Error: \(text.path)@0: not a store of any known format (XML, Binary)\n")
+        == "Error: \(text.path)@0: not a store of any known format (XML, Binary, SQLite)\n")
     let binary = folder.appendingPathComponent("e.folio").path
     _ = try run(folio, ["convert", Self.sample, binary, "--model", Self.model])
     // A .folio file carries its model since format 1.1; one written before needs --model.

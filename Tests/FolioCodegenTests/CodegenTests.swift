@@ -13,13 +13,13 @@ func typecheck(_ files: [URL]) throws -> ProcessResult {
     "-I", build.appendingPathComponent("Modules").path,
   ]
   // The C targets the Folio modules import, by their module maps.
-  for target in ["CFolioXML", "CFolioSupport"] {
+  for target in ["CFolioXML", "CFolioSupport", "CFolioSQLite"] {
     arguments += [
       "-Xcc",
       "-fmodule-map-file=\(build.appendingPathComponent("\(target).build/module.modulemap").path)",
     ]
   }
-  for library in ["CLibXML2", "CZlib"] {
+  for library in ["CLibXML2", "CZlib", "CSQLite"] {
     arguments += [
       "-Xcc",
       "-fmodule-map-file=\(packageRoot.appendingPathComponent("Sources/\(library)/module.modulemap").path)",
@@ -28,6 +28,7 @@ func typecheck(_ files: [URL]) throws -> ProcessResult {
   arguments += ["-Xcc", "-I/usr/include/libxml2"]
   arguments += [
     "-Xcc", "-I\(packageRoot.appendingPathComponent("Sources/CFolioXML/include").path)",
+    "-Xcc", "-I\(packageRoot.appendingPathComponent("Sources/CFolioSQLite/include").path)",
   ]
   return try run(URL(fileURLWithPath: "/usr/bin/env"), arguments + files.map(\.path))
 }

@@ -16,8 +16,10 @@ extension ManagedObjectContext {
 
   func objectID(of object: ManagedObject) -> ManagedObjectID {
     if object.flags.contains(.permanent) {
+      let key = primaryKey(of: object)
       return ManagedObjectID(
-        entityName: object.entityName, store: storeIdentifier, primaryKey: primaryKey(of: object))
+        entityName: object.entityName, store: storeIdentifier, primaryKey: key,
+        uriNumber: cache.keys.uriNumber(forKey: key))
     }
     return ManagedObjectID(entityName: object.entityName, temporary: temporaryUUID(row: object.row))
   }
@@ -90,7 +92,11 @@ extension ManagedObjectContext {
       return ManagedObjectID(entityName: parts.entity, temporary: uuid)
     case .permanent(let number):
       guard parts.store == storeIdentifier else { return nil }
-      return ManagedObjectID(entityName: parts.entity, store: storeIdentifier, primaryKey: number)
+      let key = cache.keys.primaryKey(forURINumber: number, entity: parts.entity) { row in
+        self.object(atRow: row)?.entityName
+      }
+      return ManagedObjectID(
+        entityName: parts.entity, store: storeIdentifier, primaryKey: key, uriNumber: number)
     }
   }
 }

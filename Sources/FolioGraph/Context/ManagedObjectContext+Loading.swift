@@ -104,7 +104,8 @@ struct GraphLoader: StoreRecordConsumer {
   /// Whether rows are IDs minus one (no maps); otherwise rows are kept in the cache's maps.
   private var isByID = true
   private var count = 0
-  private var maximumID: Int64 = 0
+  /// The largest key within its space (``StoreKeySpace``): new objects are numbered above.
+  private var maximumKey: Int64 = 0
   /// The metadata the store began with.
   private(set) var metadata = StoreMetadata(storeType: "")
 
@@ -174,7 +175,12 @@ struct GraphLoader: StoreRecordConsumer {
       throw Self.error(GraphError.badID(record.id, entity: record.entityName))
     }
     count += 1
-    maximumID = max(maximumID, record.id)
+    maximumKey = max(maximumKey, StoreKeySpace.key(of: record.id))
+    let space = StoreKeySpace.space(of: record.id)
+    if space != 0 {
+      cache.keysAreSpaced = true
+      cache.keySpaceOfEntity[record.entityName] = space
+    }
     let committed = CommittedRow.make(layout: layout, version: 1)
     cache.set(committed, at: objectRow)
     let slots = committed.slots
@@ -214,7 +220,7 @@ struct GraphLoader: StoreRecordConsumer {
   /// the store gave, then completes the inverses the store left out.
   mutating func finish() throws(StoreError) {
     let cache = self.cache
-    cache.nextPrimaryKey = max(cache.nextPrimaryKey, maximumID + 1)
+    cache.nextPrimaryKey = max(cache.nextPrimaryKey, maximumKey + 1)
     // A new object's key is its row plus one: the rows run to the next ID, or keys go to maps.
     if isByID, cache.rows.count < cache.nextPrimaryKey - 1 {
       let rows = Int(cache.nextPrimaryKey - 1)

@@ -57,7 +57,7 @@ extension ManagedObjectContext {
     }
     if let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty {
       do {
-        try coordinator.persist()
+        try coordinator.persist(commit)
       } catch {
         commit.revert()
         cache.keyState = keys

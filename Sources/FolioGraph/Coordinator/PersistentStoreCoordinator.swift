@@ -119,7 +119,7 @@ public final class PersistentStoreCoordinator {
   /// - Throws: `StoreError.modifiedOnDisk` when someone else changed the file since it was
   ///   read or written; `.writeFailed` and format errors from writing. The file is then as it
   ///   was.
-  func persist() throws(StoreError) {
+  func persist(_ commit: Commit? = nil) throws(StoreError) {
     guard let store = persistentStores.first else { return }
     var metadata = store.metadata
     metadata.identifier = cache.identifier
@@ -132,6 +132,18 @@ public final class PersistentStoreCoordinator {
           "the file changed on disk since it was opened; saving would overwrite those changes",
           at: InputLocation(file: url.path))
       }
+      if let incremental = format as? any IncrementalStoreFormat, let commit, !store.needsWrite,
+        FileManager.default.fileExists(atPath: url.path)
+      {
+        // What the save changed, written in place; the store keeps its own version hashes.
+        var kept = metadata
+        kept.modelVersionHashes = store.metadata.modelVersionHashes
+        try incremental.save(
+          changes(in: commit), metadata: kept, model: managedObjectModel, to: url)
+        store.stamp = FileStamp(of: url)
+        store.metadata = kept
+        return
+      }
       let contents = StoreContents(
         metadata: metadata, records: cache.records(), nextObjectID: cache.nextObjectID)
       try format.write(contents, model: managedObjectModel, to: url)
@@ -139,6 +151,32 @@ public final class PersistentStoreCoordinator {
       store.needsWrite = false
     }
     store.metadata = metadata
+  }
+
+  /// The rows `commit` inserted, updated and deleted, as records.
+  private func changes(in commit: Commit) -> StoreChanges {
+    let cache = self.cache
+    var changes = StoreChanges(nextObjectID: cache.nextObjectID) { id in
+      guard let row = cache.row(forPrimaryKey: id), let committed = cache.row(row) else {
+        return nil
+      }
+      return cache.record(of: committed, at: row)
+    }
+    for (row, original) in commit.originals {
+      let now = cache.row(row)
+      switch (original, now) {
+      case (nil, let new?):
+        changes.inserted.append(cache.record(of: new, at: row))
+      case (let old?, let new?):
+        changes.updated.append(
+          (cache.record(of: old, at: row, allTargets: true), cache.record(of: new, at: row)))
+      case (let old?, nil):
+        changes.deleted.append(cache.record(of: old, at: row, allTargets: true))
+      case (nil, nil):
+        continue
+      }
+    }
+    return changes
   }
 
   /// The metadata of the store in the file at `url`, read with the first of `formats` that

@@ -104,6 +104,8 @@ final class RowCache {
     primaryKeys = nil
     rowByPrimaryKey = nil
     nextPrimaryKey = 1
+    keysAreSpaced = false
+    keySpaceOfEntity = [:]
     committedCount = 0
     generation &+= 1
   }
@@ -192,6 +194,31 @@ final class RowCache {
     }
   }
 
+  /// Whether the store numbers each entity hierarchy on its own: its keys carry their space
+  /// (``StoreKeySpace``), and URIs show the key within it.
+  var keysAreSpaced = false
+  /// The key space of each entity's loaded objects, for a store whose keys are spaced.
+  var keySpaceOfEntity: [String: Int] = [:]
+
+  /// The number the URI of the object with primary key `key` shows.
+  func uriNumber(forKey key: Int64) -> Int64 {
+    keysAreSpaced ? StoreKeySpace.key(of: key) : key
+  }
+
+  /// The primary key of the object of `entity` whose URI shows `number`: the key itself for an
+  /// object numbered in this session, or the key in its entity's space for one a spaced store
+  /// gave; `entityOfRow` tells which entity a row's object is.
+  func primaryKey(
+    forURINumber number: Int64, entity: String, entityOfRow: (Int32) -> String?
+  ) -> Int64 {
+    guard keysAreSpaced else { return number }
+    if let row = row(forPrimaryKey: number), entityOfRow(row) == entity { return number }
+    guard let space = keySpaceOfEntity[entity], number <= StoreKeySpace.maximumKey else {
+      return number
+    }
+    return StoreKeySpace.id(space: space, key: number)
+  }
+
   /// The keys' state, to put back when a commit fails.
   var keyState: (primaryKeys: [Int64]?, rowByPrimaryKey: [Int64: Int32]?, next: Int64) {
     get {
@@ -217,39 +244,47 @@ final class RowCache {
     records.reserveCapacity(committedCount)
     for (index, committed) in rows.enumerated() {
       guard let committed else { continue }
-      let layout = layouts[committed.entity]
-      let slots = committed.slots
-      var record = StoreRecord(
-        entityName: layout.name, id: primaryKey(ofRow: Int32(index)))
-      for (slot, property) in layout.properties.enumerated() {
-        switch property.kind {
-        case .attribute(let attribute):
-          guard !attribute.isTransient,
-            let value = slots[slot].attributeValue(as: attribute.attributeType)
-          else { continue }
-          record.attributes[attribute.name] = value
-        case .relationship(let relationship):
-          guard !relationship.description.isTransient else { continue }
-          var targets: [Int64] = []
-          switch slots[slot] {
-          case .object(let target) where self.row(target) != nil:
-            targets = [primaryKey(ofRow: target)]
-          case .objects(let set):
-            targets.reserveCapacity(set.count)
-            for target in set.rows where self.row(target) != nil {
-              targets.append(primaryKey(ofRow: target))
-            }
-          default:
-            break
-          }
-          if !targets.isEmpty { record.relationships[relationship.name] = targets }
-        case .fetched:
-          continue
-        }
-      }
-      records.append(record)
+      records.append(record(of: committed, at: Int32(index)))
     }
     return records
+  }
+
+  /// The committed row `committed`, at `row`, as a record: its persistent attributes and the
+  /// relationships' targets that are committed (every target, with `allTargets`: a row as it
+  /// was before a commit, whose targets may have gone since).
+  func record(of committed: CommittedRow, at row: Int32, allTargets: Bool = false)
+    -> StoreRecord
+  {
+    let layout = layouts[committed.entity]
+    let slots = committed.slots
+    var record = StoreRecord(entityName: layout.name, id: primaryKey(ofRow: row))
+    for (slot, property) in layout.properties.enumerated() {
+      switch property.kind {
+      case .attribute(let attribute):
+        guard !attribute.isTransient,
+          let value = slots[slot].attributeValue(as: attribute.attributeType)
+        else { continue }
+        record.attributes[attribute.name] = value
+      case .relationship(let relationship):
+        guard !relationship.description.isTransient else { continue }
+        var targets: [Int64] = []
+        switch slots[slot] {
+        case .object(let target) where allTargets || self.row(target) != nil:
+          targets = [primaryKey(ofRow: target)]
+        case .objects(let set):
+          targets.reserveCapacity(set.count)
+          for target in set.rows where allTargets || self.row(target) != nil {
+            targets.append(primaryKey(ofRow: target))
+          }
+        default:
+          break
+        }
+        if !targets.isEmpty { record.relationships[relationship.name] = targets }
+      case .fetched:
+        continue
+      }
+    }
+    return record
   }
 
   /// The next primary key to write in the store's metadata: past every key given out.

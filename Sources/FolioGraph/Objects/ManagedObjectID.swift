@@ -16,6 +16,10 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
   public let storeIdentifier: String?
   /// For a temporary ID, the UUID in its URI; for a permanent one, the store's primary key.
   let key: Key
+  /// For a permanent ID, the number its URI shows: the key within its entity hierarchy's key
+  /// space for a store that numbers each hierarchy on its own (``StoreKeySpace``), else the
+  /// primary key.
+  private let uriNumber: Int64
 
   enum Key: Hashable, Sendable {
     case temporary(UUID)
@@ -26,12 +30,14 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     self.entityName = entityName
     self.storeIdentifier = nil
     self.key = .temporary(uuid)
+    self.uriNumber = 0
   }
 
-  init(entityName: String, store: String, primaryKey: Int64) {
+  init(entityName: String, store: String, primaryKey: Int64, uriNumber: Int64? = nil) {
     self.entityName = entityName
     self.storeIdentifier = store
     self.key = .permanent(primaryKey)
+    self.uriNumber = uriNumber ?? primaryKey
   }
 
   /// Whether the object has not been saved yet.
@@ -50,7 +56,8 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     switch key {
     case .temporary(let uuid):
       text = "x-coredata:///\(entity)/t\(uuid.uuidString)"
-    case .permanent(let number):
+    case .permanent:
+      let number = uriNumber
       let store =
         (storeIdentifier ?? "").addingPercentEncoding(withAllowedCharacters: .urlHostAllowed) ?? ""
       text = "x-coredata://\(store)/\(entity)/p\(number)"

@@ -56,3 +56,28 @@ public struct StoreContents: Sendable, Hashable {
     self.nextObjectID = nextObjectID ?? ((records.map(\.id).max() ?? 0) + 1)
   }
 }
+
+extension StoreMetadata {
+  /// Takes a store's metadata dictionary, as Core Data keeps it in XML and SQLite stores: the
+  /// keys Core Data defines into their fields, every other key into ``userInfo``. The store
+  /// type and UUID are the caller's, as each format keeps them apart.
+  mutating func apply(_ values: [String: PropertyListValue]) {
+    for (key, value) in values {
+      switch (key, value) {
+      case ("NSPersistenceFrameworkVersion", .integer(let version)):
+        frameworkVersion = version
+      case ("NSStoreModelVersionHashes", .dictionary(let hashes)):
+        for case (let entity, .data(let hash)) in hashes { modelVersionHashes[entity] = hash }
+      case ("NSStoreModelVersionIdentifiers", .array(let identifiers)):
+        modelVersionIdentifiers = identifiers.compactMap {
+          if case .string(let text) = $0 { return text }
+          return nil
+        }
+      case ("NSStoreModelVersionHashesVersion", _), ("NSStoreType", _), ("NSStoreUUID", _):
+        continue
+      default:
+        userInfo[key] = value
+      }
+    }
+  }
+}

@@ -74,30 +74,8 @@ struct XMLMetadataReader {
         throw StoreError.unexpectedElement(
           reader.nameString, expected: "<dict> in <plist>", at: location.resolved())
       }
-      apply(values)
+      metadata.apply(values)
       while try element() { try reader.skipElement() }
-    }
-  }
-
-  private mutating func apply(_ values: [String: PropertyListValue]) {
-    for (key, value) in values {
-      switch (key, value) {
-      case ("NSPersistenceFrameworkVersion", .integer(let version)):
-        metadata.frameworkVersion = version
-      case ("NSStoreModelVersionHashes", .dictionary(let hashes)):
-        for case (let entity, .data(let hash)) in hashes {
-          metadata.modelVersionHashes[entity] = hash
-        }
-      case ("NSStoreModelVersionIdentifiers", .array(let identifiers)):
-        metadata.modelVersionIdentifiers = identifiers.compactMap {
-          if case .string(let text) = $0 { return text }
-          return nil
-        }
-      case ("NSStoreModelVersionHashesVersion", _), ("NSStoreType", _), ("NSStoreUUID", _):
-        continue
-      default:
-        metadata.userInfo[key] = value
-      }
     }
   }
 

@@ -1,0 +1,73 @@
+import Folio
+import FolioGraph
+import FolioModel
+import FolioStores
+import FolioUndo
+import Foundation
+
+// Core Data's SQLite store at scale: an Expenses store of N objects (written by a child
+// process), opened whole into a document, then one object changed and saved. The load is set
+// against the floor the sqlite3 tool sets reading the same tables (`SELECT *` to /dev/null,
+// target ≤ 1.5×); the one-object save writes only that row (target ≤ 10 ms).
+
+/// How long the sqlite3 tool takes to read every row of `tables` of the store at `path` to
+/// /dev/null, in milliseconds: the best of three runs.
+func sqliteToolFloor(path: String, tables: [String]) throws -> Double {
+  var best = Double.infinity
+  for _ in 0..<3 {
+    let tool = Process()
+    tool.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    tool.arguments = [path] + tables.map { "SELECT * FROM \($0)" }
+    tool.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    let start = now()
+    try tool.run()
+    tool.waitUntilExit()
+    guard tool.terminationStatus == 0 else { throw BenchmarkFailure("sqlite3 failed") }
+    best = min(best, Double(now() - start) / 1e6)
+  }
+  return best
+}
+
+/// `sqlite-store N`: the load and the one-object save above, measured.
+func sqliteStoreBenchmark(objects count: Int) throws -> (String, [Case]) {
+  let path = FileManager.default.temporaryDirectory
+    .appendingPathComponent("folio-sqlite-\(ProcessInfo.processInfo.processIdentifier).sqlite")
+  defer { try? FileManager.default.removeItem(at: path) }
+  let writer = Process()
+  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+  writer.arguments = ["document-write", "sqlite:\(count):\(path.path)"]
+  try writer.run()
+  writer.waitUntilExit()
+  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+  let floor = try sqliteToolFloor(path: path.path, tables: ["ZPERSON", "ZSPENDING"])
+  let model = try documentExpensesModel()
+  let before = baseline()
+  var start = now()
+  let document = try Document.open(path, model: model, formats: [SQLiteStore()])
+  let load = Double(now() - start) / 1e6
+  trimMalloc()
+  let perObject = Double(memory().resident - before) / Double(max(1, count))
+  let request = FetchRequest<ManagedObject>(
+    entityName: "Spending", predicate: try QueryPredicate(format: "content == 'spending 500'"))
+  guard let spending = try document.context.fetch(request).first else {
+    throw BenchmarkFailure("the store did not load")
+  }
+  var saves: [Double] = []
+  for round in 0..<5 {
+    try spending.setValue(Double(round) + 0.5, forKey: "amount")
+    start = now()
+    try document.save()
+    saves.append(Double(now() - start) / 1e6)
+  }
+  let save = saves.sorted()[saves.count / 2]
+  return (
+    "SQLite store: an Expenses document of \(count.formatted()) objects",
+    [
+      Case(title: "sqlite3 reading the tables (floor)", value: floor, unit: "ms"),
+      Case(title: "load into a document", value: load, unit: "ms"),
+      Case(title: "load / floor", value: load / floor, unit: "×", limit: 1.5),
+      Case(title: "loaded graph (RSS per object)", value: perObject, unit: "B", limit: 250),
+      Case(title: "one-object edit saved (median of 5)", value: save, unit: "ms", limit: 10),
+    ]
+  )
+}

@@ -1,0 +1,42 @@
+import FolioModel
+import Foundation
+
+/// What a save changed, for a store that writes only that (``IncrementalStoreFormat``).
+public struct StoreChanges {
+  /// The objects the save inserted.
+  public var inserted: [StoreRecord] = []
+  /// The objects the save changed: each as the store held it before, and as it is now.
+  public var updated: [(old: StoreRecord, new: StoreRecord)] = []
+  /// The objects the save deleted, as the store held them.
+  public var deleted: [StoreRecord] = []
+  /// The next object ID the store would give out, above every record's ID.
+  public var nextObjectID: Int64
+  /// Any object's record as it is after the save, by ID; `nil` for an object not in the store.
+  /// What a change needs beyond the changed objects: the order of a list another object holds.
+  public var record: (Int64) -> StoreRecord?
+
+  public init(nextObjectID: Int64, record: @escaping (Int64) -> StoreRecord?) {
+    self.nextObjectID = nextObjectID
+    self.record = record
+  }
+
+  /// Whether the save changed nothing.
+  public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// A store format that saves a change by writing what changed, in place, rather than the
+/// whole store anew: Core Data's SQLite store.
+///
+/// A coordinator saves a store of such a format that exists already with
+/// ``save(_:metadata:model:to:)``; a new file, or a store moved to another file ("save as"),
+/// is written whole with ``StoreFormat/write(_:model:to:)``.
+public protocol IncrementalStoreFormat: StoreFormat {
+  /// Applies `changes` to the store in the file at `url`, whose objects fit `model`, all or
+  /// nothing: an interrupted save leaves the store as it was before or as it is after, never
+  /// a mix. `metadata` is the store's, as the coordinator holds it.
+  ///
+  /// - Throws: `StoreError.writeFailed` and format errors; the store is then as it was.
+  func save(
+    _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel, to url: URL
+  ) throws(StoreError)
+}

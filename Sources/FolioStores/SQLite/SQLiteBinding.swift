@@ -1,0 +1,146 @@
+import FolioModel
+
+/// A model's ``SQLiteSchema`` matched against a real file: each table and column the model
+/// needs, found under the name the file gives it, or a `.modelMismatch` naming what is missing.
+///
+/// Core Data's choices that cannot be derived from the model are found here: which side of a
+/// many-to-many pair names its join table, and the numeric suffixes of join and order columns.
+/// Tables and columns the model does not need (history tracking, stale indexes, columns a
+/// migration left) are left alone.
+struct SQLiteBinding {
+  let schema: SQLiteSchema
+  /// The file's name of each table the schema names, by the schema's name.
+  private(set) var tableNames: [String: String] = [:]
+  /// The file's name of each column, by "TABLE.COLUMN" as the schema names them.
+  private(set) var columnNames: [String: String] = [:]
+  /// Each join table as the file has it, sides' columns renamed.
+  private(set) var joinTables: [SQLiteSchema.JoinTable] = []
+  /// The ordered one-to-many relationships' order columns as the file names them, by the
+  /// owner entity and relationship ("Entity.relationship").
+  private(set) var orderColumns: [String: String] = [:]
+
+  init(schema: SQLiteSchema, database: SQLiteDatabase) throws(StoreError) {
+    self.schema = schema
+    let file = database.path
+    var actualTables: [String: String] = [:]
+    for name in try database.tableNames() { actualTables[name.uppercased()] = name }
+    func mismatch(_ message: String) -> StoreError {
+      StoreError(.modelMismatch, message, at: InputLocation(file: file))
+    }
+    guard schema.unsupported.isEmpty else {
+      throw mismatch(
+        "the model has what a SQLite store cannot hold: "
+          + schema.unsupported.joined(separator: ", "))
+    }
+    var columnsByTable: [String: [String: String]] = [:]
+    func columns(_ table: String) throws(StoreError) -> [String: String] {
+      if let known = columnsByTable[table] { return known }
+      var found: [String: String] = [:]
+      for column in try database.columns(of: table) {
+        found[column.name.uppercased()] = column.name
+      }
+      columnsByTable[table] = found
+      return found
+    }
+    /// The column named `base`, or `base` followed by digits (Core Data's clash suffix).
+    func column(_ base: String, in columns: [String: String]) -> String? {
+      if let exact = columns[base.uppercased()] { return exact }
+      let candidates = columns.keys.filter { name in
+        name.hasPrefix(base.uppercased())
+          && name.dropFirst(base.count).allSatisfy(\.isNumber)
+      }
+      return candidates.count == 1 ? columns[candidates[0]] : nil
+    }
+
+    let entityOfTable = Dictionary(
+      schema.entities.filter { $0.number == $0.rootNumber }.map { ($0.table, $0.name) },
+      uniquingKeysWith: { a, _ in a })
+    for (table, tableColumns) in schema.tables {
+      guard let root = entityOfTable[table] else { continue }
+      guard let actual = actualTables[table.uppercased()] else {
+        throw mismatch(
+          "the store has no table \(table) for the entity \(root) and its subentities")
+      }
+      tableNames[table] = actual
+      let found = try columns(actual)
+      for (name, _) in tableColumns where !name.hasPrefix("Z_FOK_") {
+        guard let present = found[name.uppercased()] else {
+          throw mismatch(
+            "the table \(actual) has no column \(name), which the model's "
+              + "\(describe(column: name, table: table)) needs")
+        }
+        columnNames[table + "." + name] = present
+      }
+    }
+    for (owner, ordered) in schema.orderedToManys {
+      for relationship in ordered {
+        let table = tableNames[relationship.memberTable] ?? relationship.memberTable
+        let base = "Z_FOK_" + relationship.foreignKey.dropFirst()
+        guard let present = column(base, in: try columns(table)) else {
+          throw mismatch(
+            "the table \(table) has no order column \(base) for the ordered relationship "
+              + "\(owner).\(relationship.relationship.name)")
+        }
+        orderColumns[owner + "." + relationship.relationship.name] = present
+      }
+    }
+    for join in schema.joinTables {
+      guard
+        let actual = actualTables[join.name.uppercased()]
+          ?? actualTables[join.alternativeName.uppercased()]
+      else {
+        let side = join.sides[0]
+        throw mismatch(
+          "the store has no join table \(join.name) (or \(join.alternativeName)) for the "
+            + "relationship \(side.entity).\(side.relationship.name)")
+      }
+      let found = try columns(actual)
+      var bound = join
+      bound.name = actual
+      for index in bound.sides.indices {
+        let side = bound.sides[index]
+        guard let owners = column(side.ownerBase, in: found),
+          let members = column(side.memberBase, in: found)
+        else {
+          throw mismatch(
+            "the join table \(actual) has no column \(side.ownerBase) or \(side.memberBase) for "
+              + "\(side.entity).\(side.relationship.name)")
+        }
+        bound.sides[index].ownerColumn = owners
+        bound.sides[index].memberColumn = members
+        if side.orderColumn != nil {
+          let base = "Z_FOK_" + members.dropFirst(2)
+          guard let order = column(base, in: found) else {
+            throw mismatch(
+              "the join table \(actual) has no order column \(base) for the ordered "
+                + "relationship \(side.entity).\(side.relationship.name)")
+          }
+          bound.sides[index].orderColumn = order
+        }
+      }
+      joinTables.append(bound)
+    }
+  }
+
+  /// What the schema's column `name` of `table` stores, for messages.
+  private func describe(column name: String, table: String) -> String {
+    for entity in schema.entities where entity.table == table {
+      if let attribute = schema.attributes[entity.name]?.first(where: { $0.column == name }) {
+        return "attribute \(entity.name).\(attribute.attribute.name)"
+      }
+      if let toOne = schema.toOnes[entity.name]?.first(where: {
+        $0.column == name || $0.entityColumn == name
+      }) {
+        return "relationship \(entity.name).\(toOne.relationship.name)"
+      }
+    }
+    return "column"
+  }
+
+  /// The file's name of the schema's column `column` in `table`.
+  func column(_ column: String, of table: String) -> String {
+    columnNames[table + "." + column] ?? column
+  }
+
+  func table(_ table: String) -> String { tableNames[table] ?? table }
+}

@@ -1,0 +1,313 @@
+import CSQLite
+import FolioModel
+import Foundation
+
+extension SQLiteStore: IncrementalStoreFormat {
+  /// Writes what a save changed into the store at `url` in one SQLite transaction: inserted
+  /// rows, the changed columns of updated rows (`Z_OPT` incremented), deleted rows, their
+  /// join-table rows and order columns, and `Z_MAX` advanced past new keys. SQLite's journal
+  /// makes it all or nothing; tables the model does not know (history tracking) are kept.
+  ///
+  /// The metadata is written only when the app's own keys changed; the entity version hashes
+  /// stay the file's.
+  public func save(
+    _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel, to url: URL
+  ) throws(StoreError) {
+    let database = try Self.open(url, readOnly: false)
+    let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
+    try database.transaction { () throws(StoreError) in
+      var writer = SQLiteChangeWriter(database: database, binding: binding, changes: changes)
+      try writer.apply()
+      let old = try SQLiteMetadata.read(from: database)
+      if SQLiteMetadata.appKeys(of: old) != SQLiteMetadata.appKeys(of: metadata) {
+        var new = old
+        new.userInfo = metadata.userInfo
+        for key in SQLiteMetadata.hashDerivedKeys { new.userInfo[key] = old.userInfo[key] }
+        try SQLiteMetadata.write(new, to: database)
+      }
+    }
+  }
+}
+
+/// Applies one save's ``StoreChanges`` to a store's tables, inside the caller's transaction.
+struct SQLiteChangeWriter {
+  let database: SQLiteDatabase
+  let binding: SQLiteBinding
+  let changes: StoreChanges
+  private var schema: SQLiteSchema { binding.schema }
+  private var statements: [String: SQLiteStatement] = [:]
+  private var entityOfTarget: [Int64: String] = [:]
+
+  init(database: SQLiteDatabase, binding: SQLiteBinding, changes: StoreChanges) {
+    self.database = database
+    self.binding = binding
+    self.changes = changes
+    for record in changes.inserted { entityOfTarget[record.id] = record.entityName }
+    for (_, record) in changes.updated { entityOfTarget[record.id] = record.entityName }
+  }
+
+  private var file: String { database.path }
+
+  mutating func apply() throws(StoreError) {
+    for record in changes.deleted { try delete(record) }
+    var maximumKey: [Int: Int64] = [:]
+    for record in changes.inserted {
+      let entity = try self.entity(of: record)
+      try insert(record, entity: entity)
+      maximumKey[entity.rootNumber] = max(
+        maximumKey[entity.rootNumber] ?? 0, StoreKeySpace.key(of: record.id))
+    }
+    for (old, new) in changes.updated { try update(old: old, new: new) }
+    // Join rows and order columns once every row is in place.
+    for record in changes.inserted {
+      try writeJoins(old: nil, new: record)
+      try renumber(old: nil, new: record)
+    }
+    for (old, new) in changes.updated {
+      try writeJoins(old: old, new: new)
+      try renumber(old: old, new: new)
+    }
+    for (root, key) in maximumKey {
+      let statement = try prepared(
+        "UPDATE Z_PRIMARYKEY SET Z_MAX = ?1 WHERE Z_ENT = ?2 AND (Z_MAX IS NULL OR Z_MAX < ?1)")
+      statement.bind(key, at: 1)
+      statement.bind(Int64(root), at: 2)
+      try statement.run(at: "Z_PRIMARYKEY")
+    }
+  }
+
+  // MARK: Rows
+
+  private func entity(of record: StoreRecord) throws(StoreError) -> SQLiteSchema.Entity {
+    guard let entity = schema.entity(record.entityName), !entity.isAbstract else {
+      throw StoreError(
+        .malformedStore, "\(record.entityName) is not a concrete entity of the store's model",
+        at: InputLocation(file: file, entity: record.entityName))
+    }
+    let space = StoreKeySpace.space(of: record.id)
+    guard space == 0 || space == entity.rootNumber, StoreKeySpace.key(of: record.id) >= 1 else {
+      throw StoreError(
+        .malformedStore,
+        "the object ID \(record.id) of \(record.entityName) is not a key of its table",
+        at: InputLocation(file: file, entity: record.entityName))
+    }
+    return entity
+  }
+
+  private mutating func prepared(_ sql: String) throws(StoreError) -> SQLiteStatement {
+    if let known = statements[sql] {
+      known.reset()
+      return known
+    }
+    let statement = try database.prepare(sql)
+    statements[sql] = statement
+    return statement
+  }
+
+  private mutating func delete(_ record: StoreRecord) throws(StoreError) {
+    let entity = try entity(of: record)
+    let key = StoreKeySpace.key(of: record.id)
+    let table = binding.table(entity.table)
+    let statement = try prepared("DELETE FROM \(SQLiteDatabase.quote(table)) WHERE Z_PK = ?")
+    statement.bind(key, at: 1)
+    try statement.run(at: "\(table) row Z_PK \(key)")
+    for join in binding.joinTables {
+      for side in join.sides where isKind(entity, of: side.entity) {
+        let statement = try prepared(
+          "DELETE FROM \(SQLiteDatabase.quote(join.name)) WHERE "
+            + "\(SQLiteDatabase.quote(side.ownerColumn)) = ?")
+        statement.bind(key, at: 1)
+        try statement.run(at: join.name)
+      }
+    }
+  }
+
+  private func isKind(_ entity: SQLiteSchema.Entity, of name: String) -> Bool {
+    schema.entity(name)?.kindNumbers.contains(entity.number) ?? false
+  }
+
+  /// The columns of `entity` a record sets, with each one's value binder.
+  private func columns(of entity: SQLiteSchema.Entity, record: StoreRecord, old: StoreRecord?)
+    throws(StoreError) -> [(column: String, bind: (SQLiteStatement, Int) -> Void)]
+  {
+    var result: [(String, (SQLiteStatement, Int) -> Void)] = []
+    for column in schema.attributes[entity.name] ?? [] {
+      let name = column.attribute.name
+      let value = record.attribute(name)
+      if let old, old.attribute(name) == value { continue }
+      if let value, !value.fits(column.attribute.attributeType) {
+        throw StoreError(
+          .typeMismatch,
+          "\(value.modelText) is not of type \(column.attribute.attributeType.xcodeName)",
+          at: InputLocation(file: file, entity: entity.name, property: name))
+      }
+      let attribute = column.attribute
+      result.append(
+        (
+          binding.column(column.column, of: entity.table),
+          { statement, index in
+            SQLiteValues.bind(value, at: index, to: statement, attribute: attribute)
+          }
+        ))
+    }
+    for toOne in schema.toOnes[entity.name] ?? [] {
+      let name = toOne.relationship.name
+      let target = record.relationships[name]?.first
+      if let old, old.relationships[name]?.first == target { continue }
+      result.append(
+        (
+          binding.column(toOne.column, of: entity.table),
+          { statement, index in
+            if let target {
+              statement.bind(StoreKeySpace.key(of: target), at: index)
+            } else {
+              statement.bindNull(at: index)
+            }
+          }
+        ))
+      if let entityColumn = toOne.entityColumn {
+        var number: Int64?
+        if let target {
+          let targetEntity = entityOfTarget[target] ?? changes.record(target)?.entityName
+          guard let targetEntity, let found = schema.entity(targetEntity) else {
+            throw StoreError(
+              .danglingReference,
+              "\(entity.name).\(name) names an object that is not in the store",
+              at: InputLocation(file: file, entity: entity.name, property: name))
+          }
+          number = Int64(found.number)
+        }
+        result.append(
+          (
+            binding.column(entityColumn, of: entity.table),
+            { statement, index in
+              if let number {
+                statement.bind(number, at: index)
+              } else {
+                statement.bindNull(at: index)
+              }
+            }
+          ))
+      }
+    }
+    return result
+  }
+
+  private mutating func insert(_ record: StoreRecord, entity: SQLiteSchema.Entity)
+    throws(StoreError)
+  {
+    let table = binding.table(entity.table)
+    let key = StoreKeySpace.key(of: record.id)
+    let columns = try columns(of: entity, record: record, old: nil)
+    let q = SQLiteDatabase.quote
+    let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.column)
+    let statement = try prepared(
+      "INSERT INTO \(q(table)) (" + names.map(q).joined(separator: ", ") + ") VALUES ("
+        + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")")
+    statement.bind(key, at: 1)
+    statement.bind(Int64(entity.number), at: 2)
+    statement.bind(Int64(1), at: 3)
+    for (index, column) in columns.enumerated() { column.bind(statement, index + 4) }
+    try statement.run(at: "\(table) row Z_PK \(key)")
+  }
+
+  private mutating func update(old: StoreRecord, new: StoreRecord) throws(StoreError) {
+    let entity = try entity(of: new)
+    let table = binding.table(entity.table)
+    let key = StoreKeySpace.key(of: new.id)
+    let columns = try columns(of: entity, record: new, old: old)
+    let q = SQLiteDatabase.quote
+    let sets = columns.map { "\(q($0.column)) = ?" } + ["Z_OPT = coalesce(Z_OPT, 0) + 1"]
+    let statement = try prepared(
+      "UPDATE \(q(table)) SET " + sets.joined(separator: ", ") + " WHERE Z_PK = ?")
+    for (index, column) in columns.enumerated() { column.bind(statement, index + 1) }
+    statement.bind(key, at: columns.count + 1)
+    try statement.run(at: "\(table) row Z_PK \(key)")
+    guard sqlite3_changes(database.handle) == 1 else {
+      throw StoreError(
+        .modifiedOnDisk,
+        "\(table) has no row Z_PK \(key) for the \(new.entityName) the save changes: "
+          + "someone else changed the store since it was read",
+        at: InputLocation(file: file, entity: new.entityName))
+    }
+  }
+
+  // MARK: Join tables and order
+
+  /// The join-table rows of the relationships `new` owns whose members changed.
+  private mutating func writeJoins(old: StoreRecord?, new: StoreRecord) throws(StoreError) {
+    let entity = try entity(of: new)
+    let q = SQLiteDatabase.quote
+    for join in binding.joinTables {
+      for (index, side) in join.sides.enumerated() where isKind(entity, of: side.entity) {
+        let name = side.relationship.name
+        let before = Set(old?.relationships[name] ?? [])
+        let after = Set(new.relationships[name] ?? [])
+        guard before != after else { continue }
+        let owner = StoreKeySpace.key(of: new.id)
+        let other = join.sides[1 - index]
+        for member in before.subtracting(after) {
+          let statement = try prepared(
+            "DELETE FROM \(q(join.name)) WHERE \(q(side.ownerColumn)) = ? AND "
+              + "\(q(other.ownerColumn)) = ?")
+          statement.bind(owner, at: 1)
+          statement.bind(StoreKeySpace.key(of: member), at: 2)
+          try statement.run(at: join.name)
+        }
+        for member in after.subtracting(before) {
+          let statement = try prepared(
+            "INSERT OR IGNORE INTO \(q(join.name)) (\(q(side.ownerColumn)), "
+              + "\(q(other.ownerColumn))) VALUES (?, ?)")
+          statement.bind(owner, at: 1)
+          statement.bind(StoreKeySpace.key(of: member), at: 2)
+          try statement.run(at: join.name)
+        }
+      }
+    }
+  }
+
+  /// Numbers anew the members of each ordered relationship of `new` whose list changed:
+  /// 2048, 3072, 4096, … in list order, as Core Data numbers a fresh list.
+  private mutating func renumber(old: StoreRecord?, new: StoreRecord) throws(StoreError) {
+    let entity = try entity(of: new)
+    let q = SQLiteDatabase.quote
+    let owner = StoreKeySpace.key(of: new.id)
+    for ancestor in schema.entities where ancestor.kindNumbers.contains(entity.number) {
+      for ordered in schema.orderedToManys[ancestor.name] ?? [] {
+        let name = ordered.relationship.name
+        let list = new.relationships[name] ?? []
+        guard old?.relationships[name] ?? [] != list else { continue }
+        let table = binding.table(ordered.memberTable)
+        let column =
+          binding.orderColumns[ancestor.name + "." + name] ?? ordered.orderColumn
+        for (index, member) in list.enumerated() {
+          let statement = try prepared(
+            "UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ?")
+          statement.bind(Int64(index + 2) * 1024, at: 1)
+          statement.bind(StoreKeySpace.key(of: member), at: 2)
+          try statement.run(at: table)
+        }
+      }
+    }
+    for join in binding.joinTables {
+      for (index, side) in join.sides.enumerated()
+      where side.orderColumn != nil && isKind(entity, of: side.entity) {
+        let name = side.relationship.name
+        let list = new.relationships[name] ?? []
+        guard old?.relationships[name] ?? [] != list, let order = side.orderColumn else {
+          continue
+        }
+        let other = join.sides[1 - index]
+        for (position, member) in list.enumerated() {
+          let statement = try prepared(
+            "UPDATE \(q(join.name)) SET \(q(order)) = ? WHERE \(q(side.ownerColumn)) = ? AND "
+              + "\(q(other.ownerColumn)) = ?")
+          statement.bind(Int64(position + 2) * 1024, at: 1)
+          statement.bind(owner, at: 2)
+          statement.bind(StoreKeySpace.key(of: member), at: 3)
+          try statement.run(at: join.name)
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,218 @@
+import CSQLite
+import FolioModel
+import Foundation
+
+/// Reads the rows of a Core Data SQLite store as records, one hierarchy table at a time.
+///
+/// A record's ID is its `Z_PK` in its hierarchy's key space (``StoreKeySpace``). Each to-one
+/// relationship gives its target from its foreign-key column. To-many relationships are given
+/// where their order lives: an ordered one-to-many from the members' order column, each
+/// ordered side of a many-to-many from its join table's order column, and an unordered
+/// many-to-many from one side of its join table; the reader of the records completes the
+/// other sides.
+struct SQLiteRecordReader {
+  let database: SQLiteDatabase
+  let binding: SQLiteBinding
+  let externalData: ExternalDataFolder?
+  private var schema: SQLiteSchema { binding.schema }
+
+  /// One entity's place in the select of its table: where each attribute and to-one is.
+  private struct EntityColumns {
+    let entity: SQLiteSchema.Entity
+    var attributes: [(attribute: AttributeDescription, index: Int)] = []
+    var toOnes: [(toOne: SQLiteSchema.ToOneColumn, index: Int, entityIndex: Int?)] = []
+    var names: RowNamesCache
+  }
+
+  /// How many rows the hierarchy tables hold: the records that follow.
+  func recordCount() throws(StoreError) -> Int {
+    var total: Int64 = 0
+    for entity in schema.entities where entity.number == entity.rootNumber {
+      let table = binding.table(entity.table)
+      total +=
+        try database.integer(
+          "SELECT count(*) FROM \(SQLiteDatabase.quote(table))", at: table) ?? 0
+    }
+    return Int(total)
+  }
+
+  func read<Consumer: StoreRecordConsumer>(into consumer: inout Consumer) throws(StoreError) {
+    for root in schema.entities where root.number == root.rootNumber {
+      try readTable(of: root, into: &consumer)
+    }
+  }
+
+  private func readTable<Consumer: StoreRecordConsumer>(
+    of root: SQLiteSchema.Entity, into consumer: inout Consumer
+  ) throws(StoreError) {
+    let table = binding.table(root.table)
+    let toManys = try toManyTargets(ownedIn: root)
+    // One select of every column any entity of the hierarchy stores.
+    var selected: [String] = ["Z_PK", "Z_ENT"]
+    var indexOfColumn: [String: Int] = [:]
+    func index(of column: String) -> Int {
+      let actual = binding.column(column, of: root.table)
+      if let known = indexOfColumn[actual] { return known }
+      selected.append(actual)
+      indexOfColumn[actual] = selected.count - 1
+      return selected.count - 1
+    }
+    var columnsByNumber: [Int: EntityColumns] = [:]
+    for number in root.kindNumbers.sorted() {
+      guard let entity = schema.entity(number: number) else { continue }
+      let attributes = schema.attributes[entity.name] ?? []
+      var columns = EntityColumns(
+        entity: entity, names: RowNamesCache(names: attributes.map(\.attribute.name)))
+      for attribute in attributes {
+        columns.attributes.append((attribute.attribute, index(of: attribute.column)))
+      }
+      for toOne in schema.toOnes[entity.name] ?? [] {
+        columns.toOnes.append(
+          (toOne, index(of: toOne.column), toOne.entityColumn.map { index(of: $0) }))
+      }
+      columnsByNumber[number] = columns
+    }
+    let sql =
+      "SELECT " + selected.map(SQLiteDatabase.quote).joined(separator: ", ") + " FROM "
+      + SQLiteDatabase.quote(table)
+    let statement = try database.prepare(sql, at: table)
+    var rowBlock: RowBlock?
+    while try statement.step() {
+      let primaryKey = statement.int64(0)
+      let number = Int(statement.int64(1))
+      guard primaryKey >= 1, primaryKey <= StoreKeySpace.maximumKey else {
+        throw StoreError(
+          .malformedStore, "\(table) has a row whose Z_PK \(primaryKey) is out of range",
+          at: InputLocation(file: database.path))
+      }
+      guard var columns = columnsByNumber[number], !columns.entity.isAbstract else {
+        throw StoreError(
+          .malformedStore,
+          "\(table) row Z_PK \(primaryKey) has Z_ENT \(number), which is not a concrete entity "
+            + "of \(root.name)'s hierarchy",
+          at: InputLocation(file: database.path))
+      }
+      let entity = columns.entity
+      let id = StoreKeySpace.id(space: root.number, key: primaryKey)
+      var relationships: [String: [Int64]] = [:]
+      for (toOne, index, entityIndex) in columns.toOnes where !statement.isNull(index) {
+        let target = statement.int64(index)
+        guard target >= 1, target <= StoreKeySpace.maximumKey else {
+          throw StoreError(
+            .danglingReference,
+            "\(table).\(toOne.column) of row Z_PK \(primaryKey) names key \(target)",
+            at: InputLocation(
+              file: database.path, entity: entity.name, property: toOne.relationship.name))
+        }
+        if let entityIndex, !statement.isNull(entityIndex) {
+          let targetNumber = Int(statement.int64(entityIndex))
+          let destination = schema.entity(toOne.relationship.destinationEntityName)
+          guard destination?.kindNumbers.contains(targetNumber) == true else {
+            throw StoreError(
+              .danglingReference,
+              "\(table).\(toOne.entityColumn ?? "") of row Z_PK \(primaryKey) names entity "
+                + "\(targetNumber), which is not a \(toOne.relationship.destinationEntityName)",
+              at: InputLocation(
+                file: database.path, entity: entity.name, property: toOne.relationship.name))
+          }
+        }
+        relationships[toOne.relationship.name] = [
+          StoreKeySpace.id(space: toOne.targetRoot, key: target)
+        ]
+      }
+      // A key names one row of the hierarchy, so a list found under it is this row's; an
+      // entity without that relationship is reported by the reader of the records.
+      for (name, owners) in toManys {
+        if let targets = owners[primaryKey] { relationships[name] = targets }
+      }
+      var mask: UInt64 = 0
+      let useRow = columns.attributes.count <= 64
+      var values: [AttributeValue] = []
+      var dictionary: [String: AttributeValue] = [:]
+      for (position, (attribute, index)) in columns.attributes.enumerated() {
+        guard
+          let value = try SQLiteValues.read(
+            statement, index, as: attribute, externalData: externalData,
+            place: SQLiteValues.Place(
+              file: database.path, table: table, column: selected[index],
+              primaryKey: primaryKey, entity: entity.name, key: attribute.name))
+        else { continue }
+        if useRow {
+          mask |= 1 << UInt64(position)
+          values.append(value)
+        } else {
+          dictionary[attribute.name] = value
+        }
+      }
+      let record: StoreRecord
+      if useRow, mask != 0 {
+        let block = RowBlock.room(for: values.count, in: rowBlock)
+        rowBlock = block
+        let start = block.end
+        for value in values { block.append(value) }
+        record = StoreRecord(
+          entityName: entity.name, id: id, names: columns.names.names(for: mask), block: block,
+          start: start, relationships: relationships)
+        columnsByNumber[number] = columns
+      } else {
+        record = StoreRecord(
+          entityName: entity.name, id: id, attributes: dictionary, relationships: relationships)
+      }
+      try consumer.consume(record)
+    }
+  }
+
+  /// The to-many targets the records of `root`'s hierarchy are given, by relationship and
+  /// owner key: ordered one-to-many from the members' order column, and the sides of join
+  /// tables that are ordered (or the first side of an unordered pair), in order.
+  private func toManyTargets(ownedIn root: SQLiteSchema.Entity) throws(StoreError)
+    -> [String: [Int64: [Int64]]]
+  {
+    var result: [String: [Int64: [Int64]]] = [:]
+    let q = SQLiteDatabase.quote
+    for number in root.kindNumbers.sorted() {
+      guard let entity = schema.entity(number: number) else { continue }
+      for ordered in schema.orderedToManys[entity.name] ?? [] {
+        let name = ordered.relationship.name
+        let table = binding.table(ordered.memberTable)
+        let foreignKey = binding.column(ordered.foreignKey, of: ordered.memberTable)
+        let order = binding.orderColumns[entity.name + "." + name] ?? ordered.orderColumn
+        let statement = try database.prepare(
+          "SELECT \(q(foreignKey)), Z_PK FROM \(q(table)) WHERE \(q(foreignKey)) IS NOT NULL "
+            + "ORDER BY \(q(foreignKey)), \(q(order)), Z_PK",
+          at: table)
+        var lists: [Int64: [Int64]] = [:]
+        while try statement.step() {
+          lists[statement.int64(0), default: []].append(
+            StoreKeySpace.id(space: ordered.memberRoot, key: statement.int64(1)))
+        }
+        result[name, default: [:]].merge(lists) { a, b in a + b }
+      }
+    }
+    for join in binding.joinTables {
+      let ordered = join.sides.filter { $0.orderColumn != nil }
+      for side in ordered.isEmpty ? [join.sides[0]] : ordered {
+        guard let owner = schema.entity(side.entity), owner.rootNumber == root.number else {
+          continue
+        }
+        var sql = "SELECT \(q(side.ownerColumn)), \(q(side.memberColumn)) FROM \(q(join.name))"
+        if let order = side.orderColumn {
+          sql += " ORDER BY \(q(side.ownerColumn)), \(q(order)), \(q(side.memberColumn))"
+        }
+        let statement = try database.prepare(sql, at: join.name)
+        var lists: [Int64: [Int64]] = [:]
+        while try statement.step() {
+          guard !statement.isNull(0), !statement.isNull(1) else {
+            throw StoreError(
+              .malformedStore, "\(join.name) has a row with a NULL key",
+              at: InputLocation(file: database.path))
+          }
+          lists[statement.int64(0), default: []].append(
+            StoreKeySpace.id(space: side.memberRoot, key: statement.int64(1)))
+        }
+        result[side.relationship.name, default: [:]].merge(lists) { a, b in a + b }
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,186 @@
+import CSQLite
+import FolioModel
+import Foundation
+
+/// Core Data's SQLite store (`NSSQLiteStoreType`), the format of almost every Core Data file:
+/// read and written in the schema Core Data writes (`Formats/sqlite-store.md`), so the files
+/// Macs and iPhones write open here and the files written here keep Core Data's layout.
+///
+/// Opening reads the whole graph, as for Folio's other formats. Rows that live only in the
+/// `-wal` file beside a store are read; the `-wal` is left as SQLite keeps it.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(at: url, format: SQLiteStore())
+/// ```
+public struct SQLiteStore: StoreFormat {
+  /// What a value stored outside the database, in a file of the store's external-data folder,
+  /// reads as when that file is missing.
+  public enum MissingExternalData: Sendable {
+    /// Reading the store fails, naming the table, column, row and file (the default): a
+    /// value would otherwise be lost without a word.
+    case fail
+    /// The value reads as nil. Saving writes only what changed, so an unchanged row keeps
+    /// its reference to the file.
+    case readAsNil
+  }
+
+  /// What a missing external-data file reads as.
+  public var missingExternalData: MissingExternalData
+
+  public init(missingExternalData: MissingExternalData = .fail) {
+    self.missingExternalData = missingExternalData
+  }
+
+  public var typeName: String { "SQLite" }
+  public var fileExtension: String { "sqlite" }
+
+  /// The first 16 bytes of every SQLite 3 database file.
+  static let header = Array("SQLite format 3\0".utf8)
+
+  public func recognizes(_ prefix: Data) -> Bool {
+    prefix.count >= Self.header.count && prefix.prefix(Self.header.count).elementsEqual(Self.header)
+  }
+
+  public func readMetadata(from url: URL) throws(StoreError) -> StoreMetadata {
+    let database = try Self.open(url)
+    return try SQLiteMetadata.read(from: database)
+  }
+
+  /// The whole store. Unlike the records ``read(from:model:into:)`` streams, which give each
+  /// relationship on the side that stores it, these name both sides of every relationship,
+  /// as the other formats' records do.
+  public func read(from url: URL, model: ManagedObjectModel) throws(StoreError) -> StoreContents {
+    var collector = StoreContentsCollector()
+    try read(from: url, model: model, into: &collector)
+    var contents = collector.contents
+    contents.records = Self.completingInverses(of: contents.records, model: model)
+    return contents
+  }
+
+  /// `records` with each relationship's inverse side filled in where the store left it out:
+  /// an unordered side gets its members in ID order.
+  static func completingInverses(of records: [StoreRecord], model: ManagedObjectModel)
+    -> [StoreRecord]
+  {
+    var records = records
+    var index: [Int64: Int] = [:]
+    for (position, record) in records.enumerated() { index[record.id] = position }
+    var added: [Int: [String: [Int64]]] = [:]
+    for record in records {
+      guard let entity = model.entity(named: record.entityName) else { continue }
+      for (name, targets) in record.relationships {
+        guard let relationship = entity.relationship(named: name),
+          let inverse = model.inverse(of: relationship)
+        else { continue }
+        for target in targets {
+          guard let position = index[target],
+            records[position].relationships[inverse.name] == nil
+          else { continue }
+          added[position, default: [:]][inverse.name, default: []].append(record.id)
+        }
+      }
+    }
+    for (position, lists) in added {
+      for (name, ids) in lists {
+        records[position].relationships[name] = Array(Set(ids)).sorted()
+      }
+    }
+    return records
+  }
+
+  public func read<Consumer: StoreRecordConsumer>(
+    from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
+  ) throws(StoreError) {
+    let database = try Self.open(url)
+    let metadata = try SQLiteMetadata.read(from: database)
+    // A store Folio wrote is checked by its hashes; one Core Data wrote, by its schema.
+    try metadata.checkVersionHashes(against: model, file: url.path)
+    let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
+    let reader = SQLiteRecordReader(
+      database: database, binding: binding,
+      externalData: ExternalDataFolder(store: url, missing: missingExternalData))
+    try database.execute("BEGIN")
+    defer { try? database.execute("COMMIT") }
+    // Keys are never given out twice: new objects are numbered above every root's Z_MAX. The
+    // count is not passed on, as it would lay out rows by ID, which these keys are not.
+    let largest = try database.integer("SELECT max(Z_MAX) FROM Z_PRIMARYKEY", at: "Z_PRIMARYKEY")
+    try consumer.begin(
+      metadata: metadata, nextObjectID: min(max(largest ?? 0, 0), StoreKeySpace.maximumKey) + 1,
+      recordCount: nil)
+    try reader.read(into: &consumer)
+    try consumer.finish()
+  }
+
+  /// The model the store caches in `Z_MODELCACHE`: the one Core Data wrote it (or last
+  /// migrated it) with, as Core Data compiled it; `nil` when the store has no cache (Core Data
+  /// before 2011, and the files Folio writes). What opens a store when its model is not at hand.
+  ///
+  /// - Throws: `StoreError` when the file is not a Core Data store, or its cache cannot be
+  ///   decoded (`.malformedStore`, naming the file).
+  public func readModel(from url: URL) throws(StoreError) -> ManagedObjectModel? {
+    let database = try Self.open(url)
+    let tables = Set(try database.tableNames().map { $0.uppercased() })
+    guard tables.contains("Z_MODELCACHE") else { return nil }
+    let statement = try database.prepare("SELECT Z_CONTENT FROM Z_MODELCACHE", at: "Z_MODELCACHE")
+    guard try statement.step(), let blob = statement.blob(0), !blob.isEmpty else { return nil }
+    return try SQLiteModelCache.decode(blob, file: url.path)
+  }
+
+  public func writeMetadata(_ metadata: StoreMetadata, to url: URL) throws(StoreError) {
+    let database = try Self.open(url, readOnly: false)
+    try database.transaction { () throws(StoreError) in
+      let old = try SQLiteMetadata.read(from: database)
+      var new = metadata
+      // What describes the objects stays the file's.
+      new.modelVersionHashes = old.modelVersionHashes
+      for key in SQLiteMetadata.hashDerivedKeys { new.userInfo[key] = old.userInfo[key] }
+      if new.identifier.isEmpty { new.identifier = old.identifier }
+      try SQLiteMetadata.write(new, to: database)
+    }
+  }
+
+  public func write(_ contents: StoreContents, model: ManagedObjectModel, to url: URL)
+    throws(StoreError)
+  {
+    try SQLiteWriter.writeNewStore(contents, model: model, to: url)
+  }
+
+  /// Opens the database at `url`, checking that it is a Core Data store.
+  static func open(_ url: URL, readOnly: Bool = true) throws(StoreError) -> SQLiteDatabase {
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw StoreError(.notFound, "no such file", at: InputLocation(file: url.path))
+    }
+    var database = try SQLiteDatabase(path: url.path, readOnly: readOnly)
+    let tables: [String]
+    do {
+      do {
+        tables = try database.tableNames()
+      } catch
+        where readOnly && FileManager.default.isWritableFile(atPath: url.path)
+        && FileManager.default.fileExists(atPath: url.path + "-journal")
+      {
+        // A save killed midway leaves a hot journal, which a read-only connection cannot roll
+        // back: a read-write one does (as Core Data's would), and then the store reads as it
+        // was before that save.
+        database.close()
+        database = try SQLiteDatabase(path: url.path, readOnly: false)
+        tables = try database.tableNames()
+      }
+    } catch {
+      throw StoreError(
+        error.code == .unreadable ? .unreadable : .malformedStore,
+        "not a readable SQLite database: \(error.message)",
+        at: InputLocation(file: url.path, byteOffset: 0))
+    }
+    let upper = Set(tables.map { $0.uppercased() })
+    guard upper.contains("Z_METADATA"), upper.contains("Z_PRIMARYKEY") else {
+      throw StoreError(
+        .unknownFormat,
+        "a SQLite database, but not a Core Data store: it has no Z_METADATA and Z_PRIMARYKEY "
+          + "tables",
+        at: InputLocation(file: url.path))
+    }
+    return database
+  }
+}

@@ -1,0 +1,327 @@
+import CSQLite
+import FolioModel
+import Foundation
+
+/// Writes Core Data SQLite stores: a whole new file from records, in Core Data's schema.
+enum SQLiteWriter {
+  /// The bookkeeping tables, with the text Core Data declares them with.
+  static let fixedTables = [
+    "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+    "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
+  ]
+
+  /// Writes `contents` as a new store at `url`, replacing what is there atomically: the
+  /// database is built beside, in a temporary file, and moved into place whole.
+  ///
+  /// A record's key is its ID's key in its hierarchy's space (``StoreKeySpace``); records of a
+  /// store that numbers all objects in one sequence (space 0) keep their ID as their key, so
+  /// object URIs stay the same.
+  ///
+  /// - Throws: `StoreError.modelMismatch` for what the schema cannot hold; `.malformedStore`
+  ///   for a record that does not fit the model; `.writeFailed`. The old file is then intact.
+  static func writeNewStore(_ contents: StoreContents, model: ManagedObjectModel, to url: URL)
+    throws(StoreError)
+  {
+    let schema = SQLiteSchema(model: model)
+    guard schema.unsupported.isEmpty else {
+      throw StoreError(
+        .modelMismatch,
+        "the model has what a SQLite store cannot hold: "
+          + schema.unsupported.joined(separator: ", "),
+        at: InputLocation(file: url.path))
+    }
+    let scratch = FileManager.default.temporaryDirectory
+      .appendingPathComponent("folio-\(UUID().uuidString).sqlite")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    do {
+      let database = try SQLiteDatabase(path: scratch.path, readOnly: false, create: true)
+      // The scratch file needs no journal: it is thrown away if anything fails.
+      try database.execute(
+        "PRAGMA auto_vacuum = 2; PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; "
+          + "PRAGMA synchronous = OFF")
+      try database.execute("BEGIN")
+      try build(contents, schema: schema, model: model, in: database)
+      try database.execute("COMMIT")
+      try database.execute("PRAGMA journal_mode = DELETE")
+      database.close()
+    } catch {
+      throw StoreError(
+        error.code, error.message, at: InputLocation(file: url.path))
+    }
+    try replace(url, with: scratch)
+  }
+
+  /// Creates the schema in `database` and inserts every record.
+  static func build(
+    _ contents: StoreContents, schema: SQLiteSchema, model: ManagedObjectModel,
+    in database: SQLiteDatabase
+  ) throws(StoreError) {
+    let q = SQLiteDatabase.quote
+    for sql in fixedTables { try database.execute(sql) }
+    for (table, columns) in schema.tables {
+      try database.execute(
+        "CREATE TABLE \(q(table)) ( "
+          + columns.map { "\(q($0.name)) \($0.type)" }.joined(separator: ", ")
+          + join(primaryKeyOf: table, schema: schema) + " )")
+    }
+    // Each record's entity number and key, found first: foreign keys and entity columns of
+    // targets are written from them.
+    var entityOfID: [Int64: Int] = [:]
+    entityOfID.reserveCapacity(contents.records.count)
+    var maximumKey: [Int: Int64] = [:]
+    for record in contents.records {
+      guard let entity = schema.entity(record.entityName), !entity.isAbstract else {
+        throw StoreError(
+          .malformedStore,
+          "a record of \(record.entityName), which is not a concrete entity of the model",
+          at: InputLocation(entity: record.entityName))
+      }
+      let space = StoreKeySpace.space(of: record.id)
+      guard space == 0 || space == entity.rootNumber else {
+        throw StoreError(
+          .malformedStore,
+          "the record \(record.id) of \(record.entityName) is numbered in another hierarchy",
+          at: InputLocation(entity: record.entityName))
+      }
+      let key = StoreKeySpace.key(of: record.id)
+      guard key >= 1 else {
+        throw StoreError(
+          .malformedStore, "the record of \(record.entityName) has key \(key)",
+          at: InputLocation(entity: record.entityName))
+      }
+      guard entityOfID.updateValue(entity.number, forKey: record.id) == nil else {
+        throw StoreError(
+          .malformedStore, "two records have the ID \(record.id)",
+          at: InputLocation(entity: record.entityName))
+      }
+      maximumKey[entity.rootNumber] = max(maximumKey[entity.rootNumber] ?? 0, key)
+    }
+    // Keys must be unique within each table: space-0 IDs are unique across the store.
+    var orderOf = OrderPositions(contents: contents, schema: schema)
+    try insertRows(contents, schema: schema, entityOfID: entityOfID, orders: &orderOf, in: database)
+    try insertJoinRows(
+      contents, schema: schema, entityOfID: entityOfID, orders: orderOf, in: database)
+    let primaryKeys = try database.prepare(
+      "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)")
+    for entity in schema.entities {
+      primaryKeys.reset()
+      primaryKeys.bind(Int64(entity.number), at: 1)
+      primaryKeys.bind(entity.name, at: 2)
+      primaryKeys.bind(Int64(entity.superNumber), at: 3)
+      let max = entity.number == entity.rootNumber ? maximumKey[entity.number] ?? 0 : 0
+      primaryKeys.bind(max, at: 4)
+      try primaryKeys.run(at: "Z_PRIMARYKEY")
+    }
+    var metadata = contents.metadata
+    metadata.storeType = "SQLite"
+    metadata.modelVersionHashes = model.entityVersionHashesByName
+    if let identifier = model.versionIdentifier { metadata.modelVersionIdentifiers = [identifier] }
+    // Keys computed from another file's hashes would contradict these: Folio records its own
+    // checksum of the hashes it writes instead, as in its other formats.
+    for key in SQLiteMetadata.hashDerivedKeys { metadata.userInfo[key] = nil }
+    metadata.userInfo[StoreMetadata.folioChecksumKey] = .string(
+      StoreMetadata.folioChecksum(of: metadata.modelVersionHashes))
+    try SQLiteMetadata.write(metadata, to: database)
+    for sql in schema.indexes { try database.execute(sql) }
+  }
+
+  private static func join(primaryKeyOf table: String, schema: SQLiteSchema) -> String {
+    guard let join = schema.joinTables.first(where: { $0.name == table }) else { return "" }
+    let q = SQLiteDatabase.quote
+    return ", PRIMARY KEY (\(q(join.sides[0].ownerColumn)), \(q(join.sides[1].ownerColumn)))"
+  }
+
+  /// Each member's position in each ordered relationship, by relationship and the pair of
+  /// owner and member IDs, as Core Data numbers a fresh list: 2048, 3072, 4096, …
+  struct OrderPositions {
+    private var positions: [String: [Int64: [Int64: Int64]]] = [:]
+
+    init(contents: StoreContents, schema: SQLiteSchema) {
+      var ordered: Set<String> = []
+      for (owner, list) in schema.orderedToManys {
+        for relationship in list { ordered.insert(owner + "." + relationship.relationship.name) }
+      }
+      for join in schema.joinTables {
+        for side in join.sides where side.orderColumn != nil {
+          ordered.insert(side.entity + "." + side.relationship.name)
+        }
+      }
+      guard !ordered.isEmpty else { return }
+      let names = Set(ordered.map { String($0.split(separator: ".").last ?? "") })
+      for record in contents.records {
+        for (name, targets) in record.relationships where names.contains(name) {
+          var byMember: [Int64: Int64] = [:]
+          for (index, target) in targets.enumerated() {
+            byMember[target] = Int64(index + 2) * 1024
+          }
+          positions[name, default: [:]][record.id] = byMember
+        }
+      }
+    }
+
+    /// The position of `member` in `owner`'s relationship `name`, if it is listed.
+    func position(of member: Int64, in name: String, of owner: Int64) -> Int64? {
+      positions[name]?[owner]?[member]
+    }
+  }
+
+  private static func insertRows(
+    _ contents: StoreContents, schema: SQLiteSchema, entityOfID: [Int64: Int],
+    orders: inout OrderPositions, in database: SQLiteDatabase
+  ) throws(StoreError) {
+    let q = SQLiteDatabase.quote
+    var statements: [String: (SQLiteStatement, [String: Int])] = [:]
+    for (table, columns) in schema.tables
+    where !schema.joinTables.contains(where: { $0.name == table }) {
+      let sql =
+        "INSERT INTO \(q(table)) (" + columns.map { q($0.name) }.joined(separator: ", ")
+        + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+      let positions = Dictionary(
+        columns.enumerated().map { ($0.element.name, $0.offset + 1) },
+        uniquingKeysWith: { a, _ in a })
+      statements[table] = (try database.prepare(sql, at: table), positions)
+    }
+    // The order column of each member of an ordered one-to-many: by the inverse's name.
+    var orderColumnOf: [String: (table: String, column: String, owner: String)] = [:]
+    for (_, list) in schema.orderedToManys {
+      for ordered in list {
+        orderColumnOf[ordered.memberTable + "." + (ordered.relationship.inverseName ?? "")] = (
+          ordered.memberTable, ordered.orderColumn, ordered.relationship.name
+        )
+      }
+    }
+    for record in contents.records {
+      guard let entity = schema.entity(record.entityName),
+        let (statement, positions) = statements[entity.table]
+      else { continue }
+      statement.reset()
+      let key = StoreKeySpace.key(of: record.id)
+      // Every table starts Z_PK, Z_ENT, Z_OPT.
+      statement.bind(key, at: 1)
+      statement.bind(Int64(entity.number), at: 2)
+      statement.bind(Int64(1), at: 3)
+      for column in schema.attributes[entity.name] ?? [] {
+        guard let position = positions[column.column] else { continue }
+        let value = record.attribute(column.attribute.name)
+        if let value, !value.fits(column.attribute.attributeType) {
+          throw StoreError(
+            .typeMismatch,
+            "\(value.modelText) is not of type \(column.attribute.attributeType.xcodeName)",
+            at: InputLocation(entity: entity.name, property: column.attribute.name))
+        }
+        SQLiteValues.bind(value, at: position, to: statement, attribute: column.attribute)
+      }
+      for toOne in schema.toOnes[entity.name] ?? [] {
+        guard let target = record.relationships[toOne.relationship.name]?.first else { continue }
+        guard let targetEntity = entityOfID[target] else {
+          throw StoreError(
+            .danglingReference,
+            "\(entity.name).\(toOne.relationship.name) of record \(record.id) names \(target), "
+              + "which is not in the store",
+            at: InputLocation(entity: entity.name, property: toOne.relationship.name))
+        }
+        if let position = positions[toOne.column] {
+          statement.bind(StoreKeySpace.key(of: target), at: position)
+        }
+        if let entityColumn = toOne.entityColumn, let position = positions[entityColumn] {
+          statement.bind(Int64(targetEntity), at: position)
+        }
+        if let order = orderColumnOf[entity.table + "." + toOne.relationship.name],
+          let value = orders.position(of: record.id, in: order.owner, of: target),
+          let position = positions[order.column]
+        {
+          statement.bind(value, at: position)
+        }
+      }
+      try statement.run(at: "row Z_PK \(key)")
+    }
+  }
+
+  private static func insertJoinRows(
+    _ contents: StoreContents, schema: SQLiteSchema, entityOfID: [Int64: Int],
+    orders: OrderPositions, in database: SQLiteDatabase
+  ) throws(StoreError) {
+    let q = SQLiteDatabase.quote
+    for join in schema.joinTables {
+      var columns = [join.sides[0].ownerColumn, join.sides[1].ownerColumn]
+      let orderColumns = join.sides.compactMap(\.orderColumn)
+      columns += orderColumns
+      let statement = try database.prepare(
+        "INSERT OR IGNORE INTO \(q(join.name)) (" + columns.map(q).joined(separator: ", ")
+          + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ")
+          + ")", at: join.name)
+      var seen: Set<[Int64]> = []
+      for record in contents.records {
+        for (sideIndex, side) in join.sides.enumerated()
+        where side.entity == record.entityName
+          || isKind(record.entityName, of: side.entity, schema: schema)
+        {
+          for target in record.relationships[side.relationship.name] ?? [] {
+            let pair = sideIndex == 0 ? [record.id, target] : [target, record.id]
+            guard seen.insert(pair).inserted else { continue }
+            statement.reset()
+            statement.bind(StoreKeySpace.key(of: pair[0]), at: 1)
+            statement.bind(StoreKeySpace.key(of: pair[1]), at: 2)
+            var position = 3
+            for (index, other) in join.sides.enumerated() where other.orderColumn != nil {
+              // Side `index` owns pair[index] and lists pair[1 - index].
+              let owner = pair[index]
+              let member = pair[1 - index]
+              if let value = orders.position(of: member, in: other.relationship.name, of: owner) {
+                statement.bind(value, at: position)
+              } else {
+                statement.bind(Int64(0), at: position)
+              }
+              position += 1
+            }
+            try statement.run(at: "\(join.name) row")
+          }
+        }
+      }
+    }
+  }
+
+  private static func isKind(_ entity: String, of ancestor: String, schema: SQLiteSchema) -> Bool {
+    guard let entity = schema.entity(entity), let ancestor = schema.entity(ancestor) else {
+      return false
+    }
+    return ancestor.kindNumbers.contains(entity.number)
+  }
+
+  /// Moves the database built at `scratch` to `url`, atomically, leaving the file at `url`
+  /// (and the `-wal` beside it) as it was if anything fails before the move.
+  static func replace(_ url: URL, with scratch: URL) throws(StoreError) {
+    // A write-ahead log beside the old file belongs to it: it is folded into the old file
+    // first, so nothing of it is lost if the move fails, and removed after, so SQLite never
+    // applies it to the new file.
+    let wal = URL(fileURLWithPath: url.path + "-wal")
+    let shm = URL(fileURLWithPath: url.path + "-shm")
+    if FileManager.default.fileExists(atPath: wal.path) {
+      let old = try SQLiteDatabase(path: url.path, readOnly: false)
+      try old.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      old.close()
+    }
+    guard let handle = FileHandle(forReadingAtPath: scratch.path) else {
+      throw StoreError(
+        .writeFailed, "cannot read the database built for the save",
+        at: InputLocation(file: url.path))
+    }
+    defer { try? handle.close() }
+    try AtomicFile.write(to: url) { output throws(StoreError) in
+      while true {
+        let chunk: Data
+        do {
+          chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+        } catch {
+          throw StoreError(
+            .writeFailed, "cannot read the database built for the save",
+            at: InputLocation(file: url.path))
+        }
+        if chunk.isEmpty { break }
+        try output.write(chunk)
+      }
+    }
+    try? FileManager.default.removeItem(at: wal)
+    try? FileManager.default.removeItem(at: shm)
+  }
+}
