@@ -106,6 +106,10 @@ struct GraphLoader: StoreRecordConsumer {
   private var count = 0
   /// The largest key within its space (``StoreKeySpace``): new objects are numbered above.
   private var maximumKey: Int64 = 0
+  /// How many records the store said follow, if it knew.
+  private var expectedCount: Int?
+  /// Whether the rows have been laid out for the records (at the first record).
+  private var isLaidOut = false
   /// The metadata the store began with.
   private(set) var metadata = StoreMetadata(storeType: "")
 
@@ -120,11 +124,26 @@ struct GraphLoader: StoreRecordConsumer {
     self.metadata = metadata
     cache.identifier = metadata.identifier
     cache.nextPrimaryKey = max(nextObjectID, 1)
-    // With the count known, the rows are made at their final number at once; otherwise they
-    // grow as IDs are named, and `finish` makes them reach the next ID.
-    guard let recordCount else { return }
-    let rows = max(nextObjectID - 1, 0)
-    if rows <= Int64(2 * recordCount + Self.slack) {
+    expectedCount = recordCount
+  }
+
+  /// Lays the rows out for the records to come, once the first one tells how its store numbers
+  /// them. With the count known, the rows are made at their final number at once; otherwise
+  /// they grow as IDs are named, and `finish` makes them reach the next ID. A store that
+  /// numbers each entity hierarchy on its own (``StoreKeySpace``) has IDs far apart: its rows
+  /// go to the maps at once, sized for the count.
+  private mutating func layOut(firstID: Int64) {
+    isLaidOut = true
+    guard let expectedCount else { return }
+    if StoreKeySpace.space(of: firstID) != 0 {
+      switchToMaps()
+      cache.primaryKeys?.reserveCapacity(expectedCount)
+      cache.rowByPrimaryKey?.reserveCapacity(expectedCount)
+      cache.rows.reserveCapacity(expectedCount)
+      return
+    }
+    let rows = max(cache.nextPrimaryKey - 1, 0)
+    if rows <= Int64(2 * expectedCount + Self.slack) {
       cache.rows = [CommittedRow?](repeating: nil, count: Int(rows))
     } else {
       switchToMaps()
@@ -166,6 +185,7 @@ struct GraphLoader: StoreRecordConsumer {
 
   mutating func consume(_ record: StoreRecord) throws(StoreError) {
     let cache = self.cache
+    if !isLaidOut { layOut(firstID: record.id) }
     guard let layout = cache.layoutByName[record.entityName] else {
       throw Self.error(
         GraphError.unknownEntity(record.entityName, known: cache.layouts.map(\.name)))
@@ -185,16 +205,15 @@ struct GraphLoader: StoreRecordConsumer {
     cache.set(committed, at: objectRow)
     let slots = committed.slots
     try record.forEachAttribute { (key, value) throws(StoreError) in
-      guard let slot = layout.slotByName[key], let attribute = layout.properties[slot].attribute
+      guard let slot = layout.slotByName[key], let type = layout.properties[slot].attributeType
       else {
         throw Self.error(
           GraphError.unknownKey(key, entity: layout.name, known: layout.properties.map(\.name)))
       }
-      guard value.fits(attribute.attributeType) else {
+      guard value.fits(type) else {
         throw Self.error(
           GraphError.typeMismatch(
-            "\(value.modelText) is not of type \(attribute.attributeType.xcodeName)",
-            entity: layout.name, key: key))
+            "\(value.modelText) is not of type \(type.xcodeName)", entity: layout.name, key: key))
       }
       slots[slot] = Slot(value)
     }

@@ -140,6 +140,9 @@ final class PropertyLayout {
   let kind: Kind
   /// The attribute, for an attribute.
   let attribute: AttributeDescription?
+  /// The attribute's type, for an attribute: what loading checks each value against, without
+  /// copying the whole description.
+  let attributeType: AttributeType?
   /// The relationship, for a relationship.
   let relationship: RelationshipLayout?
 
@@ -147,6 +150,7 @@ final class PropertyLayout {
     self.name = name
     self.kind = kind
     if case .attribute(let attribute) = kind { self.attribute = attribute } else { attribute = nil }
+    attributeType = attribute?.attributeType
     if case .relationship(let relationship) = kind {
       self.relationship = relationship
     } else {

@@ -203,11 +203,11 @@ final class SQLiteStatement {
       decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
   }
 
-  /// The bytes of the text in `index`, to check them before decoding.
-  func textBytes(_ index: Int) -> [UInt8]? {
+  /// The text in `index`, or `nil` for NULL or bytes that are not UTF-8.
+  func validatedText(_ index: Int) -> String? {
     guard let pointer = sqlite3_column_text(statement, Int32(index)) else { return nil }
     let count = Int(sqlite3_column_bytes(statement, Int32(index)))
-    return Array(UnsafeBufferPointer(start: pointer, count: count))
+    return String(validating: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
   }
 
   func blob(_ index: Int) -> Data? {

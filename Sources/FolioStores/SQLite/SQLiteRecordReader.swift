@@ -17,11 +17,13 @@ struct SQLiteRecordReader {
   private var schema: SQLiteSchema { binding.schema }
 
   /// One entity's place in the select of its table: where each attribute and to-one is.
-  private struct EntityColumns {
+  private final class EntityColumns {
     let entity: SQLiteSchema.Entity
-    var attributes: [(attribute: AttributeDescription, index: Int)] = []
+    init(entity: SQLiteSchema.Entity) { self.entity = entity }
+    var attributes: [(name: String, column: SQLiteValues.Column, index: Int)] = []
     var toOnes: [(toOne: SQLiteSchema.ToOneColumn, index: Int, entityIndex: Int?)] = []
-    var names: RowNamesCache
+    /// The destination of each to-one, for checking entity columns.
+    var destinations: [SQLiteSchema.Entity?] = []
   }
 
   /// How many rows the hierarchy tables hold: the records that follow.
@@ -57,20 +59,36 @@ struct SQLiteRecordReader {
       indexOfColumn[actual] = selected.count - 1
       return selected.count - 1
     }
-    var columnsByNumber: [Int: EntityColumns] = [:]
-    for number in root.kindNumbers.sorted() {
+    // Each entity of the hierarchy by its number's offset from the root's (numbers of a
+    // hierarchy are consecutive: depth-first order).
+    let numbers = root.kindNumbers.sorted()
+    let first = numbers.first ?? root.number
+    var shapes: [EntityColumns?] = Array(repeating: nil, count: (numbers.last ?? first) - first + 1)
+    var names: [RowNamesCache] = []
+    for number in numbers {
       guard let entity = schema.entity(number: number) else { continue }
       let attributes = schema.attributes[entity.name] ?? []
-      var columns = EntityColumns(
-        entity: entity, names: RowNamesCache(names: attributes.map(\.attribute.name)))
+      let columns = EntityColumns(entity: entity)
       for attribute in attributes {
-        columns.attributes.append((attribute.attribute, index(of: attribute.column)))
+        columns.attributes.append(
+          (
+            attribute.attribute.name, SQLiteValues.Column(attribute.attribute),
+            index(of: attribute.column)
+          ))
       }
       for toOne in schema.toOnes[entity.name] ?? [] {
         columns.toOnes.append(
           (toOne, index(of: toOne.column), toOne.entityColumn.map { index(of: $0) }))
+        columns.destinations.append(schema.entity(toOne.relationship.destinationEntityName))
       }
-      columnsByNumber[number] = columns
+      shapes[number - first] = columns
+      names.append(RowNamesCache(names: attributes.map(\.attribute.name)))
+    }
+    var nameSlot: [Int] = Array(repeating: 0, count: shapes.count)
+    var slot = 0
+    for (offset, shape) in shapes.enumerated() where shape != nil {
+      nameSlot[offset] = slot
+      slot += 1
     }
     let sql =
       "SELECT " + selected.map(SQLiteDatabase.quote).joined(separator: ", ") + " FROM "
@@ -85,7 +103,10 @@ struct SQLiteRecordReader {
           .malformedStore, "\(table) has a row whose Z_PK \(primaryKey) is out of range",
           at: InputLocation(file: database.path))
       }
-      guard var columns = columnsByNumber[number], !columns.entity.isAbstract else {
+      let offset = number - first
+      guard offset >= 0, offset < shapes.count, let columns = shapes[offset],
+        !columns.entity.isAbstract
+      else {
         throw StoreError(
           .malformedStore,
           "\(table) row Z_PK \(primaryKey) has Z_ENT \(number), which is not a concrete entity "
@@ -95,7 +116,8 @@ struct SQLiteRecordReader {
       let entity = columns.entity
       let id = StoreKeySpace.id(space: root.number, key: primaryKey)
       var relationships: [String: [Int64]] = [:]
-      for (toOne, index, entityIndex) in columns.toOnes where !statement.isNull(index) {
+      for (position, (toOne, index, entityIndex)) in columns.toOnes.enumerated()
+      where !statement.isNull(index) {
         let target = statement.int64(index)
         guard target >= 1, target <= StoreKeySpace.maximumKey else {
           throw StoreError(
@@ -106,8 +128,7 @@ struct SQLiteRecordReader {
         }
         if let entityIndex, !statement.isNull(entityIndex) {
           let targetNumber = Int(statement.int64(entityIndex))
-          let destination = schema.entity(toOne.relationship.destinationEntityName)
-          guard destination?.kindNumbers.contains(targetNumber) == true else {
+          guard columns.destinations[position]?.kindNumbers.contains(targetNumber) == true else {
             throw StoreError(
               .danglingReference,
               "\(table).\(toOne.entityColumn ?? "") of row Z_PK \(primaryKey) names entity "
@@ -122,43 +143,64 @@ struct SQLiteRecordReader {
       }
       // A key names one row of the hierarchy, so a list found under it is this row's; an
       // entity without that relationship is reported by the reader of the records.
-      for (name, owners) in toManys {
-        if let targets = owners[primaryKey] { relationships[name] = targets }
-      }
-      var mask: UInt64 = 0
-      let useRow = columns.attributes.count <= 64
-      var values: [AttributeValue] = []
-      var dictionary: [String: AttributeValue] = [:]
-      for (position, (attribute, index)) in columns.attributes.enumerated() {
-        guard
-          let value = try SQLiteValues.read(
-            statement, index, as: attribute, externalData: externalData,
-            place: SQLiteValues.Place(
-              file: database.path, table: table, column: selected[index],
-              primaryKey: primaryKey, entity: entity.name, key: attribute.name))
-        else { continue }
-        if useRow {
-          mask |= 1 << UInt64(position)
-          values.append(value)
-        } else {
-          dictionary[attribute.name] = value
+      if !toManys.isEmpty {
+        for (name, owners) in toManys {
+          if let targets = owners[primaryKey] { relationships[name] = targets }
         }
       }
+      let width = columns.attributes.count
+      guard width <= 64 else {
+        var dictionary: [String: AttributeValue] = [:]
+        for (name, column, index) in columns.attributes {
+          if let value = try value(
+            statement, index, column, at: table, selected[index], primaryKey, entity.name, name)
+          {
+            dictionary[name] = value
+          }
+        }
+        try consumer.consume(
+          StoreRecord(
+            entityName: entity.name, id: id, attributes: dictionary,
+            relationships: relationships))
+        continue
+      }
+      let block = RowBlock.room(for: max(width, 1), in: rowBlock)
+      rowBlock = block
+      let start = block.end
+      var mask: UInt64 = 0
+      for (position, (name, column, index)) in columns.attributes.enumerated() {
+        guard
+          let value = try value(
+            statement, index, column, at: table, selected[index], primaryKey, entity.name, name)
+        else { continue }
+        mask |= 1 << UInt64(position)
+        block.append(value)
+      }
       let record: StoreRecord
-      if useRow, mask != 0 {
-        let block = RowBlock.room(for: values.count, in: rowBlock)
-        rowBlock = block
-        let start = block.end
-        for value in values { block.append(value) }
+      if mask != 0 {
         record = StoreRecord(
-          entityName: entity.name, id: id, names: columns.names.names(for: mask), block: block,
-          start: start, relationships: relationships)
-        columnsByNumber[number] = columns
+          entityName: entity.name, id: id, names: names[nameSlot[offset]].names(for: mask),
+          block: block, start: start, relationships: relationships)
       } else {
-        record = StoreRecord(
-          entityName: entity.name, id: id, attributes: dictionary, relationships: relationships)
+        record = StoreRecord(entityName: entity.name, id: id, relationships: relationships)
       }
       try consumer.consume(record)
+    }
+  }
+
+  /// The value in column `index`, an error naming its place when it is not right.
+  @inline(__always)
+  private func value(
+    _ statement: SQLiteStatement, _ index: Int, _ column: SQLiteValues.Column, at table: String,
+    _ columnName: String, _ primaryKey: Int64, _ entity: String, _ key: String
+  ) throws(StoreError) -> AttributeValue? {
+    do {
+      return try SQLiteValues.read(statement, index, as: column, externalData: externalData)
+    } catch {
+      throw SQLiteValues.Place(
+        file: database.path, table: table, column: columnName, primaryKey: primaryKey,
+        entity: entity, key: key
+      ).error(error)
     }
   }
 

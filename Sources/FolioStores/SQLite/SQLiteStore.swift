@@ -102,12 +102,11 @@ public struct SQLiteStore: StoreFormat {
       externalData: ExternalDataFolder(store: url, missing: missingExternalData))
     try database.execute("BEGIN")
     defer { try? database.execute("COMMIT") }
-    // Keys are never given out twice: new objects are numbered above every root's Z_MAX. The
-    // count is not passed on, as it would lay out rows by ID, which these keys are not.
+    // Keys are never given out twice: new objects are numbered above every root's Z_MAX.
     let largest = try database.integer("SELECT max(Z_MAX) FROM Z_PRIMARYKEY", at: "Z_PRIMARYKEY")
     try consumer.begin(
       metadata: metadata, nextObjectID: min(max(largest ?? 0, 0), StoreKeySpace.maximumKey) + 1,
-      recordCount: nil)
+      recordCount: try reader.recordCount())
     try reader.read(into: &consumer)
     try consumer.finish()
   }

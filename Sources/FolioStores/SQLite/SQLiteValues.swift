@@ -25,30 +25,51 @@ enum SQLiteValues {
         code, "\(table).\(column) of row Z_PK \(primaryKey) (\(entity).\(key)): \(message)",
         at: InputLocation(file: file, entity: entity, property: key))
     }
+
+    func error(_ problem: Problem) -> StoreError { error(problem.code, problem.message) }
   }
 
-  /// The value in column `index` of the statement's current row as attribute `attribute`'s
-  /// type; `nil` for NULL.
+  /// What is wrong with a value: the caller names the place (``Place``), so reading a value
+  /// that is right costs nothing to describe it.
+  struct Problem: Error {
+    let code: StoreError.Code
+    let message: String
+  }
+
+  /// How a column's values read: its attribute's type, and whether it may hold an external
+  /// reference.
+  struct Column {
+    let type: AttributeType
+    let allowsExternalStorage: Bool
+
+    init(_ attribute: AttributeDescription) {
+      type = attribute.attributeType
+      allowsExternalStorage = attribute.allowsExternalBinaryDataStorage
+    }
+  }
+
+  /// The value in column `index` of the statement's current row as `column`'s type; `nil` for
+  /// NULL.
   ///
-  /// - Throws: `StoreError.typeMismatch` naming the table, column and row when the value is
-  ///   not of the attribute's type.
+  /// - Throws: ``Problem``, `.typeMismatch` when the value is not of the attribute's type.
   static func read(
-    _ statement: SQLiteStatement, _ index: Int, as attribute: AttributeDescription,
-    externalData: ExternalDataFolder?, place: @autoclosure () -> Place
-  ) throws(StoreError) -> AttributeValue? {
+    _ statement: SQLiteStatement, _ index: Int, as column: Column,
+    externalData: ExternalDataFolder?
+  ) throws(Problem) -> AttributeValue? {
     let storage = statement.type(index)
     if storage == SQLITE_NULL { return nil }
-    func mismatch() -> StoreError {
-      let kinds = [
-        SQLITE_INTEGER: "an integer", SQLITE_FLOAT: "a real", SQLITE_TEXT: "text",
-        SQLITE_BLOB: "a blob",
-      ]
-      return place().error(
-        .typeMismatch,
-        "\(kinds[storage] ?? "a value") is not a value of type \(attribute.attributeType.xcodeName)"
-      )
+    func mismatch() -> Problem {
+      let kind =
+        switch storage {
+        case SQLITE_INTEGER: "an integer"
+        case SQLITE_FLOAT: "a real"
+        case SQLITE_TEXT: "text"
+        default: "a blob"
+        }
+      return Problem(
+        code: .typeMismatch, message: "\(kind) is not a value of type \(column.type.xcodeName)")
     }
-    switch attribute.attributeType {
+    switch column.type {
     case .integer16, .integer32, .integer64:
       let value: Int64
       if storage == SQLITE_INTEGER {
@@ -58,9 +79,9 @@ enum SQLiteValues {
       } else {
         throw mismatch()
       }
-      guard let range = attribute.attributeType.integerRange, range.contains(value) else {
-        throw place().error(
-          .typeMismatch, "\(value) does not fit \(attribute.attributeType.xcodeName)")
+      guard let range = column.type.integerRange, range.contains(value) else {
+        throw Problem(
+          code: .typeMismatch, message: "\(value) does not fit \(column.type.xcodeName)")
       }
       return .integer(value)
     case .boolean:
@@ -87,17 +108,15 @@ enum SQLiteValues {
       default: throw mismatch()
       }
     case .string:
-      guard storage == SQLITE_TEXT, let bytes = statement.textBytes(index) else {
-        throw mismatch()
-      }
-      guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw place().error(.typeMismatch, "the text is not valid UTF-8")
+      guard storage == SQLITE_TEXT else { throw mismatch() }
+      guard let text = statement.validatedText(index) else {
+        throw Problem(code: .typeMismatch, message: "the text is not valid UTF-8")
       }
       return .string(text)
     case .uri:
       guard storage == SQLITE_TEXT, let text = statement.text(index) else { throw mismatch() }
       guard let url = URL(string: text) else {
-        throw place().error(.typeMismatch, "\"\(text.prefix(80))\" is not a URI")
+        throw Problem(code: .typeMismatch, message: "\"\(text.prefix(80))\" is not a URI")
       }
       return .uri(url)
     case .uuid:
@@ -111,8 +130,8 @@ enum SQLiteValues {
       return .uuid(uuid(from: data))
     case .binaryData:
       guard storage == SQLITE_BLOB, let data = statement.blob(index) else { throw mismatch() }
-      guard attribute.allowsExternalBinaryDataStorage else { return .binaryData(data) }
-      return try external(data, folder: externalData, place: place()).map { .binaryData($0) }
+      guard column.allowsExternalStorage else { return .binaryData(data) }
+      return try external(data, folder: externalData).map { .binaryData($0) }
     case .transformable:
       guard storage == SQLITE_BLOB, let data = statement.blob(index) else { throw mismatch() }
       return .transformable(data)
@@ -141,11 +160,12 @@ enum SQLiteValues {
   }
 
   /// The bytes of a binary value that may live outside the store.
-  private static func external(_ data: Data, folder: ExternalDataFolder?, place: Place)
-    throws(StoreError) -> Data?
+  private static func external(_ data: Data, folder: ExternalDataFolder?) throws(Problem)
+    -> Data?
   {
     guard let marker = data.first else {
-      throw place.error(.malformedStore, "an externally storable value has no marker byte")
+      throw Problem(
+        code: .malformedStore, message: "an externally storable value has no marker byte")
     }
     switch marker {
     case 1:
@@ -154,15 +174,17 @@ enum SQLiteValues {
       let name = data.dropFirst().prefix { $0 != 0 }
       guard let text = String(bytes: name, encoding: .ascii), UUID(uuidString: text) != nil
       else {
-        throw place.error(.malformedStore, "an external data reference names no file")
+        throw Problem(code: .malformedStore, message: "an external data reference names no file")
       }
       guard let folder else {
-        throw place.error(.danglingReference, "the value is in an external file \(text)")
+        throw Problem(
+          code: .danglingReference, message: "the value is in an external file \(text)")
       }
-      return try folder.read(text, place: place)
+      return try folder.read(text)
     default:
-      throw place.error(
-        .malformedStore, "an externally storable value starts with \(marker), not 1 or 2")
+      throw Problem(
+        code: .malformedStore,
+        message: "an externally storable value starts with \(marker), not 1 or 2")
     }
   }
 
@@ -210,13 +232,13 @@ struct ExternalDataFolder {
   }
 
   /// The value in file `name`; `nil` when it is missing and the store reads that as nil.
-  func read(_ name: String, place: SQLiteValues.Place) throws(StoreError) -> Data? {
+  func read(_ name: String) throws(SQLiteValues.Problem) -> Data? {
     let file = url.appendingPathComponent(name)
     guard let data = FileManager.default.contents(atPath: file.path) else {
       if missing == .readAsNil { return nil }
-      throw place.error(
-        .danglingReference,
-        "the value is in the external file \(file.path), which is missing or unreadable")
+      throw SQLiteValues.Problem(
+        code: .danglingReference,
+        message: "the value is in the external file \(file.path), which is missing or unreadable")
     }
     return data
   }
