@@ -88,6 +88,7 @@ fuzz-replay:
 	  Fuzz/Seeds/*.xcdatamodel/contents $(call FUZZ_FOUND,xcode-model)
 	$(FUZZ_REPLAY_BIN)/FuzzUndoScript Samples/*/*.undo Fuzz/Seeds/*.undo $(call FUZZ_FOUND,undo-script)
 	$(FUZZ_REPLAY_BIN)/FuzzPredicate Fuzz/Seeds/predicate $(call FUZZ_FOUND,predicate)
+	$(FUZZ_REPLAY_BIN)/FuzzSQLiteStore Fuzz/Seeds/sqlite-store $(call FUZZ_FOUND,sqlite-store)
 
 # Fuzzing (RELIABILITY.md): `make fuzz SECONDS=N` runs each libFuzzer target for N seconds and
 # fails on any crash, leak, timeout (> 1 s) or out-of-memory (> 512 MB). It builds with its
@@ -95,7 +96,7 @@ fuzz-replay:
 SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 FUZZ_TARGETS := FuzzXMLStore FuzzBinaryStore FuzzBinaryBody FuzzXcodeModel FuzzPredicate \
-  FuzzUndoScript
+  FuzzUndoScript FuzzSQLiteStore
 
 fuzz-build: deps
 	for target in $(FUZZ_TARGETS); do \
@@ -134,4 +135,4 @@ soak: deps
 	FOLIO_SOAK_OPS=$(OPS) FOLIO_SOAK_SEED=$(SEED) .build/release/FolioSoakRunner
 
 clean:
-	rm -rf .build .build-fuzz .build-asan .build-tsan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio
+	rm -rf .build .build-fuzz .build-asan .build-tsan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*

@@ -40,6 +40,7 @@ for target in "$@"; do
     FuzzXcodeModel) dict=xcdatamodel max_len=32768 ;;
     FuzzPredicate) dict=predicate max_len=4096 ;;
     FuzzUndoScript) dict=undo-script max_len=4096 ;;
+    FuzzSQLiteStore) dict=sqlite-store max_len=65536 ;;
     *) echo "unknown fuzz target $target" >&2; exit 64 ;;
   esac
   mkdir -p "$build/corpus/$target" "$build/artifacts/$target" "$build/logs"

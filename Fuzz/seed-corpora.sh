@@ -7,7 +7,7 @@ out=${1:-.build-fuzz/seeds}
 corpus=${FOLIO_CORPUS:-../shared/corpus}
 rm -rf "$out"
 mkdir -p "$out/FuzzXMLStore" "$out/FuzzBinaryStore" "$out/FuzzBinaryBody" "$out/FuzzXcodeModel" \
-  "$out/FuzzPredicate" "$out/FuzzUndoScript"
+  "$out/FuzzPredicate" "$out/FuzzUndoScript" "$out/FuzzSQLiteStore"
 
 # copy FOLDER FILE...: copies each file under a name made from its path, so names never clash
 # (and never start with ".", which libFuzzer skips as hidden).
@@ -29,6 +29,20 @@ copy "$out/FuzzXcodeModel" Samples/*/*.xcdatamodeld/*/contents \
   Tests/*/Fixtures/fuzz/xcode-model-*
 copy "$out/FuzzUndoScript" Samples/*/*.undo Fuzz/Seeds/*.undo Tests/*/Fixtures/*.undo Tests/*/Fixtures/fuzz/undo-script-*
 copy "$out/FuzzPredicate" Fuzz/Seeds/predicate/* Tests/*/Fixtures/fuzz/predicate-*
+# The SQLite target's first byte says what the rest is: 0 a metadata property list, 1 a
+# Z_MODELCACHE blob, 2 an Xcode model.
+prefixed() {
+  mode=$1
+  shift
+  for file in "$@"; do
+    [ -f "$file" ] || continue
+    name=$(printf '%s' "$file" | sed 's|^[./]*||' | tr -c 'A-Za-z0-9._-' '_')
+    { printf "\\$(printf '%03o' "$mode")"; cat "$file"; } >"$out/FuzzSQLiteStore/$name"
+  done
+}
+prefixed 0 Tests/FolioStoresTests/Fixtures/SQLiteMetadata/* Tests/FolioStoresTests/Fixtures/PropertyLists/*
+prefixed 1 Tests/FolioStoresTests/Fixtures/SQLiteModelCache/*.bin
+prefixed 2 Samples/*/*.xcdatamodeld/*/contents Tests/*/Fixtures/fuzz/sqlite-store-*
 if [ -d "$corpus/models" ]; then
   copy "$out/FuzzXcodeModel" "$corpus"/models/*
   # The third-party stores run to 3.6 MB; libFuzzer's -max_len would cut them anyway, so only

@@ -86,11 +86,15 @@ extension ModelCommand {
 
   struct Infer: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Infer a model from a Core Data XML store and print it as an Xcode contents file.",
+      abstract:
+        "Infer a model from a Core Data SQLite or XML store and print it as an Xcode contents file.",
       discussion: """
-        The model has the store's entities, attribute types, relationships (to-one or to-many \
-        as the file shows them, with inverses where both sides agree) and every property \
-        optional: a starting point to put in an .xcdatamodel folder and refine in Xcode.
+        For an XML store, the model has the store's entities, attribute types, relationships \
+        (to-one or to-many as the file shows them, with inverses where both sides agree) and \
+        every property optional: a starting point to put in an .xcdatamodel folder and refine \
+        in Xcode. For a SQLite store, it is the model Core Data cached in the file \
+        (Z_MODELCACHE), or, for a store from before 2011, one inferred from its tables \
+        (Formats/sqlite-store.md says what the schema keeps).
 
         Example:
           mkdir -p Inferred.xcdatamodel
@@ -98,11 +102,17 @@ extension ModelCommand {
         """
     )
 
-    @Argument(help: "A Core Data XML store.")
+    @Argument(help: "A Core Data SQLite or XML store.")
     var store: String
 
     func run() throws {
-      let model = try XMLStore.inferModel(from: URL(fileURLWithPath: store))
+      let url = URL(fileURLWithPath: store)
+      let model: ManagedObjectModel
+      if try PersistentStoreCoordinator.format(of: url, among: storeFormats) is SQLiteStore {
+        model = try SQLiteStore().readModel(from: url) ?? SQLiteStore.inferModel(from: url)
+      } else {
+        model = try XMLStore.inferModel(from: url)
+      }
       print(model.xcodeModelXML(), terminator: "")
     }
   }

@@ -74,12 +74,7 @@ struct StoreOptions: ParsableArguments {
       return embedded
     }
     if let sqlite = format as? SQLiteStore {
-      guard let cached = try sqlite.readModel(from: url) else {
-        throw ValidationError(
-          "this SQLite store carries no model (no Z_MODELCACHE, as before 2011 or when Folio "
-            + "wrote it): pass --model PATH")
-      }
-      return cached
+      return try sqlite.readModel(from: url) ?? SQLiteStore.inferModel(from: url)
     }
     guard format is XMLStore else {
       throw ValidationError(
@@ -92,7 +87,11 @@ struct StoreOptions: ParsableArguments {
   func modelSource(for format: any StoreFormat) -> String {
     if let model { return model }
     if format is BinaryStore { return "carried in the file" }
-    if format is SQLiteStore { return "cached in the file (Z_MODELCACHE)" }
+    if format is SQLiteStore {
+      let url = URL(fileURLWithPath: file)
+      return (try? SQLiteStore().readModel(from: url)) != nil
+        ? "cached in the file (Z_MODELCACHE)" : "inferred from the file's schema"
+    }
     return "inferred from the file"
   }
 

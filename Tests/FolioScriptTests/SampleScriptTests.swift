@@ -29,7 +29,8 @@ struct SampleScriptTests {
     try FileManager.default.copyItem(at: source, to: copy)
     let script = try Script(
       contentsOfFile: copy.appendingPathComponent((path as NSString).lastPathComponent).path)
-    try ScriptRunner(formats: [XMLStore(), BinaryStore()], output: { _ in }).run(script)
+    try ScriptRunner(formats: [XMLStore(), BinaryStore(), SQLiteStore()], output: { _ in }).run(
+      script)
   }
 
   @Test(

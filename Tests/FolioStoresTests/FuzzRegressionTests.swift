@@ -32,6 +32,33 @@ struct FuzzRegressionTests {
     }
   }
 
+  /// Found by fuzzing (`FuzzSQLiteStore`): a model cache whose property name holds a NUL.
+  /// The model loaded, and writing a store for it failed in SQL, where the NUL ended the
+  /// statement's text inside a quoted column name.
+  @Test("a model cache naming a property with a NUL is refused, naming it")
+  func nulInCachedName() throws {
+    let input = try Data(contentsOf: Self.fixture("sqlite-store-nul-in-property-name.bin"))
+    let error = try #require(throws: StoreError.self) {
+      try SQLiteModelCache.decode(input.dropFirst(), file: "cache")
+    }
+    #expect(error.code == .malformedStore)
+    #expect(error.message.contains(#"names a property of Label "mark\0i"#))
+    // A model built in code with such a name is refused by the SQLite store, not written.
+    let model = try ManagedObjectModel {
+      EntityDescription("Label") { AttributeDescription("mark\0x", .string) }
+    }
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("labels.sqlite")
+    let refused = try #require(throws: StoreError.self) {
+      try SQLiteStore().write(
+        StoreContents(metadata: StoreMetadata(storeType: "SQLite"), records: []), model: model,
+        to: url)
+    }
+    #expect(refused.code == .modelMismatch)
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+  }
+
   @Test("inferring a model from a store with a composite value names the cause")
   func compositeInference() throws {
     let url = Self.fixture("xml-store-composite-inference.xml")

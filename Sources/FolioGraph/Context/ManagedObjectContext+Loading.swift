@@ -123,7 +123,10 @@ struct GraphLoader: StoreRecordConsumer {
   {
     self.metadata = metadata
     cache.identifier = metadata.identifier
-    cache.nextPrimaryKey = max(nextObjectID, 1)
+    // New objects are numbered in space 0 (``StoreKeySpace``), above every key: an ID that
+    // carries its hierarchy (read from a SQLite store, or from a file written from one) counts
+    // by its key, so a new object never lands in that hierarchy's space.
+    cache.nextPrimaryKey = max(StoreKeySpace.key(of: max(nextObjectID, 1)), 1)
     expectedCount = recordCount
   }
 

@@ -27,7 +27,7 @@ import Foundation
 // nodes.
 
 /// Reads and writes Apple's binary property lists (`bplist00`).
-enum BinaryPropertyList {
+package enum BinaryPropertyList {
   /// The most containers nested inside one another that a property list may have.
   static let maximumNestingLevels = 512
 
@@ -47,7 +47,7 @@ enum BinaryPropertyList {
   ///   ``maximumNestingLevels`` deep or shared objects expand past
   ///   ``maximumExpandedNodes(byteCount:)``.
   /// - Complexity: O(*n*) in the bytes.
-  static func decode(_ data: Data, file: String?) throws(StoreError) -> PropertyListNode {
+  package static func decode(_ data: Data, file: String?) throws(StoreError) -> PropertyListNode {
     var reader = try BinaryPropertyListReader(bytes: [UInt8](data), file: file)
     return try reader.decodeTopObject()
   }
@@ -61,7 +61,7 @@ enum BinaryPropertyList {
   /// every character is, UTF-16BE otherwise.
   ///
   /// - Complexity: O(*n* log *n*) in the nodes of `value`.
-  static func encode(_ value: PropertyListValue) -> Data {
+  package static func encode(_ value: PropertyListValue) -> Data {
     var writer = BinaryPropertyListWriter()
     let top = writer.add(value)
     return writer.serialized(top: top)

@@ -5,7 +5,7 @@ import Foundation
 /// ``PropertyListValue`` is what store metadata holds; a node is everything the `bplist00`
 /// format can say, so that a reader sees a keyed archive's `CF$UID` references, sets and
 /// `null` objects too. ``propertyListValue`` converts a node that holds none of those.
-indirect enum PropertyListNode: Hashable, Sendable {
+package indirect enum PropertyListNode: Hashable, Sendable {
   case string(String)
   case integer(Int64)
   case real(Double)
@@ -26,7 +26,7 @@ indirect enum PropertyListNode: Hashable, Sendable {
 extension PropertyListNode {
   /// The node as a store metadata value: a set becomes an array; `nil` when the node is, or
   /// holds, a UID or `null`, which a ``PropertyListValue`` cannot hold.
-  var propertyListValue: PropertyListValue? {
+  package var propertyListValue: PropertyListValue? {
     switch self {
     case .string(let value): return .string(value)
     case .integer(let value): return .integer(value)

@@ -8,7 +8,7 @@ import FolioModel
 /// The schema is computed from the model alone, as Core Data does; ``SQLiteSchema/bind(to:)``
 /// then finds the names a real file uses where Core Data's choice is not derivable (which side
 /// names a join table, numeric suffixes of join columns).
-struct SQLiteSchema {
+package struct SQLiteSchema {
   /// One entity: its number, its hierarchy's table and where its properties are stored.
   struct Entity {
     let name: String
@@ -93,7 +93,7 @@ struct SQLiteSchema {
   private(set) var indexes: [String] = []
   /// What the model holds that no store can: to-many relationships without an inverse, and
   /// composite attributes.
-  private(set) var unsupported: [String] = []
+  package private(set) var unsupported: [String] = []
 
   /// The entity `name`.
   func entity(_ name: String) -> Entity? { entityByName[name].map { entities[$0] } }
@@ -103,7 +103,7 @@ struct SQLiteSchema {
     number >= 1 && number <= entities.count ? entities[number - 1] : nil
   }
 
-  init(model: ManagedObjectModel) {
+  package init(model: ManagedObjectModel) {
     let byName = Dictionary(model.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     // Entity numbers: roots by name, each hierarchy depth-first in pre-order, subentities by
     // name (code point order, as Core Data compares).
@@ -131,6 +131,12 @@ struct SQLiteSchema {
       entities[index].kindNumbers.insert(entities[index].number)
       let parent = entities[index].superNumber
       if parent > 0 { entities[parent - 1].kindNumbers.formUnion(entities[index].kindNumbers) }
+    }
+    // SQL takes any name in quotes but one with a NUL, where the statement's text ends.
+    for entity in model.entities {
+      for name in [entity.name] + entity.properties.map(\.name) where name.contains("\0") {
+        unsupported.append("\(entity.name).\(name) (a name with a NUL character)")
+      }
     }
     layOutTables(model: model, ordered: ordered.map(\.0))
   }

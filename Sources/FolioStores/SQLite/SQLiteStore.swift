@@ -126,6 +126,19 @@ public struct SQLiteStore: StoreFormat {
     return try SQLiteModelCache.decode(blob, file: url.path)
   }
 
+  /// A model inferred from the store's schema, for a store that caches none: entities and
+  /// inheritance, attributes typed by their columns (named in lower case: the schema does not
+  /// keep the original case), to-one relationships where Core Data indexed a foreign key, and
+  /// many-to-many relationships from join tables (`Formats/sqlite-store.md`). What opens a store
+  /// from before 2011 when its model is not at hand; prefer ``readModel(from:)`` when it gives
+  /// one.
+  ///
+  /// - Throws: `StoreError` when the file is not a Core Data store, or its schema names no
+  ///   entity or a table that is not there (`.malformedStore`).
+  public static func inferModel(from url: URL) throws(StoreError) -> ManagedObjectModel {
+    try SQLiteModelInference.infer(from: try open(url))
+  }
+
   public func writeMetadata(_ metadata: StoreMetadata, to url: URL) throws(StoreError) {
     let database = try Self.open(url, readOnly: false)
     try database.transaction { () throws(StoreError) in

@@ -15,6 +15,7 @@ extension ModelCacheReader {
       try archive.string(instance["NSPropertyName"], for: "a property name of \"\(entity)\"")
       ?? key
     let what = "\(entity).\(name)"
+    try checkName(name, of: "a property of \(entity)")
     let code = try archive.integer(instance["NSAttributeType"], for: "the type of \(what)") ?? 0
     guard let type = Self.attributeType(code: code) else {
       if code == 2100 { return nil }
@@ -51,6 +52,7 @@ extension ModelCacheReader {
       try archive.string(instance["NSPropertyName"], for: "a property name of \"\(entity)\"")
       ?? key
     let what = "\(entity).\(name)"
+    try checkName(name, of: "a property of \(entity)")
     var destination = try archive.string(
       instance["_NSDestinationEntityName"], for: "the destination of \(what)")
     if destination == nil,

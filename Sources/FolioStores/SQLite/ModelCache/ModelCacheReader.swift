@@ -85,6 +85,7 @@ struct ModelCacheReader {
       guard let name = try archive.string(instance["NSEntityName"], for: "an entity name") else {
         throw SQLiteModelCache.malformed("has an entity with no name", file: file)
       }
+      try checkName(name, of: "an entity")
       let parent = try archive.instance(
         instance["NSSuperentity"], of: "NSEntityDescription", for: "the superentity of \"\(name)\"")
       let parentName = try parent.flatMap { parent throws(StoreError) in
@@ -196,6 +197,16 @@ struct ModelCacheReader {
   }
 
   // MARK: Shared parts
+
+  /// Refuses `name` unless Xcode could have given it: letters, digits and underscores, not
+  /// starting with a digit (a NUL in a name would end the SQL naming its column).
+  func checkName(_ name: String, of what: String) throws(StoreError) {
+    guard DerivationExpression.isName(name[...]) else {
+      throw SQLiteModelCache.malformed(
+        "names \(what) \"\(name.prefix(80).debugDescription.dropFirst().dropLast())\", "
+          + "which is not a name", file: file)
+    }
+  }
 
   /// The name `value` gives a property: a string, a property description's `NSPropertyName`,
   /// or a proxy's underlying property's; `nil` for anything else (an expression).

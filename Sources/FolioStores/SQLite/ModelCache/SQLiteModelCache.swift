@@ -16,7 +16,7 @@ import Foundation
 // (derived and composite attributes, fetched properties, predicates) are skipped.
 
 /// Decodes the model a Core Data SQLite store caches in `Z_MODELCACHE`.
-enum SQLiteModelCache {
+package enum SQLiteModelCache {
   /// The most bytes the cache may inflate to. Real caches inflate to under 64 KB.
   static let maximumInflatedBytes = 64 << 20
 
@@ -28,7 +28,7 @@ enum SQLiteModelCache {
   /// - Throws: `StoreError.malformedStore` when the blob is not raw DEFLATE of a keyed archive
   ///   of an NSManagedObjectModel that Folio can build; `StoreError.limitExceeded` when it
   ///   inflates past ``maximumInflatedBytes`` or its property list past its limits.
-  static func decode(_ blob: Data, file: String?) throws(StoreError) -> ManagedObjectModel {
+  package static func decode(_ blob: Data, file: String?) throws(StoreError) -> ManagedObjectModel {
     let archiveBytes: [UInt8]
     do {
       archiveBytes = try RawInflate.inflate([UInt8](blob), limit: maximumInflatedBytes)
