@@ -266,7 +266,7 @@ struct SQLiteModelCacheTests {
       .dictionary(["CF$UID": .integer(Int64(number))])
     }
 
-    static let null = reference(0)
+    static var null: PropertyListValue { reference(0) }
 
     /// A reference to a new object holding `value`.
     mutating func add(_ value: PropertyListValue) -> PropertyListValue {
