@@ -280,4 +280,57 @@ struct SQLiteDocumentTests {
     try document.save()
     #expect(try sqlite(url, "SELECT ZTITLECOUNT FROM ZPERSON WHERE ZNAME = 'Ada'") == "1\n")
   }
+
+  @Test(
+    "in place, nothing committed is lost: two contexts' saves, a reset, a refresh, a child's save")
+  func contextsKeepCommitted() throws {
+    let fixture = try DocumentFixture()
+    defer { fixture.remove() }
+    let url = fixture.url("shelf.sqlite")
+    let model = try makeShelf(at: url, loop: fixture.loop).model
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(at: url, format: SQLiteStore())
+    let first = try ManagedObjectContext(coordinator: coordinator)
+    let second = try ManagedObjectContext(coordinator: coordinator)
+    func book(_ title: String, in context: ManagedObjectContext) throws -> ManagedObject {
+      let request = FetchRequest<ManagedObject>(
+        entityName: "Book", predicate: try QueryPredicate(format: "title == %@", title))
+      return try #require(try context.fetch(request).first)
+    }
+    // Each context saves its own change; the second keeps what the first committed.
+    try book("Dune", in: first).setValue(Int16(500), forKey: "pages")
+    try first.save()
+    let tag = try second.insertNewObject(forEntityName: "Tag")
+    try tag.setValue("new", forKey: "name")
+    try tag.setValue(Set([try book("Messiah", in: second)]), forKey: "items")
+    try second.save()
+    // A reset forgets the context's objects, not the store's: a save after it writes nothing.
+    let node = try inode(url)
+    let before = try sqlite(url, "SELECT Z_PK, Z_OPT FROM ZITEM ORDER BY Z_PK")
+    first.reset()
+    try first.save()
+    #expect(try sqlite(url, "SELECT Z_PK, Z_OPT FROM ZITEM ORDER BY Z_PK") == before)
+    // A refresh reads what the other context saved; a change on top of it is saved too.
+    let messiah = try book("Messiah", in: first)
+    try first.refresh(messiah, mergeChanges: false)
+    #expect((try messiah.value(forKey: "tags") as? Set<ManagedObject>)?.count == 2)
+    try messiah.setValue(Int16(300), forKey: "pages")
+    try first.save()
+    // A child's save goes to its parent, and the parent's save writes it.
+    let child = ManagedObjectContext(parent: second)
+    try book("Children", in: child).setValue("Children of Dune", forKey: "title")
+    try child.save()
+    try second.save()
+    #expect(try inode(url) == node)
+    #expect(try sqlite(url, "PRAGMA integrity_check") == "ok\n")
+    let reopened = try Document.open(url, model: model, formats: [SQLiteStore()])
+    let context = reopened.context
+    #expect(try book("Dune", in: context).value(forKey: "pages", as: Int16.self) == 500)
+    #expect(try book("Messiah", in: context).value(forKey: "pages", as: Int16.self) == 300)
+    #expect(try book("Children of Dune", in: context).value(forKey: "inPrint") as? Bool == false)
+    let tags = try book("Messiah", in: context).value(forKey: "tags") as? Set<ManagedObject>
+    #expect(
+      Set(try (tags ?? []).map { try $0.value(forKey: "name") as? String }) == ["sci-fi", "new"])
+    #expect(canonicalGraph(context).count == 13)
+  }
 }
