@@ -120,9 +120,10 @@ struct RandomEditTests {
   @Test("undo all restores the start, redo all the end, with inverses consistent at every step")
   func undoAllRedoAll() throws {
     let sequences = 2_000
+    let model = try graphModel()
     for seed in 1...UInt64(sequences) {
       var random = SeededGenerator(state: seed)
-      let (context, undo, loop) = try undoContext()
+      let (context, undo, loop) = try undoContext(model: model)
       // A saved starting graph.
       for _ in 0..<6 { _ = try randomEdit(context, undo, loop, &random) }
       try closeEverything(undo, loop)

@@ -179,9 +179,10 @@ struct LoadTests {
   @Test("random graphs round-trip through records")
   func randomRoundTrips() throws {
     var stored = 0
+    let model = try graphModel()
     for seed in 1...200 {
       var random = SeededGenerator(state: UInt64(seed))
-      let (context, undo, loop) = try undoContext()
+      let (context, undo, loop) = try undoContext(model: model)
       let editor = RandomEditTests()
       for _ in 0..<40 { _ = try editor.randomEdit(context, undo, loop, &random) }
       loop.endTurn()
@@ -210,10 +211,11 @@ struct FormatRoundTripTests {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     var stored = 0
+    let model = try graphModel()
     for seed in 1...60 {
       var random = SeededGenerator(state: UInt64(seed) &* 7919)
       let url = folder.appendingPathComponent("graph-\(seed).\(fileExtension)")
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: try graphModel())
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
       try coordinator.addPersistentStore(at: url, format: format)
       let loop = ManualEventLoop()
       let undo = UndoManager(eventLoop: loop)

@@ -5,11 +5,14 @@ import Testing
 @testable import FolioModel
 @testable import FolioUndo
 
-/// A context on the test model with an undo manager on a manual loop.
-func undoContext() throws -> (ManagedObjectContext, UndoManager, ManualEventLoop) {
+/// A context on the test model (or `model`, when a test makes many contexts on one) with an
+/// undo manager on a manual loop.
+func undoContext(
+  model: ManagedObjectModel? = nil
+) throws -> (ManagedObjectContext, UndoManager, ManualEventLoop) {
   let loop = ManualEventLoop()
   let undo = UndoManager(eventLoop: loop)
-  return (ManagedObjectContext(model: try graphModel(), undoManager: undo), undo, loop)
+  return (ManagedObjectContext(model: try model ?? graphModel(), undoManager: undo), undo, loop)
 }
 
 @Suite("Undo in the context")
@@ -168,6 +171,59 @@ struct ContextUndoTests {
     try undo.enableUndoRegistration()
     #expect(context.insertedObjects == [track])
     #expect(!undo.canUndo)
+  }
+
+  @Test(
+    "undo after a change made with registration disabled keeps every relationship agreeing with its inverse"
+  )
+  func undoAcrossUnregisteredMove() throws {
+    let (context, undo, loop) = try undoContext()
+    let ada = try context.insertNewObject(forEntityName: "Employee")
+    let acme = try context.insertNewObject(forEntityName: "Company")
+    try acme.setValue("Acme", forKey: "name")
+    let globex = try context.insertNewObject(forEntityName: "Company")
+    try globex.setValue("Globex", forKey: "name")
+    loop.endTurn()
+    try ada.setValue(acme, forKey: "company")
+    loop.endTurn()
+    undo.disableUndoRegistration()
+    try ada.setValue(globex, forKey: "company")
+    loop.endTurn()
+    try undo.enableUndoRegistration()
+    // The undone change recorded ada.company and acme.employees, not globex.employees.
+    try undo.undo()
+    #expect(try ada.value(forKey: "company") == nil)
+    #expect(try globex.value(forKey: "employees", as: Set<ManagedObject>.self)?.isEmpty == true)
+    #expect(try acme.value(forKey: "employees", as: Set<ManagedObject>.self)?.isEmpty == true)
+    #expect(context.brokenInvariants().isEmpty)
+    // Redo undoes the undo, the inverse it set included.
+    try undo.redo()
+    #expect(try ada.value(forKey: "company") as? ManagedObject === globex)
+    #expect(try globex.value(forKey: "employees", as: Set<ManagedObject>.self) == [ada])
+    #expect(context.brokenInvariants().isEmpty)
+  }
+
+  @Test("an undone edge whose other side moved unregistered takes that side from its new partner")
+  func undoRelinksMovedOneToOne() throws {
+    let (context, undo, loop) = try undoContext()
+    let ada = try context.insertNewObject(forEntityName: "Employee")
+    let bob = try context.insertNewObject(forEntityName: "Employee")
+    let badge = try context.insertNewObject(forEntityName: "Badge")
+    try ada.setValue(badge, forKey: "badge")
+    loop.endTurn()
+    try ada.setValue("Ada", forKey: "nickname")
+    try ada.setValue(nil, forKey: "badge")
+    loop.endTurn()
+    undo.disableUndoRegistration()
+    try bob.setValue(badge, forKey: "badge")
+    loop.endTurn()
+    try undo.enableUndoRegistration()
+    // Undo gives ada her badge back: bob, whose link the undo never recorded, loses it.
+    try undo.undo()
+    #expect(try ada.value(forKey: "badge") as? ManagedObject === badge)
+    #expect(try badge.value(forKey: "holder") as? ManagedObject === ada)
+    #expect(try bob.value(forKey: "badge") == nil)
+    #expect(context.brokenInvariants().isEmpty)
   }
 
   @Test("saving keeps the undo stack; undo after a save makes the context dirty again")

@@ -2,6 +2,7 @@
 public enum SoakFormat: String, Sendable, Hashable, CaseIterable, Codable {
   case xml
   case binary = "folio"
+  case sqlite
 
   /// The file name the soak saves to in this format.
   public var fileName: String { "soak.\(rawValue)" }

@@ -328,7 +328,7 @@ public final class SoakOracle {
     if let previous = one(target, inverse.name), previous != uid {
       if relationship.isToMany {
         primitiveRemove(target, from: previous, relationship.name)
-      } else {
+      } else if one(previous, relationship.name) == target {
         graph[previous]?.values[relationship.name] = nil
       }
     }
@@ -488,9 +488,11 @@ public final class SoakOracle {
     return collector ?? Group(id: group.id)
   }
 
-  /// Sets every object and key that differs between `from` and `to` to its value in `to`.
+  /// Sets every object and key that differs between `from` and `to` to its value in `to`,
+  /// then brings the inverses of the restored relationships into step (see `relink`).
   func apply(from: Graph, to: Graph) {
-    for uid in Set(from.keys).union(to.keys) where from[uid] != to[uid] {
+    var restored: [(uid: Int, relationship: SoakSchema.Relationship, before: [Int])] = []
+    for uid in Set(from.keys).union(to.keys).sorted() where from[uid] != to[uid] {
       guard let target = to[uid] else {
         if graph[uid] != nil { graph[uid]?.isDeleted = true }
         continue
@@ -503,9 +505,37 @@ public final class SoakOracle {
         graph[uid]?.isDeleted = target.isDeleted
         if !target.isDeleted { discarded.remove(uid) }
       }
-      for key in Set(source.values.keys).union(target.values.keys)
+      for key in Set(source.values.keys).union(target.values.keys).sorted()
       where source.values[key] != target.values[key] {
+        if let entity = graph[uid]?.entity,
+          let relationship = SoakSchema.relationship(key, of: entity)
+        {
+          restored.append((uid, relationship, targets(uid, relationship)))
+        }
         graph[uid]?.values[key] = target.values[key]
+      }
+    }
+    relink(restored)
+  }
+
+  /// Makes the other side of every edge a restored relationship gained or lost agree with it,
+  /// as setting the relationship would. The restored values agree with each other (they are
+  /// one earlier copy); only sides changed while registration was disabled can disagree.
+  /// Deleted objects keep their relationships as they are.
+  private func relink(
+    _ restored: [(uid: Int, relationship: SoakSchema.Relationship, before: [Int])]
+  ) {
+    func isLive(_ uid: Int) -> Bool { graph[uid]?.isDeleted == false }
+    for (uid, relationship, before) in restored where isLive(uid) {
+      guard let inverse = SoakSchema.inverse(of: relationship) else { continue }
+      let after = targets(uid, relationship)
+      for target in before where !after.contains(target) && isLive(target) {
+        guard targets(target, inverse).contains(uid) else { continue }
+        unlinkInverse(of: uid, relationship, from: target)
+      }
+      for target in after where !before.contains(target) && isLive(target) {
+        guard !targets(target, inverse).contains(uid) else { continue }
+        linkInverse(of: uid, relationship, to: target)
       }
     }
   }

@@ -181,7 +181,7 @@ public struct SoakRunner {
     try (script.joined(separator: "\n") + "\n").write(
       toFile: path, atomically: true, encoding: .utf8)
     do {
-      try ScriptRunner(formats: [XMLStore(), BinaryStore()], output: { _ in })
+      try ScriptRunner(formats: [XMLStore(), BinaryStore(), SQLiteStore()], output: { _ in })
         .run(Script(contentsOfFile: path))
       return nil
     } catch {

@@ -47,7 +47,7 @@ public final class SoakSession {
   /// What the last `fetch` found, in the oracle and in Folio.
   var fetched: (expected: Set<Int>, found: Set<Int>) = ([], [])
 
-  static let formats: [any StoreFormat] = [XMLStore(), BinaryStore()]
+  static let formats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
 
   /// A new, untitled document on `model`, saving into `folder`.
   public init(model: ManagedObjectModel, folder: URL, modelPath: String) throws {

@@ -174,6 +174,45 @@ struct SQLiteDocumentTests {
       .intValue
   }
 
+  @Test(
+    "a reference a deletion leaves behind (no inverse) stays in the file, as Core Data leaves it, and reopens as nothing"
+  )
+  func referenceLeftByDeletion() throws {
+    let fixture = try DocumentFixture()
+    defer { fixture.remove() }
+    let url = fixture.url("shelf.sqlite")
+    let model = try makeShelf(at: url, loop: fixture.loop).model
+    let document = try Document.open(url, model: model, formats: [SQLiteStore()])
+    let request = FetchRequest<ManagedObject>(
+      entityName: "Magazine", predicate: try QueryPredicate(format: "title == 'Weekly'"))
+    let weekly = try #require(try document.context.fetch(request).first)
+    let key = try sqlite(url, "SELECT Z_PK FROM ZITEM WHERE ZTITLE = 'Weekly'")
+    try document.context.delete(weekly)
+    try document.save()
+    // Bob's favorite has no inverse: the deletion leaves his row naming the gone one.
+    #expect(try sqlite(url, "SELECT ZFAVORITE FROM ZPERSON WHERE ZNAME = 'Bob'") == key)
+    #expect(try sqlite(url, "SELECT count(*) FROM ZITEM WHERE ZTITLE = 'Weekly'") == "0\n")
+    let reopened = try Document.open(url, model: model, formats: [SQLiteStore()])
+    let people = FetchRequest<ManagedObject>(
+      entityName: "Person", predicate: try QueryPredicate(format: "name == 'Bob'"))
+    let bob = try #require(try reopened.context.fetch(people).first)
+    #expect(try bob.value(forKey: "favorite") == nil)
+    // Ada's favorite is still there, and still hers.
+    let ada = try #require(
+      try reopened.context.fetch(
+        FetchRequest<ManagedObject>(
+          entityName: "Person", predicate: try QueryPredicate(format: "name == 'Ada'"))
+      ).first)
+    #expect(
+      try (ada.value(forKey: "favorite") as? ManagedObject)?.value(forKey: "title") as? String
+        == "Dune")
+    // A file written whole from it holds no such reference.
+    let copy = fixture.url("shelf.xml")
+    try reopened.save(to: copy, format: XMLStore())
+    let again = try Document.open(copy, model: model, formats: [XMLStore()])
+    #expect(canonicalGraph(again.context) == canonicalGraph(reopened.context))
+  }
+
   @Test("a one-object edit is saved in place: that row changes, its Z_OPT goes up, nothing else")
   func oneObjectEdit() throws {
     let fixture = try DocumentFixture()

@@ -166,7 +166,7 @@ extension ManagedObjectContext {
 
   /// Makes `target`'s inverse point back at `source`, taking `target` from its previous owner
   /// (one-to-many) or partner (one-to-one).
-  private func linkInverse(
+  func linkInverse(
     of source: ManagedObject, slot: Int, relationship: RelationshipLayout, to target: ManagedObject
   ) {
     guard let inverseSlot = relationship.inverseSlot else { return }
@@ -179,7 +179,7 @@ extension ManagedObjectContext {
     {
       if relationship.isToMany {
         primitiveRemove(target.row, from: previousObject, slot: slot)
-      } else {
+      } else if primitiveTarget(of: previousObject, slot: slot) == target.row {
         primitiveSetTarget(of: previousObject, slot: slot, to: nil)
       }
     }
@@ -187,7 +187,7 @@ extension ManagedObjectContext {
   }
 
   /// Removes `source` from `target`'s inverse.
-  private func unlinkInverse(
+  func unlinkInverse(
     of source: ManagedObject, relationship: RelationshipLayout, from target: ManagedObject
   ) {
     guard let inverseSlot = relationship.inverseSlot else { return }

@@ -72,14 +72,82 @@ extension ManagedObjectContext {
     }
     // A change lists each object's slots together, so each object settles once, after its last.
     var pending: ManagedObject?
+    var restoredRelationships: [RestoredRelationship] = []
     for index in change.rows.indices {
       guard let object = object(atRow: change.rows[index]) else { continue }
       if let previous = pending, previous !== object { settleUpdated(previous) }
       pending = object
-      write(change.olds[index].snapshot(), to: object, slot: Int(change.slots[index]))
+      let slot = Int(change.slots[index])
+      if let relationship = object.layout.properties[slot].relationship,
+        relationship.inverseSlot != nil
+      {
+        restoredRelationships.append(
+          RestoredRelationship(
+            object: object, slot: slot, relationship: relationship,
+            before: primitiveTargets(of: object, slot: slot)))
+      }
+      write(change.olds[index].snapshot(), to: object, slot: slot)
     }
     if let pending { settleUpdated(pending) }
+    for touched in relinkInverses(of: restoredRelationships) { settleUpdated(touched) }
     processPendingChanges()
+  }
+
+  /// A relationship slot an undo restored, with the targets it held before.
+  struct RestoredRelationship {
+    let object: ManagedObject
+    let slot: Int
+    let relationship: RelationshipLayout
+    let before: [Int32]
+  }
+
+  /// Brings inverses the undone change did not record into step with the restored sides.
+  ///
+  /// The values a change recorded agree with each other: they are the graph as it was before
+  /// the change. A change made while undo registration was disabled may since have moved an
+  /// edge whose other side the change never recorded; restoring only the recorded side would
+  /// leave the two sides disagreeing. So each edge a restored slot gained or lost is made to
+  /// agree on the other side too, as setting the relationship would: a target gains the object
+  /// in its inverse (leaving its previous partner) or loses it. Inverses the change recorded
+  /// already agree, and objects out of the graph keep their relationships as they are.
+  ///
+  /// - Returns: the objects changed here, to settle.
+  private func relinkInverses(of restored: [RestoredRelationship]) -> [ManagedObject] {
+    var touched: [ManagedObject] = []
+    for entry in restored where isInGraph(entry.object) {
+      let object = entry.object
+      let after = primitiveTargets(of: object, slot: entry.slot)
+      guard after != entry.before, let inverseSlot = entry.relationship.inverseSlot else {
+        continue
+      }
+      let kept = Set(after)
+      let held = Set(entry.before)
+      for row in entry.before where !kept.contains(row) {
+        guard let target = self.object(atRow: row), isInGraph(target),
+          primitiveTargets(of: target, slot: inverseSlot).contains(object.row)
+        else { continue }
+        unlinkInverse(of: object, relationship: entry.relationship, from: target)
+        touched.append(target)
+      }
+      for row in after where !held.contains(row) {
+        guard let target = self.object(atRow: row), isInGraph(target),
+          !primitiveTargets(of: target, slot: inverseSlot).contains(object.row)
+        else { continue }
+        if let previous = primitiveTarget(of: target, slot: inverseSlot).flatMap(
+          self.object(atRow:))
+        {
+          touched.append(previous)
+        }
+        linkInverse(of: object, slot: entry.slot, relationship: entry.relationship, to: target)
+        touched.append(target)
+      }
+    }
+    return touched
+  }
+
+  /// Whether `object` is in the graph: neither deleted nor out of it.
+  private func isInGraph(_ object: ManagedObject) -> Bool {
+    object.flags.isDisjoint(with: [.deleted, .removed])
   }
 
   /// Brings a deleted object back: a saved object stops being deleted; one deleted by a save,

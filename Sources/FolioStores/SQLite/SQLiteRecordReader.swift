@@ -22,6 +22,8 @@ struct SQLiteRecordReader {
     init(entity: SQLiteSchema.Entity) { self.entity = entity }
     var attributes: [(name: String, column: SQLiteValues.Column, index: Int)] = []
     var toOnes: [(toOne: SQLiteSchema.ToOneColumn, index: Int, entityIndex: Int?)] = []
+    /// Per to-one, the keys of the rows whose target is gone, where Core Data may leave one.
+    var gone: [Set<Int64>?] = []
     /// The destination of each to-one, for checking entity columns.
     var destinations: [SQLiteSchema.Entity?] = []
   }
@@ -65,6 +67,7 @@ struct SQLiteRecordReader {
     let first = numbers.first ?? root.number
     var shapes: [EntityColumns?] = Array(repeating: nil, count: (numbers.last ?? first) - first + 1)
     var names: [RowNamesCache] = []
+    var goneByColumn: [String: Set<Int64>] = [:]
     for number in numbers {
       guard let entity = schema.entity(number: number) else { continue }
       let attributes = schema.attributes[entity.name] ?? []
@@ -80,6 +83,15 @@ struct SQLiteRecordReader {
         columns.toOnes.append(
           (toOne, index(of: toOne.column), toOne.entityColumn.map { index(of: $0) }))
         columns.destinations.append(schema.entity(toOne.relationship.destinationEntityName))
+        if schema.mayOutliveTarget(toOne.relationship) {
+          let column = binding.column(toOne.column, of: root.table)
+          if goneByColumn[column] == nil {
+            goneByColumn[column] = try goneTargets(of: column, in: table, root: toOne.targetRoot)
+          }
+          columns.gone.append(goneByColumn[column])
+        } else {
+          columns.gone.append(nil)
+        }
       }
       shapes[number - first] = columns
       names.append(RowNamesCache(names: attributes.map(\.attribute.name)))
@@ -118,6 +130,8 @@ struct SQLiteRecordReader {
       var relationships: [String: [Int64]] = [:]
       for (position, (toOne, index, entityIndex)) in columns.toOnes.enumerated()
       where !statement.isNull(index) {
+        // A reference Core Data left when its target was deleted (No Action) names nothing.
+        if let gone = columns.gone[position], gone.contains(primaryKey) { continue }
         let target = statement.int64(index)
         guard target >= 1, target <= StoreKeySpace.maximumKey else {
           throw StoreError(
@@ -204,6 +218,23 @@ struct SQLiteRecordReader {
     }
   }
 
+  /// The keys of the rows of `table` whose foreign key `column` names no row of the target
+  /// hierarchy `root`: references a deletion left behind.
+  private func goneTargets(of column: String, in table: String, root: Int) throws(StoreError)
+    -> Set<Int64>
+  {
+    guard let target = schema.entity(number: root) else { return [] }
+    let q = SQLiteDatabase.quote
+    let targetTable = binding.table(target.table)
+    let statement = try database.prepare(
+      "SELECT h.Z_PK FROM \(q(table)) h WHERE h.\(q(column)) IS NOT NULL AND NOT EXISTS "
+        + "(SELECT 1 FROM \(q(targetTable)) t WHERE t.Z_PK = h.\(q(column)))",
+      at: table)
+    var keys: Set<Int64> = []
+    while try statement.step() { keys.insert(statement.int64(0)) }
+    return keys
+  }
+
   /// The to-many targets the records of `root`'s hierarchy are given, by relationship and
   /// owner key: ordered one-to-many from the members' order column, and the sides of join
   /// tables that are ordered (or the first side of an unordered pair), in order.
@@ -238,6 +269,15 @@ struct SQLiteRecordReader {
           continue
         }
         var sql = "SELECT \(q(side.ownerColumn)), \(q(side.memberColumn)) FROM \(q(join.name))"
+        // Rows naming a member whose deletion Core Data left them behind (No Action) name
+        // nothing.
+        if schema.mayOutliveTarget(side.relationship),
+          let member = schema.entity(number: side.memberRoot)
+        {
+          sql +=
+            " WHERE EXISTS (SELECT 1 FROM \(q(binding.table(member.table))) m"
+            + " WHERE m.Z_PK = \(q(join.name)).\(q(side.memberColumn)))"
+        }
         if let order = side.orderColumn {
           sql += " ORDER BY \(q(side.ownerColumn)), \(q(order)), \(q(side.memberColumn))"
         }

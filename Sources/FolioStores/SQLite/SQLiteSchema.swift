@@ -103,8 +103,43 @@ package struct SQLiteSchema {
     number >= 1 && number <= entities.count ? entities[number - 1] : nil
   }
 
+  /// Relationships whose targets may be deleted while they still name them: those without an
+  /// inverse, and those whose inverse's delete rule is No Action. Core Data leaves such a
+  /// reference in the file when the target's row goes. Keyed by ``outlivingKey(_:)``.
+  private(set) var mayOutliveTargets: Set<String> = []
+
+  /// Whether `relationship` may name a row that is gone (see `mayOutliveTargets`).
+  func mayOutliveTarget(_ relationship: RelationshipDescription) -> Bool {
+    mayOutliveTargets.contains(Self.outlivingKey(relationship))
+  }
+
+  private static func outlivingKey(_ relationship: RelationshipDescription) -> String {
+    relationship.name + "\u{0}" + relationship.destinationEntityName + "\u{0}"
+      + (relationship.inverseName ?? "")
+  }
+
   package init(model: ManagedObjectModel) {
     let byName = Dictionary(model.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    for entity in model.entities {
+      for relationship in entity.relationships {
+        guard let inverse = relationship.inverseName else {
+          mayOutliveTargets.insert(Self.outlivingKey(relationship))
+          continue
+        }
+        // The inverse is declared on the destination or on one of its ancestors.
+        var holder = byName[relationship.destinationEntityName]
+        var seen: Set<String> = []
+        while let current = holder, seen.insert(current.name).inserted {
+          if let found = current.relationships.first(where: { $0.name == inverse }) {
+            if found.deleteRule == .noAction {
+              mayOutliveTargets.insert(Self.outlivingKey(relationship))
+            }
+            break
+          }
+          holder = current.parentEntityName.flatMap { byName[$0] }
+        }
+      }
+    }
     // Entity numbers: roots by name, each hierarchy depth-first in pre-order, subentities by
     // name (code point order, as Core Data compares).
     var ordered: [(EntityDescription, Int, Int)] = []
