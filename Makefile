@@ -51,14 +51,20 @@ test: deps
 # pre-release run.
 ASAN_BUILD := --scratch-path .build-asan --sanitize=address
 ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt
-ASAN_SUITES := FolioStoresTests|FolioGraphTests|FolioQueryTests|FolioCLITests
+comma := ,
+ASAN_TARGETS := FolioStoresTests,FolioGraphTests,FolioQueryTests,FolioCLITests
+ASAN_SUITES := $(subst $(comma),|,$(ASAN_TARGETS))
+ASAN_UNSAFE_BUILD := --scratch-path .build-asan-unsafe --sanitize=address
+# Its build holds only the test targets it runs (FOLIO_TEST_SUBSET, read by Package.swift), in
+# its own folder.
 test-asan-unsafe: deps
-	$(SWIFT) build --build-tests $(ASAN_BUILD)
-	$(ASAN_ENV) $(SWIFT) test --skip-build $(ASAN_BUILD) --filter '$(ASAN_SUITES)'
+	FOLIO_TEST_SUBSET=$(ASAN_TARGETS) $(SWIFT) build --build-tests $(ASAN_UNSAFE_BUILD)
+	FOLIO_TEST_SUBSET=$(ASAN_TARGETS) $(ASAN_ENV) $(SWIFT) test --skip-build \
+	  $(ASAN_UNSAFE_BUILD) --filter '$(ASAN_SUITES)'
 	# Memory errors only: the replay keeps its last input where LeakSanitizer cannot see it (a
 	# tagged pointer), and leaks are `make fuzz`'s to find, which runs with -detect_leaks=1.
 	ASAN_OPTIONS=detect_leaks=0 $(MAKE) --no-print-directory fuzz-replay \
-	  FUZZ_REPLAY_BIN=.build-asan/debug
+	  FUZZ_REPLAY_BIN=.build-asan-unsafe/debug
 
 test-asan: deps
 	$(SWIFT) build --build-tests $(ASAN_BUILD)
@@ -135,4 +141,4 @@ soak: deps
 	FOLIO_SOAK_OPS=$(OPS) FOLIO_SOAK_SEED=$(SEED) .build/release/FolioSoakRunner
 
 clean:
-	rm -rf .build .build-fuzz .build-asan .build-tsan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*
+	rm -rf .build .build-fuzz .build-asan .build-asan-unsafe .build-tsan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*

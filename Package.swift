@@ -223,3 +223,15 @@ let package = Package(
     },
   swiftLanguageModes: [.v6]
 )
+
+// `make test-asan-unsafe` sets FOLIO_TEST_SUBSET to the test targets it runs, so its build
+// leaves out the other test targets and the executables it never runs (benchmarks, samples,
+// the soak runner).
+if let subset = Context.environment["FOLIO_TEST_SUBSET"] {
+  let kept = Set(subset.split(separator: ",").map(String.init))
+  var unused: Set<String> = ["FolioBenchmarks", "ExpensesSample", "CompanySample"]
+  if !kept.contains("FolioSoakTests") { unused.formUnion(["FolioSoak", "FolioSoakRunner"]) }
+  package.targets.removeAll { target in
+    (target.type == .test && !kept.contains(target.name)) || unused.contains(target.name)
+  }
+}
