@@ -43,7 +43,9 @@ struct StoreOptions: ParsableArguments {
       XMLStore(
         dropsDanglingReferences: dropDanglingReferences, checksVersionHashes: model != nil),
       BinaryStore(),
-      SQLiteStore(missingExternalData: allowMissingExternalData ? .readAsNil : .fail),
+      SQLiteStore(
+        missingExternalData: allowMissingExternalData ? .readAsNil : .fail,
+        checksVersionHashes: model != nil),
     ]
   }
 

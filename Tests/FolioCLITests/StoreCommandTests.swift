@@ -19,6 +19,23 @@ struct StoreCommandTests {
     #expect(lines.contains("Model: inferred from the file, 2 entities"))
   }
 
+  @Test("a SQLite store Folio wrote opens without --model, with the model inferred from it")
+  func sqliteWithoutModel() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("expenses.sqlite").path
+    #expect(try run(folio, ["convert", Self.sample, file, "--model", Self.model]).status == 0)
+    let info = try run(folio, ["info", file])
+    #expect(info.status == 0, "\(info.standardError)")
+    #expect(info.standardOutput.contains("Objects: 8"))
+    // The schema shows each to-one and its foreign key; a one-to-many's other side is not in
+    // it, so the inferred model has the to-one alone.
+    let dump = try run(folio, ["dump", file])
+    #expect(dump.status == 0, "\(dump.standardError)")
+    #expect(dump.standardOutput.contains("  content = \"Tea\"\n  date = "))
+    #expect(dump.standardOutput.contains("  person = [Person#1]"))
+  }
+
   @Test(
     "metadata shows and changes user metadata in place, objects untouched; reserved keys refused",
     arguments: ["xml", "folio"])

@@ -18,6 +18,10 @@ struct Commit {
   private var before: [Int32: CommittedRow?] = [:]
   /// Rows committed again where references their deletion left behind still name them.
   private var revived: [(row: Int32, holders: [(holder: Int32, slot: Int)])] = []
+  /// Every row committed again whose deletion had left references behind, with their holders:
+  /// a store that wrote the holders without those references (a whole file, written while the
+  /// row was gone) must write them again.
+  private(set) var revivedReferences: [(row: Int32, holders: [(holder: Int32, slot: Int)])] = []
 
   /// The cache's references left by deletions, as the commit found them.
   private let deadReferences: [Int32: [(holder: Int32, slot: Int)]]
@@ -73,6 +77,7 @@ struct Commit {
     // (``releaseLeftReferences()``).
     if let holders = cache.deadReferences.removeValue(forKey: row) {
       revived.append((row, holders))
+      revivedReferences.append((row, holders))
     }
     let new = CommittedRow.make(layout: layout, version: 1)
     remember(row)

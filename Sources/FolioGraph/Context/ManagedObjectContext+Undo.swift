@@ -31,7 +31,9 @@ struct TurnChange {
 /// *applies* the change backwards, without running any rule: objects inserted in the turn leave
 /// the graph, objects deleted in it (cascaded ones too) come back, and every recorded slot —
 /// both sides of every relationship the turn touched, since each side was recorded when it
-/// changed — gets its value from before the turn. Applying records changes like any edit, and
+/// changed — gets its value from before the turn. (Only a change made while registration was
+/// disabled can since have moved a side the turn did not record; that side then follows the
+/// restored one, so the two never disagree.) Applying records changes like any edit, and
 /// processing them (inside the undo, so into the redo group) registers the exact inverse; redo
 /// is the same mechanism the other way. Afterwards the inserted, updated and deleted sets are
 /// what they were before the change: an object whose values all match the saved ones again is

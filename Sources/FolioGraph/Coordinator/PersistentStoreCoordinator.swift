@@ -176,7 +176,41 @@ public final class PersistentStoreCoordinator {
         continue
       }
     }
+    rewriteRevivedReferences(of: commit, into: &changes)
     return changes
+  }
+
+  /// Makes the save write again each reference that names a row the commit brought back.
+  ///
+  /// While the row was gone, the reference named nothing, and a file written whole then left
+  /// it out; a save in place must not take the file to hold it. So the holder's update is
+  /// given as if its file row lacked the reference, and the store writes it.
+  private func rewriteRevivedReferences(of commit: Commit, into changes: inout StoreChanges) {
+    guard !commit.revivedReferences.isEmpty else { return }
+    let cache = self.cache
+    var updateIndex: [Int64: Int] = [:]
+    for (index, update) in changes.updated.enumerated() { updateIndex[update.new.id] = index }
+    for (row, holders) in commit.revivedReferences {
+      guard cache.row(row) != nil else { continue }
+      let revivedID = cache.primaryKey(ofRow: row)
+      for (holder, slot) in holders {
+        guard let committed = cache.row(holder) else { continue }
+        let name = cache.layouts[committed.entity].properties[slot].name
+        let new = cache.record(of: committed, at: holder)
+        guard new.relationships[name]?.contains(revivedID) == true else { continue }
+        let index: Int
+        if let known = updateIndex[new.id] {
+          index = known
+        } else {
+          changes.updated.append((cache.record(of: committed, at: holder, allTargets: true), new))
+          index = changes.updated.count - 1
+          updateIndex[new.id] = index
+        }
+        let targets = changes.updated[index].old.relationships[name] ?? []
+        let kept = targets.filter { $0 != revivedID }
+        changes.updated[index].old.relationships[name] = kept.isEmpty ? nil : kept
+      }
+    }
   }
 
   /// The metadata of the store in the file at `url`, read with the first of `formats` that

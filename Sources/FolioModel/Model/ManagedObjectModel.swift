@@ -33,9 +33,13 @@ public struct ManagedObjectModel: Sendable, Hashable {
   /// The version identifier the model's author set (Xcode's `userDefinedModelVersionIdentifier`);
   /// `nil` when empty.
   public let versionIdentifier: String?
-  /// The SHA-256 of all entities' version hashes: equal for two models whose stores have the
-  /// same shape.
+  /// Folio's own hash of the whole model: equal for two models whose stores have the same
+  /// shape. (Core Data's digest of a model is not established; this one is over Folio's
+  /// earlier entity hashes, ``legacyEntityVersionHashes``, which `.folio` files record.)
   public let versionHash: Data
+  /// Each entity's hash as Folio computed it before it computed Core Data's, by entity name:
+  /// the stores Folio wrote then record these.
+  package let legacyEntityVersionHashes: [String: Data]
   /// Warnings about the model: lenient readings of its file and relationships without inverses.
   public let diagnostics: [ModelDiagnostic]
   private let entityIndex: [String: Int]
@@ -90,6 +94,7 @@ public struct ManagedObjectModel: Sendable, Hashable {
     self.fetchRequestTemplates = fetchRequestTemplates
     self.versionIdentifier = versionIdentifier.flatMap { $0.isEmpty ? nil : $0 }
     self.versionHash = VersionHasher.hash(ofModel: resolver.entityHashes)
+    self.legacyEntityVersionHashes = resolver.entityHashes
     self.diagnostics = diagnostics + resolver.diagnostics
   }
 
@@ -100,7 +105,8 @@ public struct ManagedObjectModel: Sendable, Hashable {
     entityIndex[name].map { entities[$0] }
   }
 
-  /// Each entity's version hash, by entity name: what a store records to check the model fits.
+  /// Each entity's version hash, by entity name, as Core Data computes it: what a store records
+  /// to check the model fits.
   public var entityVersionHashesByName: [String: Data] {
     Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.versionHash) })
   }

@@ -477,30 +477,51 @@ struct ModelResolver {
 
   // MARK: Pass 5: hashes
 
+  /// Core Data's hashes go to the entities and properties (``CoreDataVersionHasher``); Folio's
+  /// earlier ones (``VersionHasher``) to `entityHashes`, for the model's own hash and for
+  /// stores written with them.
   private mutating func computeHashes() {
     var memberHashes: [String: [Data]] = [:]
     for index in order {
       var entity = entities[index]
       var declared: [String: Data] = [:]
-      for position in entity.attributes.indices {
-        let hash = VersionHasher.hash(
-          of: entity.attributes[position], composites: composites, memberHashes: &memberHashes)
-        entity.attributes[position].versionHash = hash
-        declared[entity.attributes[position].name] = hash
-      }
-      for position in entity.relationships.indices {
-        let hash = VersionHasher.hash(of: entity.relationships[position])
-        entity.relationships[position].versionHash = hash
-        declared[entity.relationships[position].name] = hash
-      }
-      let parentHash = entity.parentEntityName.flatMap { entityHashes[$0] }
-      entity.versionHash = VersionHasher.hash(
-        ofEntity: entity, parentHash: parentHash, declaredHashes: declared)
-      entityHashes[entity.name] = entity.versionHash
-      // Refresh the flattened list so it carries the hashed descriptions.
       let parentProperties =
         entity.parentEntityName.flatMap { entityIndex[$0] }
         .map { entities[$0].properties } ?? []
+      var stored: [(name: String, hash: Data, isStored: Bool)] = parentProperties.compactMap {
+        switch $0 {
+        case .attribute(let attribute):
+          (attribute.name, attribute.versionHash, !attribute.isTransient || attribute.isDerived)
+        case .relationship(let relationship):
+          (relationship.name, relationship.versionHash, !relationship.isTransient)
+        case .fetchedProperty:
+          nil
+        }
+      }
+      for position in entity.attributes.indices {
+        let attribute = entity.attributes[position]
+        declared[attribute.name] = VersionHasher.hash(
+          of: attribute, composites: composites, memberHashes: &memberHashes)
+        let hash = CoreDataVersionHasher.hash(of: attribute)
+        entity.attributes[position].versionHash = hash
+        stored.append((attribute.name, hash, !attribute.isTransient || attribute.isDerived))
+      }
+      for position in entity.relationships.indices {
+        let relationship = entity.relationships[position]
+        declared[relationship.name] = VersionHasher.hash(of: relationship)
+        let hash = CoreDataVersionHasher.hash(of: relationship, on: entity.name)
+        entity.relationships[position].versionHash = hash
+        stored.append((relationship.name, hash, !relationship.isTransient))
+      }
+      let parentHash = entity.parentEntityName.flatMap { entityHashes[$0] }
+      entityHashes[entity.name] = VersionHasher.hash(
+        ofEntity: entity, parentHash: parentHash, declaredHashes: declared)
+      entity.versionHash = CoreDataVersionHasher.hash(
+        ofEntity: entity,
+        parentHash: entity.parentEntityName.flatMap { entityIndex[$0] }.map {
+          entities[$0].versionHash
+        }, properties: stored)
+      // Refresh the flattened list so it carries the hashed descriptions.
       entity.properties =
         parentProperties + entity.attributes.map { .attribute($0) }
         + entity.relationships.map { .relationship($0) }

@@ -59,9 +59,10 @@ extension StoreError {
   static func modelMismatch(
     stored: [String: Data], model: ManagedObjectModel, file: String
   ) -> StoreError {
-    let current = model.entityVersionHashesByName
-    let differing = Set(stored.keys).union(current.keys).filter { stored[$0] != current[$0] }
-    let names = differing.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+    var metadata = StoreMetadata(storeType: "")
+    metadata.modelVersionHashes = stored
+    let differing = metadata.entitiesWithChangedVersionHashes(comparedWith: model)
+    let names = differing.map { "\"\($0)\"" }.joined(separator: ", ")
     return StoreError(
       .modelMismatch,
       "the store was written with a different model; entities that differ: "

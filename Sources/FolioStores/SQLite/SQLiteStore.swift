@@ -27,9 +27,14 @@ public struct SQLiteStore: StoreFormat {
 
   /// What a missing external-data file reads as.
   public var missingExternalData: MissingExternalData
+  /// Whether a store Folio wrote is checked by its version hashes. The default is `true`;
+  /// `false` when the model comes from the store itself (cached in it or inferred from it),
+  /// which the hashes of the model that wrote it cannot describe.
+  public var checksVersionHashes: Bool
 
-  public init(missingExternalData: MissingExternalData = .fail) {
+  public init(missingExternalData: MissingExternalData = .fail, checksVersionHashes: Bool = true) {
     self.missingExternalData = missingExternalData
+    self.checksVersionHashes = checksVersionHashes
   }
 
   public var typeName: String { "SQLite" }
@@ -95,7 +100,7 @@ public struct SQLiteStore: StoreFormat {
     let database = try Self.open(url)
     let metadata = try SQLiteMetadata.read(from: database)
     // A store Folio wrote is checked by its hashes; one Core Data wrote, by its schema.
-    try metadata.checkVersionHashes(against: model, file: url.path)
+    if checksVersionHashes { try metadata.checkVersionHashes(against: model, file: url.path) }
     let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
     let reader = SQLiteRecordReader(
       database: database, binding: binding,

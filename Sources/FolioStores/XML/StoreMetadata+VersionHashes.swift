@@ -3,12 +3,12 @@ import Foundation
 
 /// Checking a store against a model by the entity version hashes its metadata records.
 ///
-/// Folio's version hashes are its own (Apple does not publish its algorithm), so a store
-/// records whose hashes it holds: Folio writes, beside `NSStoreModelVersionHashes`, the key
-/// ``folioChecksumKey`` with a checksum of those hashes. When a store's hashes match that
-/// checksum they are Folio's and are compared with the model's; when they do not (a store
-/// Core Data wrote, or one a Mac re-saved, replacing the hashes), the hashes say nothing about
-/// the model and the store is checked by structure instead, as it is read.
+/// Folio's version hashes are Core Data's (``ManagedObjectModel/entityVersionHashesByName``);
+/// stores Folio wrote before hold its earlier ones, which still match. Folio writes, beside
+/// `NSStoreModelVersionHashes`, the key ``folioChecksumKey`` with a checksum of those hashes.
+/// When a store's hashes match that checksum they are compared with the model's; when they do
+/// not (a store Core Data wrote, or one a Mac re-saved), the store is checked by structure
+/// instead, as it is read.
 extension StoreMetadata {
   /// The metadata key under which Folio records the checksum of its version hashes.
   public static let folioChecksumKey = "FolioStoreModelVersionHashesChecksum"
@@ -44,7 +44,14 @@ extension StoreMetadata {
   public func entitiesWithChangedVersionHashes(comparedWith model: ManagedObjectModel)
     -> [String]
   {
-    let current = model.entityVersionHashesByName
+    let changed = changedEntities(comparedWith: model.entityVersionHashesByName)
+    guard !changed.isEmpty else { return [] }
+    // A store Folio wrote before its hashes were Core Data's holds its earlier ones.
+    let legacy = changedEntities(comparedWith: model.legacyEntityVersionHashes)
+    return legacy.count < changed.count ? legacy : changed
+  }
+
+  private func changedEntities(comparedWith current: [String: Data]) -> [String] {
     var names: Set<String> = []
     for (name, hash) in current where modelVersionHashes[name] != hash { names.insert(name) }
     for name in modelVersionHashes.keys where current[name] == nil { names.insert(name) }
