@@ -73,6 +73,24 @@ struct CoreDataVersionHashTests {
     #expect([UInt8](entity.versionHash) == expected)
   }
 
+  @Test("a store Folio wrote with its earlier hashes still opens, and a changed entity is named")
+  func earlierHashesStillMatch() throws {
+    let url = packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xml")
+    let model = try ManagedObjectModel(
+      contentsOf: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xcdatamodeld"))
+    let metadata = try XMLStore().readMetadata(from: url)
+    #expect(metadata.hasFolioVersionHashes)
+    #expect(metadata.modelVersionHashes == model.legacyEntityVersionHashes)
+    #expect(metadata.modelVersionHashes != model.entityVersionHashesByName)
+    try metadata.checkVersionHashes(against: model)
+    var entities = model.entities
+    let spending = try #require(entities.firstIndex { $0.name == "Spending" })
+    entities[spending].attributes.append(AttributeDescription("note", .string))
+    let changed = try ManagedObjectModel(entities: entities)
+    #expect(metadata.entitiesWithChangedVersionHashes(comparedWith: changed) == ["Spending"])
+    #expect(throws: StoreError.self) { try metadata.checkVersionHashes(against: changed) }
+  }
+
   @Test("a key path ending in @count or @sum hashes as the function; anything else as written")
   func canonicalDerivations() {
     #expect(CoreDataVersionHasher.canonicalDerivation("pages.@count") == "count:(pages)")
