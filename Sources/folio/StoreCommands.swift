@@ -66,7 +66,10 @@ struct StoreOptions: ParsableArguments {
   }
 
   func loadModel(for url: URL, format: any StoreFormat) throws -> ManagedObjectModel {
-    if let model { return try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)) }
+    if let model {
+      return try bundleVersion(for: url, format: format)?.model
+        ?? ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+    }
     if format is BinaryStore {
       guard let embedded = try BinaryStore().readModel(from: url) else {
         throw ValidationError(
@@ -85,9 +88,29 @@ struct StoreOptions: ParsableArguments {
     return try XMLStore.inferModel(from: url)
   }
 
+  /// With `--model` naming a bundle of several versions, the version that wrote the store at
+  /// `url`, found by the version hashes its metadata records; `nil` otherwise (the bundle's
+  /// current version is used, and the store is checked as it is read).
+  func bundleVersion(for url: URL, format: any StoreFormat) throws -> ModelBundle.Version? {
+    guard let model, model.hasSuffix(".xcdatamodeld") || model.hasSuffix(".xcdatamodeld/")
+    else { return nil }
+    let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
+    guard bundle.versions.count > 1 else { return nil }
+    let metadata = try format.readMetadata(from: url)
+    return bundle.version(
+      matchingVersionHashes: metadata.modelVersionHashes,
+      identifiers: metadata.modelVersionIdentifiers)
+  }
+
   /// Where the model came from, for `info`.
   func modelSource(for format: any StoreFormat) -> String {
-    if let model { return model }
+    if let model {
+      let url = URL(fileURLWithPath: file)
+      if let version = try? bundleVersion(for: url, format: format) {
+        return "\(model), version \(version.name) (found by the store's version hashes)"
+      }
+      return model
+    }
     if format is BinaryStore { return "carried in the file" }
     if format is SQLiteStore {
       let url = URL(fileURLWithPath: file)

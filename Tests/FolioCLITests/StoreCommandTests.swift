@@ -37,6 +37,22 @@ struct StoreCommandTests {
   }
 
   @Test(
+    "with a bundle of several versions, info reads the store with the version that wrote it",
+    .enabled(if: SQLiteCorpus.isPresent))
+  func bundleVersionByHashes() throws {
+    let store = try #require(SQLiteCorpus.stores.first { $0.file == "Bookmarks_V2.sqlite" })
+    let url = try SQLiteCorpus.copy(of: store)
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let bundle = SQLiteCorpus.root.appendingPathComponent(store.bundleFolder)
+      .appendingPathComponent(store.bundle).path
+    let info = try run(folio, ["info", url.path, "--model", bundle])
+    #expect(info.status == 0, "\(info.standardError)")
+    #expect(
+      info.standardOutput.contains(
+        "Model: \(bundle), version BookmarksModel 2 (found by the store's version hashes)"))
+  }
+
+  @Test(
     "metadata shows and changes user metadata in place, objects untouched; reserved keys refused",
     arguments: ["xml", "folio"])
   func metadata(format: String) throws {

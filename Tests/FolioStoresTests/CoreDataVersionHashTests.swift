@@ -25,6 +25,28 @@ struct CoreDataVersionHashTests {
     #expect(differing == (store.file == "Recipes.sqlite" ? Self.recipesDiffer : []), "\(store)")
   }
 
+  @Test("each corpus store's version is found in its model bundle by its version hashes")
+  func versionsFoundByHashes() throws {
+    var bundles: [String: ModelBundle] = [:]
+    for store in SQLiteCorpus.available {
+      let path = store.bundleFolder + "/" + store.bundle
+      let bundle =
+        try bundles[path]
+        ?? ModelBundle(contentsOf: SQLiteCorpus.root.appendingPathComponent(path))
+      bundles[path] = bundle
+      let url = try SQLiteCorpus.copy(of: store)
+      defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+      let metadata = try SQLiteStore().readMetadata(from: url)
+      let found = bundle.version(
+        matchingVersionHashes: metadata.modelVersionHashes,
+        identifiers: metadata.modelVersionIdentifiers)
+      // The Recipes stores' hashes are those of Apple's older model (see above).
+      let expected =
+        store.file == "Recipes.sqlite" ? nil : String(store.version.dropLast(".xcdatamodel".count))
+      #expect(found?.name == expected, "\(store)")
+    }
+  }
+
   /// The encoding, restated byte by byte for a model that exercises what no corpus store
   /// does: an entity modifier, a self-inverse relationship, a derived sum and a transient.
   @Test("hashes follow the encoding for what the corpus does not show")

@@ -175,3 +175,26 @@ private func readFile(_ url: URL) throws -> Data {
     throw ModelError.unreadable(url.relativePath, reason: error.localizedDescription)
   }
 }
+
+extension ModelBundle {
+  /// The version that wrote a store whose metadata records entity version hashes `hashes`
+  /// (`NSStoreModelVersionHashes`) and version identifiers `identifiers`
+  /// (`NSStoreModelVersionIdentifiers`), found as Core Data finds it: the version whose
+  /// entity hashes are exactly those. Hashes Folio computed before they were Core Data's
+  /// match too. Of several matching versions (two versions with the same schema), the one the
+  /// identifiers name, then the current one, then the first by name; `nil` when none matches.
+  ///
+  /// - Complexity: O(*v* · *e*) in the versions and their entities.
+  public func version(matchingVersionHashes hashes: [String: Data], identifiers: [String] = [])
+    -> Version?
+  {
+    guard !hashes.isEmpty else { return nil }
+    let matching = versions.filter {
+      $0.model.entityVersionHashesByName == hashes || $0.model.legacyEntityVersionHashes == hashes
+    }
+    let named = matching.first { version in
+      version.model.versionIdentifier.map { identifiers.contains($0) } ?? false
+    }
+    return named ?? matching.first { $0.name == currentVersionName } ?? matching.first
+  }
+}
