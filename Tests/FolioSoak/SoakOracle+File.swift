@@ -26,7 +26,8 @@
 ///   instead of the snapshot's;
 /// - rollback commits nothing of the object, not even its deletion.
 /// An edge from another object does not change a conflicting object's to-one side that the
-/// policy keeps: always under rollback, where it changed there under store-trump. An object
+/// policy keeps: always under rollback, where it changed there under store-trump; the other
+/// object's side of such an edge then takes its committed value, so the sides agree. An object
 /// another context deleted stays deleted under every policy.
 ///
 /// ## After the save
@@ -88,12 +89,14 @@ extension SoakOracle {
   /// policy, and brings the context in step with the result.
   func commit(resolving conflicts: Set<Int>) {
     let plan = plannedCommit(resolving: conflicts)
-    settle(after: plan.committed, conflicts: conflicts, saved: plan.saved, plan.deleted)
+    settle(
+      after: plan.committed, conflicts: conflicts, saved: plan.saved, plan.deleted,
+      refused: plan.refused)
   }
 
   /// The committed state the save would leave, and the objects it saves and deletes.
   func plannedCommit(resolving conflicts: Set<Int>) -> (
-    committed: Graph, saved: Set<Int>, deleted: [Int]
+    committed: Graph, saved: Set<Int>, deleted: [Int], refused: [Int: Set<String>]
   ) {
     let policy = mergePolicy
     let original = file
@@ -130,16 +133,19 @@ extension SoakOracle {
         next.objects[uid]?.values[name] = mine
       }
     }
+    var refused: [Int: Set<String>] = [:]
     for uid in (inserted + updated).sorted() {
-      commitRelationships(of: uid, into: &next, conflicts: conflicts, original: original)
+      commitRelationships(
+        of: uid, into: &next, conflicts: conflicts, original: original, refused: &refused)
     }
-    return (next.objects, Set(inserted + updated), deleted)
+    return (next.objects, Set(inserted + updated), deleted, refused)
   }
 
   /// Commits `uid`'s relationships as edges against its snapshot (or, overwriting a conflict,
   /// against the committed targets).
   private func commitRelationships(
-    of uid: Int, into next: inout FileGraph, conflicts: Set<Int>, original: Graph
+    of uid: Int, into next: inout FileGraph, conflicts: Set<Int>, original: Graph,
+    refused: inout [Int: Set<String>]
   ) {
     let policy = mergePolicy
     let conflicted = conflicts.contains(uid)
@@ -151,7 +157,10 @@ extension SoakOracle {
       base = saved[uid] == nil ? nil : snapshots[uid]?.object
     }
     func isKept(_ target: Int, _ relationship: SoakSchema.Relationship) -> Bool {
-      isProtected(target, inverseOf: relationship, conflicts: conflicts, committed: original)
+      guard isProtected(target, inverseOf: relationship, conflicts: conflicts, committed: original)
+      else { return false }
+      refused[uid, default: []].insert(relationship.name)
+      return true
     }
     for relationship in SoakSchema.relationships[object.entity] ?? [] {
       let mine = targets(uid, relationship).filter(isLive)
@@ -203,7 +212,8 @@ extension SoakOracle {
   /// Makes `committed` the committed state, with a new version for each object it changed,
   /// and brings the context in step (see the type's discussion).
   private func settle(
-    after committed: Graph, conflicts: Set<Int>, saved savedNow: Set<Int>, _ deleted: [Int]
+    after committed: Graph, conflicts: Set<Int>, saved savedNow: Set<Int>, _ deleted: [Int],
+    refused: [Int: Set<String>]
   ) {
     let before = file
     file = committed
@@ -231,6 +241,10 @@ extension SoakOracle {
       if !savedNow.contains(uid) || conflicts.contains(uid) {
         let values = read(object)
         graph[uid]?.values = values
+      } else if let keys = refused[uid] {
+        // A relationship whose change the policy refused takes its committed value.
+        let values = read(object)
+        for key in keys { graph[uid]?.values[key] = values[key] }
       }
       snapshots[uid] = Snapshot(object: object, version: version)
     }

@@ -50,7 +50,7 @@ extension ManagedObjectContext {
     let wasComplete = registeredGeneration == cache.generation
     cache.assignPrimaryKeys(toRows: insertedRows.filter { !cache.hasPrimaryKey($0) })
     var commit = Commit(cache: cache)
-    applyChanges(to: &commit, conflicts: Set(conflicts))
+    let refused = applyChanges(to: &commit, conflicts: Set(conflicts))
     for (row, slot, value) in derived
     where commit.original(row) != nil || insertedRows.contains(row) {
       commit.set(value, row: row, slot: slot)
@@ -66,7 +66,7 @@ extension ManagedObjectContext {
     }
     cache.generation &+= 1
     if wasComplete { registeredGeneration = cache.generation }
-    let changed = settle(after: commit, conflicts: Set(conflicts))
+    let changed = settle(after: commit, conflicts: Set(conflicts), refused: refused)
     sendDidSave(saved.inserted.union(saved.updated).union(saved.deleted))
     if hasObservers {
       post(
@@ -189,8 +189,9 @@ extension ManagedObjectContext {
   }
 
   /// Applies the context's changes to the committed rows through `commit`, resolving the
-  /// conflicts at `conflicts` by ``mergePolicy``.
-  private func applyChanges(to commit: inout Commit, conflicts: Set<Int32>) {
+  /// conflicts at `conflicts` by ``mergePolicy``. Returns the relationship slots whose change
+  /// the policy refused (an edge to a conflicting object whose side it keeps), by row.
+  private func applyChanges(to commit: inout Commit, conflicts: Set<Int32>) -> [Int32: [Int]] {
     let policy = mergePolicy
     // Deletions first: a deleted row lets go of its relationships, on both sides, where its
     // delete rule nullifies (a cascade's targets the context knew are deleted with it; those
@@ -242,16 +243,19 @@ extension ManagedObjectContext {
       }
     }
     // Relationships of new and updated objects, as edges.
+    var refused: [Int32: [Int]] = [:]
     for row in (inserted + updated).sorted() {
       guard let object = table[Int(row)] else { continue }
-      commitRelationships(of: object, into: &commit, conflicts: conflicts)
+      commitRelationships(of: object, into: &commit, conflicts: conflicts, refused: &refused)
     }
     commit.releaseLeftReferences()
+    return refused
   }
 
   /// Commits the relationship changes of `object` as edges.
   private func commitRelationships(
-    of object: ManagedObject, into commit: inout Commit, conflicts: Set<Int32>
+    of object: ManagedObject, into commit: inout Commit, conflicts: Set<Int32>,
+    refused: inout [Int32: [Int]]
   ) {
     let row = object.row
     let policy = mergePolicy
@@ -269,21 +273,21 @@ extension ManagedObjectContext {
       else { continue }
       let mine = object.slots[slot].targets.filter(isLive)
       let was = base.map { $0[slot].targets } ?? []
+      func isRefused(_ target: Int32) -> Bool {
+        guard isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
+        else { return false }
+        refused[row, default: []].append(slot)
+        return true
+      }
       if relationship.isToMany {
         let kept = Set(mine)
         for target in was where !kept.contains(target) {
-          guard !isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
-          else {
-            continue
-          }
+          guard !isRefused(target) else { continue }
           commit.unlink(row, relationship, slot: slot, from: target)
         }
         let had = Set(was)
         for target in mine where !had.contains(target) {
-          guard !isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
-          else {
-            continue
-          }
+          guard !isRefused(target) else { continue }
           commit.link(row, relationship, slot: slot, to: target)
         }
         if relationship.isOrdered, !(conflicted && policy == .mergeByPropertyStoreTrump) {
@@ -298,12 +302,10 @@ extension ManagedObjectContext {
         continue
       }
       if let target = mine.first {
-        guard !isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
-        else { continue }
+        guard !isRefused(target) else { continue }
         commit.link(row, relationship, slot: slot, to: target)
       } else if case .object(let target) = commit.current(row, slot) {
-        guard !isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
-        else { continue }
+        guard !isRefused(target) else { continue }
         commit.unlink(row, relationship, slot: slot, from: target)
       }
     }
@@ -344,7 +346,12 @@ extension ManagedObjectContext {
   /// Brings the context in step with the committed state after a commit: inserted objects are
   /// saved, deleted ones leave, and every registered object whose row the commit touched reads
   /// its committed row. Returns the rows the commit touched.
-  private func settle(after commit: Commit, conflicts: Set<Int32>) -> Set<Int32> {
+  ///
+  /// A relationship whose change the policy refused takes its committed value, so the context
+  /// never holds two sides that disagree.
+  private func settle(after commit: Commit, conflicts: Set<Int32>, refused: [Int32: [Int]])
+    -> Set<Int32>
+  {
     for row in insertedRows {
       table[Int(row)]?.flags.remove(.inserted)
       table[Int(row)]?.flags.insert(.permanent)
@@ -379,11 +386,12 @@ extension ManagedObjectContext {
         object.records?.saved = nil
         clearUpdated(object)
         object.snapshot = committed
-        // The derived attributes' values were computed into the committed row.
-        for derivation in object.layout.derivations {
-          willChange(object, slot: derivation.slot)
-          object.slots[derivation.slot] = committed.slots[derivation.slot].snapshot()
-          didChange(object, slot: derivation.slot)
+        // The derived attributes' values were computed into the committed row; a refused
+        // relationship change is dropped.
+        for slot in object.layout.derivations.map(\.slot) + (refused[row] ?? []) {
+          willChange(object, slot: slot)
+          object.slots[slot] = committed.slots[slot].snapshot()
+          didChange(object, slot: slot)
         }
       } else {
         // Saved as it is, merged, or changed by the commit without changes of its own here.

@@ -16,7 +16,9 @@ import FolioModel
 /// | ``rollback`` | the committed value | the committed value | the committed set |
 ///
 /// A relationship is always saved with both sides agreeing: moving an object to a new owner
-/// takes it from the owner the committed state gives it, whoever set that. An object another
+/// takes it from the owner the committed state gives it, whoever set that. Where the policy
+/// keeps a conflicting object's side of an edge, the other object's side of that edge takes its
+/// committed value after the save too, so the context never holds two sides that disagree. An object another
 /// context deleted stays deleted under every policy but ``error`` (the context's changes to it
 /// are dropped); an object deleted here is deleted under every policy but ``rollback``, which
 /// brings it back with its committed values.
