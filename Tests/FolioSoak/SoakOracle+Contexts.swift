@@ -117,6 +117,8 @@ extension SoakOracle {
       graph[uid] = refreshed
       turnStart[uid] = refreshed
       pendingDeletes.removeAll { $0 == uid }
+      // No longer deleted, it is not left alone by the Nullify rules the turn runs.
+      deletedInTurn.remove(uid)
       return
     }
     // The keys changed since the save keep their values; a deletion stays.
