@@ -104,8 +104,10 @@ package struct SQLiteSchema {
   }
 
   /// Relationships whose targets may be deleted while they still name them: those without an
-  /// inverse, and those whose inverse's delete rule is No Action. Core Data leaves such a
-  /// reference in the file when the target's row goes. Keyed by ``outlivingKey(_:)``.
+  /// inverse, and those whose inverse's delete rule is No Action or Deny (a Deny a save could
+  /// not see: another context's save added the reference after the deletion was checked).
+  /// Such a reference stays in the file when the target's row goes. Keyed by
+  /// ``outlivingKey(_:)``.
   private(set) var mayOutliveTargets: Set<String> = []
 
   /// Whether `relationship` may name a row that is gone (see `mayOutliveTargets`).
@@ -131,7 +133,7 @@ package struct SQLiteSchema {
         var seen: Set<String> = []
         while let current = holder, seen.insert(current.name).inserted {
           if let found = current.relationships.first(where: { $0.name == inverse }) {
-            if found.deleteRule == .noAction {
+            if found.deleteRule == .noAction || found.deleteRule == .deny {
               mayOutliveTargets.insert(Self.outlivingKey(relationship))
             }
             break
