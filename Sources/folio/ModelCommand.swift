@@ -13,8 +13,9 @@ struct ModelCommand: ParsableCommand {
         folio model info Samples/Expenses/Expenses.xcdatamodeld
         folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
         folio model infer Samples/Expenses/Expenses.xml > contents
+        folio model diff "Old.xcdatamodeld/Model.xcdatamodel" Old.xcdatamodeld
       """,
-    subcommands: [Info.self, Graph.self, Infer.self]
+    subcommands: [Info.self, Graph.self, Infer.self, Diff.self]
   )
 }
 
@@ -114,6 +115,48 @@ extension ModelCommand {
         model = try XMLStore.inferModel(from: url)
       }
       print(model.xcodeModelXML(), terminator: "")
+    }
+  }
+
+  struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List every change between two versions of a model, with the migration each needs.",
+      discussion: """
+        Each change is on one line: the entity (and property), what changed, and either \
+        "inferred" (a lightweight migration makes it, as Core Data infers one) or "needs a \
+        mapping model" with the reason. Entities and properties are matched by name, or by \
+        the renaming identifier the new version gives them. The last line says whether the \
+        whole migration can be inferred; the exit status is 0 either way.
+
+        Example:
+          folio model diff Old.xcdatamodel New.xcdatamodel
+        """
+    )
+
+    @Argument(
+      help:
+        "The older version: an .xcdatamodel folder, a contents file, or a bundle (its current version)."
+    )
+    var old: String
+
+    @Argument(help: "The newer version, likewise.")
+    var new: String
+
+    func run() throws {
+      let source = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: old))
+      let destination = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: new))
+      let difference = ModelDifference(from: source, to: destination)
+      for change in difference.changes { print(change) }
+      if difference.changes.isEmpty {
+        print("No changes: the versions store the same data.")
+      } else if difference.isInferable {
+        print("Lightweight migration: every change can be inferred.")
+      } else {
+        let count = difference.refusals.count
+        print(
+          "Lightweight migration: not possible; \(count) change\(count == 1 ? " needs" : "s need") a mapping model."
+        )
+      }
     }
   }
 }

@@ -79,6 +79,40 @@ struct ModelCommandTests {
       result.standardOutput.contains("\"Item\" [label=\"«abstract» Item|title : String?\\l\"];"))
   }
 
+  @Test("model diff lists each change with its migration step, and whether all can be inferred")
+  func diff() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let old = folder.appendingPathComponent("old")
+    let new = folder.appendingPathComponent("new")
+    try Data(
+      """
+      <model><entity name="Person"><attribute name="name" attributeType="String"/>\
+      <attribute name="age" optional="YES" attributeType="Integer 16"/></entity></model>
+      """.utf8
+    ).write(to: old)
+    try Data(
+      """
+      <model><entity name="Person"><attribute name="name" optional="YES" attributeType="String"/>\
+      <attribute name="years" optional="YES" attributeType="Integer 32" elementID="age"/>\
+      <attribute name="email" attributeType="String"/></entity></model>
+      """.utf8
+    ).write(to: new)
+    let result = try run(folio, ["model", "diff", old.path, new.path])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      result.standardOutput == """
+        Person.email: added (needs a mapping model: existing objects have no value for a required attribute without a default)
+        Person.name: became optional (inferred)
+        Person.years: renamed from age (inferred)
+        Person.years: type changed from Integer 16 to Integer 32 (inferred)
+        Lightweight migration: not possible; 1 change needs a mapping model.
+
+        """)
+    let same = try run(folio, ["model", "diff", old.path, old.path])
+    #expect(same.standardOutput == "No changes: the versions store the same data.\n")
+  }
+
   @Test("a missing model is an error with exit status 1")
   func missingModel() throws {
     let result = try run(folio, ["model", "info", "Samples/Nope.xcdatamodeld"])
