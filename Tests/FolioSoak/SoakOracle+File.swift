@@ -138,6 +138,19 @@ extension SoakOracle {
       commitRelationships(
         of: uid, into: &next, conflicts: conflicts, original: original, refused: &refused)
     }
+    // Members a conflicting object gains through other objects' edges, where the policy keeps
+    // its order, follow its committed members in the order the context's list has them.
+    if policy == .rollback || policy == .storeTrump {
+      for uid in conflicts.sorted() {
+        guard let object = graph[uid], let before = original[uid] else { continue }
+        for relationship in SoakSchema.relationships[object.entity] ?? []
+        where relationship.isOrdered {
+          let kept = FileGraph.targets(of: before, relationship)
+          let mine = targets(uid, relationship).filter { !kept.contains($0) }
+          next.order(uid, relationship, like: kept + mine)
+        }
+      }
+    }
     return (next.objects, Set(inserted + updated), deleted, refused)
   }
 

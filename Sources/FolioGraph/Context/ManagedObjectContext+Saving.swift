@@ -248,6 +248,21 @@ extension ManagedObjectContext {
       guard let object = table[Int(row)] else { continue }
       commitRelationships(of: object, into: &commit, conflicts: conflicts, refused: &refused)
     }
+    // A conflicting object whose order the policy keeps (rollback, store-trump) can still gain
+    // members of an ordered to-many through other objects' edges: they follow its committed
+    // members, in the order the context's list has them.
+    if policy == .rollback || policy == .mergeByPropertyStoreTrump {
+      for row in conflicts.sorted() {
+        guard let object = table[Int(row)], let before = commit.original(row) else { continue }
+        for (slot, property) in object.layout.properties.enumerated()
+        where property.relationship?.isOrdered == true {
+          let kept = before.slots[slot].targets
+          let held = Set(kept)
+          commit.order(
+            row, slot, like: kept + object.slots[slot].targets.filter { !held.contains($0) })
+        }
+      }
+    }
     commit.releaseLeftReferences()
     return refused
   }
