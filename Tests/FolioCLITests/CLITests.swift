@@ -111,6 +111,13 @@ struct ModelCommandTests {
         """)
     let same = try run(folio, ["model", "diff", old.path, old.path])
     #expect(same.standardOutput == "No changes: the versions store the same data.\n")
+    // A malformed version is an error naming its file, line and column.
+    let bad = folder.appendingPathComponent("bad")
+    try Data("<model><entity name=\"A\">\n<attribute name=\"x\"/>\n</model>".utf8).write(to: bad)
+    let refused = try run(folio, ["model", "diff", old.path, bad.path])
+    #expect(refused.status == 1)
+    #expect(refused.standardOutput == "")
+    #expect(refused.standardError.hasPrefix("Error: \(bad.path):"), "\(refused.standardError)")
   }
 
   @Test("a missing model is an error with exit status 1")

@@ -212,8 +212,7 @@ public struct ModelDifference: Sendable {
       guard declares(new, property.name) || declares(old, origin) else { continue }
       changes += compare(previous, property, on: new.name, origins: origins)
     }
-    for (name, property) in oldProperties where !matched.contains(name) && declares(old, name) {
-      _ = property
+    for name in oldProperties.keys where !matched.contains(name) && declares(old, name) {
       changes.append(Change(entity: new.name, property: name, kind: .propertyRemoved))
     }
     return changes.sorted { ($0.property ?? "", $0.entity) < ($1.property ?? "", $1.entity) }
