@@ -49,27 +49,44 @@ struct StoreOptions: ParsableArguments {
     ]
   }
 
-  /// The file's format, its model, and its contents.
+  /// The file's format, its model, its contents, and the version of a bundle `--model` names
+  /// that the store was found to be written with.
   func read() throws -> (
-    format: any StoreFormat, model: ManagedObjectModel, contents: StoreContents
+    format: any StoreFormat, model: ManagedObjectModel, contents: StoreContents, version: String?
   ) {
     let url = URL(fileURLWithPath: file)
     let format = try PersistentStoreCoordinator.format(of: url, among: formats)
-    let model = try loadModel(for: url, format: format)
+    let (model, version) = try loadModelAndVersion(for: url, format: format)
     let contents: StoreContents
     do {
       contents = try format.read(from: url, model: model)
     } catch {
       throw hinted(error)
     }
-    return (format, model, contents)
+    return (format, model, contents, version)
   }
 
   func loadModel(for url: URL, format: any StoreFormat) throws -> ManagedObjectModel {
+    try loadModelAndVersion(for: url, format: format).model
+  }
+
+  /// The model, and with `--model` naming a bundle, the name of the version found to have
+  /// written the store.
+  func loadModelAndVersion(for url: URL, format: any StoreFormat) throws -> (
+    model: ManagedObjectModel, version: String?
+  ) {
     if let model {
-      return try bundleVersion(for: url, format: format)?.model
-        ?? ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+      if let version = try bundleVersion(for: url, format: format) {
+        return (version.model, version.name)
+      }
+      return (try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)), nil)
     }
+    return (try inferredOrCarriedModel(for: url, format: format), nil)
+  }
+
+  private func inferredOrCarriedModel(for url: URL, format: any StoreFormat) throws
+    -> ManagedObjectModel
+  {
     if format is BinaryStore {
       guard let embedded = try BinaryStore().readModel(from: url) else {
         throw ValidationError(
@@ -102,13 +119,10 @@ struct StoreOptions: ParsableArguments {
       identifiers: metadata.modelVersionIdentifiers)
   }
 
-  /// Where the model came from, for `info`.
-  func modelSource(for format: any StoreFormat) -> String {
+  /// Where the model came from, for `info`; `version` is the bundle's version `read()` found.
+  func modelSource(for format: any StoreFormat, version: String?) -> String {
     if let model {
-      let url = URL(fileURLWithPath: file)
-      if let version = try? bundleVersion(for: url, format: format) {
-        return "\(model), version \(version.name) (found by the store's version hashes)"
-      }
+      if let version { return "\(model), version \(version) (found by the store's version hashes)" }
       return model
     }
     if format is BinaryStore { return "carried in the file" }
@@ -148,7 +162,7 @@ struct InfoCommand: ParsableCommand {
   @OptionGroup var store: StoreOptions
 
   func run() throws {
-    let (format, model, contents) = try store.read()
+    let (format, model, contents, version) = try store.read()
     let metadata = contents.metadata
     print("File: \(store.file)")
     print("Format: \(format.typeName)")
@@ -158,7 +172,9 @@ struct InfoCommand: ParsableCommand {
       print(
         "Model version identifiers: \(metadata.modelVersionIdentifiers.joined(separator: ", "))")
     }
-    print("Model: \(store.modelSource(for: format)), \(model.entities.count) entities")
+    print(
+      "Model: \(store.modelSource(for: format, version: version)), \(model.entities.count) entities"
+    )
     print("Objects: \(contents.records.count)")
     var counts: [String: Int] = [:]
     for record in contents.records { counts[record.entityName, default: 0] += 1 }
@@ -183,7 +199,7 @@ struct DumpCommand: ParsableCommand {
   var json = false
 
   func run() throws {
-    let (_, _, contents) = try store.read()
+    let (_, _, contents, _) = try store.read()
     let records = contents.records.sorted { ($0.entityName, $0.id) < ($1.entityName, $1.id) }
     let entityOf = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.entityName) })
     if json {
@@ -225,7 +241,7 @@ struct ConvertCommand: ParsableCommand {
   func run() throws {
     let progress = Progress(enabled: isatty(STDERR_FILENO) == 1)
     progress.show("reading", fraction: 0)
-    let (_, model, contents) = try store.read()
+    let (_, model, contents, _) = try store.read()
     let url = URL(fileURLWithPath: output)
     guard
       let format = storeFormats.first(where: { $0.fileExtension == url.pathExtension.lowercased() })
