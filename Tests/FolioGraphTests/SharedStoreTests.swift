@@ -492,6 +492,44 @@ struct SharedStoreTests {
     #expect(owners == ["A": 1, "B": 1])
   }
 
+  @Test(
+    "after a refresh leaves a one-to-one's sides disagreeing, a save changes only the edges both sides agree on, whatever the objects' order",
+    arguments: [true, false])
+  func refreshDisagreeingSides(badgeFirst: Bool) throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("badges.test")
+    let context = try ManagedObjectContext(coordinator: try coordinator(url))
+    // The rows follow the insertion order, and so did the order a save resolved edges in.
+    var badge: ManagedObject?
+    if badgeFirst { badge = try context.insertNewObject(forEntityName: "Badge") }
+    let first = try context.insertNewObject(forEntityName: "Employee")
+    let second = try context.insertNewObject(forEntityName: "Employee")
+    if !badgeFirst { badge = try context.insertNewObject(forEntityName: "Badge") }
+    let held = try #require(badge)
+    try held.setValue(first, forKey: "holder")
+    try context.save()
+    // The badge moves to the second employee, is refreshed back to the first without merging
+    // (the employees keep their sides: the second names the badge, the first does not), and
+    // is then taken from its holder.
+    try held.setValue(second, forKey: "holder")
+    context.processPendingChanges()
+    try context.refresh(held, mergeChanges: false)
+    #expect(try held.value(forKey: "holder") as? ManagedObject === first)
+    try held.setValue(nil, forKey: "holder")
+    try context.save()
+    // The badge's own change stands; the second employee's claim, which the badge does not
+    // share, does not.
+    #expect(try held.value(forKey: "holder") == nil)
+    #expect(try second.value(forKey: "badge") == nil)
+    #expect(try first.value(forKey: "badge") == nil)
+    let reopened = try ManagedObjectContext(coordinator: try coordinator(url))
+    #expect(reopened.brokenInvariants().isEmpty)
+    let badges = try reopened.fetch(FetchRequest(entityName: "Badge"))
+    #expect(badges.count == 1)
+    #expect(try badges.first?.value(forKey: "holder") == nil)
+  }
+
   // MARK: Files
 
   @Test("a file whose relationship sides disagree is refused, naming both objects")

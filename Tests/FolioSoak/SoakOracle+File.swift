@@ -169,8 +169,10 @@ extension SoakOracle {
     } else {
       base = saved[uid] == nil ? nil : snapshots[uid]?.object
     }
-    func isKept(_ target: Int, _ relationship: SoakSchema.Relationship) -> Bool {
-      guard isProtected(target, inverseOf: relationship, conflicts: conflicts, committed: original)
+    func isKept(_ target: Int, _ relationship: SoakSchema.Relationship, linking: Bool) -> Bool {
+      guard
+        isProtected(target, inverseOf: relationship, conflicts: conflicts, committed: original)
+          || disagrees(target, relationship, with: uid, linked: linking)
       else { return false }
       refused[uid, default: []].insert(relationship.name)
       return true
@@ -179,10 +181,12 @@ extension SoakOracle {
       let mine = targets(uid, relationship).filter(isLive)
       let was = base.map { FileGraph.targets(of: $0, relationship) } ?? []
       if relationship.isToMany {
-        for target in was where !mine.contains(target) && !isKept(target, relationship) {
+        for target in was
+        where !mine.contains(target) && !isKept(target, relationship, linking: false) {
           next.unlink(uid, relationship, from: target)
         }
-        for target in mine where !was.contains(target) && !isKept(target, relationship) {
+        for target in mine
+        where !was.contains(target) && !isKept(target, relationship, linking: true) {
           next.link(uid, relationship, to: target)
         }
         if relationship.isOrdered && !(conflicted && policy == .storeTrump) {
@@ -197,11 +201,25 @@ extension SoakOracle {
         continue
       }
       if let target = mine.first {
-        if !isKept(target, relationship) { next.link(uid, relationship, to: target) }
-      } else if let target = next.targets(uid, relationship).first, !isKept(target, relationship) {
+        if !isKept(target, relationship, linking: true) {
+          next.link(uid, relationship, to: target)
+        }
+      } else if let target = next.targets(uid, relationship).first,
+        !isKept(target, relationship, linking: false)
+      {
         next.unlink(uid, relationship, from: target)
       }
     }
+  }
+
+  /// Whether `target`, live in the context, holds its side of the edge with `uid` other than as
+  /// `linked` says. After a `refresh` without merging the two sides can disagree; an edge is
+  /// changed only where both agree.
+  private func disagrees(
+    _ target: Int, _ relationship: SoakSchema.Relationship, with uid: Int, linked: Bool
+  ) -> Bool {
+    guard isLive(target), let inverse = SoakSchema.inverse(of: relationship) else { return false }
+    return targets(target, inverse).contains(uid) != linked
   }
 
   /// Whether an edge of `relationship` may not change `target`'s to-one inverse: `target` is a

@@ -288,8 +288,10 @@ extension ManagedObjectContext {
       else { continue }
       let mine = object.slots[slot].targets.filter(isLive)
       let was = base.map { $0[slot].targets } ?? []
-      func isRefused(_ target: Int32) -> Bool {
-        guard isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
+      func isRefused(_ target: Int32, linking: Bool) -> Bool {
+        guard
+          isProtected(target, inverseOf: relationship, conflicts: conflicts, commit: commit)
+            || disagrees(target, relationship, with: row, linked: linking)
         else { return false }
         refused[row, default: []].append(slot)
         return true
@@ -297,12 +299,12 @@ extension ManagedObjectContext {
       if relationship.isToMany {
         let kept = Set(mine)
         for target in was where !kept.contains(target) {
-          guard !isRefused(target) else { continue }
+          guard !isRefused(target, linking: false) else { continue }
           commit.unlink(row, relationship, slot: slot, from: target)
         }
         let had = Set(was)
         for target in mine where !had.contains(target) {
-          guard !isRefused(target) else { continue }
+          guard !isRefused(target, linking: true) else { continue }
           commit.link(row, relationship, slot: slot, to: target)
         }
         if relationship.isOrdered, !(conflicted && policy == .mergeByPropertyStoreTrump) {
@@ -317,13 +319,37 @@ extension ManagedObjectContext {
         continue
       }
       if let target = mine.first {
-        guard !isRefused(target) else { continue }
+        guard !isRefused(target, linking: true) else { continue }
         commit.link(row, relationship, slot: slot, to: target)
       } else if case .object(let target) = commit.current(row, slot) {
-        guard !isRefused(target) else { continue }
+        guard !isRefused(target, linking: false) else { continue }
         commit.unlink(row, relationship, slot: slot, from: target)
       }
     }
+  }
+
+  /// Whether `target`, live in the context, holds its side of the edge with `row` other than
+  /// as `linked` says: it does not name `row` in the relationship's inverse where the edge
+  /// comes, or still names it where the edge goes.
+  ///
+  /// The two sides agree whenever the context maintained them; they disagree only after a
+  /// `refresh` without merging took one side back to its committed value. An edge is then
+  /// changed only where both sides agree on it, so the outcome does not depend on the order
+  /// the objects are held in; a to-one side is never left naming an object that does not name
+  /// it back.
+  private func disagrees(
+    _ target: Int32, _ relationship: RelationshipLayout, with row: Int32, linked: Bool
+  ) -> Bool {
+    guard let inverse = relationship.inverseSlot, Int(target) < table.count,
+      let object = table[Int(target)], object.flags.isDisjoint(with: [.removed, .deleted])
+    else { return false }
+    let names: Bool
+    switch object.slots[inverse] {
+    case .object(let other): names = other == row
+    case .objects(let set): names = set.contains(row)
+    default: names = false
+    }
+    return names != linked
   }
 
   /// Whether a row the context holds stays in the graph (not deleted here).
