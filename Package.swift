@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "FolioUndo", targets: ["FolioUndo"]),
     .library(name: "FolioStores", targets: ["FolioStores"]),
     .library(name: "FolioQuery", targets: ["FolioQuery"]),
+    .library(name: "FolioMigration", targets: ["FolioMigration"]),
     .executable(name: "folio", targets: ["folio"]),
     .plugin(name: "FolioCodegenPlugin", targets: ["FolioCodegenPlugin"]),
   ],
@@ -76,6 +77,11 @@ let package = Package(
         "FolioModel", "CLibXML2", "CFolioXML", "CZlib", "CSQLite", "CFolioSQLite", "CFolioSupport",
       ]
     ),
+    // Model versions, mapping models (inferred or Xcode's) and migrating a store's records.
+    .target(
+      name: "FolioMigration",
+      dependencies: ["FolioModel", "FolioQuery", "FolioStores"]
+    ),
     // Swift source for a model's entity classes (`folio codegen`, the build-tool plugin).
     .target(
       name: "FolioCodegen",
@@ -97,7 +103,9 @@ let package = Package(
     ),
     .target(
       name: "Folio",
-      dependencies: ["FolioModel", "FolioUndo", "FolioStores", "FolioQuery", "FolioGraph"]
+      dependencies: [
+        "FolioModel", "FolioUndo", "FolioStores", "FolioQuery", "FolioGraph", "FolioMigration",
+      ]
     ),
     .target(
       name: "FolioScript",
@@ -161,6 +169,11 @@ let package = Package(
     .testTarget(
       name: "FolioStoresTests",
       dependencies: ["FolioStores", "FolioTestSupport"],
+      exclude: ["Fixtures"]
+    ),
+    .testTarget(
+      name: "FolioMigrationTests",
+      dependencies: ["FolioMigration", "FolioTestSupport"],
       exclude: ["Fixtures"]
     ),
     .testTarget(

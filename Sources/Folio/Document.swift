@@ -1,4 +1,5 @@
 import FolioGraph
+import FolioMigration
 import FolioModel
 import FolioStores
 import FolioUndo
@@ -69,6 +70,42 @@ public final class Document {
   ) throws -> Document {
     let format = try PersistentStoreCoordinator.format(of: url, among: formats)
     return try Document(url: url, format: format, model: model, eventLoop: eventLoop)
+  }
+
+  /// Opens the document in the file at `url`, written with any version of `bundle`, with the
+  /// bundle's current version; the format is recognised by its content among `formats`.
+  ///
+  /// A store written with another version of the bundle (found by the entity version hashes
+  /// its metadata records) is first migrated to the current version, step by step through
+  /// the versions between (``FolioMigration/StoreMigration``), as `NSPersistentContainer`
+  /// does by default: the new file replaces the old one only when every step has succeeded.
+  /// With `migratesAutomatically` false, such a store is refused instead. A store no version
+  /// of the bundle wrote is opened with the current version, and refused if it does not fit.
+  ///
+  /// - Throws: `MigrationError` when the store needs a migration that cannot be made
+  ///   (`.needsMapping`, `.invalidValue`, …) or is turned off (`.needsMapping`); otherwise as
+  ///   ``open(_:model:formats:eventLoop:)``.
+  public static func open(
+    _ url: URL, bundle: ModelBundle, formats: [any StoreFormat],
+    migratesAutomatically: Bool = true, eventLoop: UndoEventLoop = ManualEventLoop()
+  ) throws -> Document {
+    let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+    let metadata = try format.readMetadata(from: url)
+    if let version = bundle.version(
+      matchingVersionHashes: metadata.modelVersionHashes,
+      identifiers: metadata.modelVersionIdentifiers),
+      version.name != bundle.currentVersionName,
+      version.model.entityVersionHashesByName != bundle.currentModel.entityVersionHashesByName
+    {
+      guard migratesAutomatically else {
+        throw MigrationError(
+          .needsMapping,
+          "the store was written with version \(version.name) of the model, not the current \(bundle.currentVersionName), and automatic migration is off",
+          at: InputLocation(file: url.path))
+      }
+      try StoreMigration(storeAt: url, format: format, bundle: bundle).run()
+    }
+    return try Document(url: url, format: format, model: bundle.currentModel, eventLoop: eventLoop)
   }
 
   /// The undo manager.

@@ -19,6 +19,7 @@ let cases: [(name: String, argument: String?)] = [
   ("fetch", "1000000"),
   ("document-session", "folio:1000000"), ("document-session", "xml:1000000"),
   ("xml-store", "10000"), ("xml-store", "100000"), ("xml-store", "1000000"),
+  ("migration", "folio:1000000"), ("migration", "sqlite:1000000"),
 ]
 
 func runCase(_ name: String, _ argument: String?) throws {
@@ -59,6 +60,9 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(title, results)
   case "sqlite-store":
     let (title, results) = try sqliteStoreBenchmark(objects: Int(argument ?? "") ?? 1_000_000)
+    report(title, results)
+  case "migration":
+    let (title, results) = try migrationBenchmark(argument ?? "")
     report(title, results)
   case "document-session":
     let (title, results) = try documentSessionBenchmark(argument ?? "")

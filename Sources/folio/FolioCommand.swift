@@ -20,7 +20,7 @@ struct FolioCommand: ParsableCommand {
     subcommands: [
       ModelCommand.self, ReplayCommand.self, InfoCommand.self, DumpCommand.self,
       ConvertCommand.self, ValidateCommand.self, QueryCommand.self, MetadataCommand.self,
-      CodegenCommand.self,
+      MigrateCommand.self, CodegenCommand.self,
     ]
   )
 }

@@ -110,7 +110,7 @@ enum ModelDescription {
 
   /// `0..1`, `1`, `0..*`, `3..10`: how many objects the relationship holds when saved.
   static func cardinality(of relationship: RelationshipDescription) -> String {
-    let low = relationship.isOptional ? 0 : max(1, relationship.minCount)
+    let low = relationship.isOptional ? 0 : (relationship.isToMany ? relationship.minCount : 1)
     guard relationship.isToMany else { return low == 0 ? "0..1" : "1" }
     let high = relationship.maxCount.map(String.init) ?? "*"
     return "\(max(low, relationship.minCount))..\(high)"

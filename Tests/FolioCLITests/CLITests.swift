@@ -191,3 +191,118 @@ struct ModelCommandTests {
     #expect(result.standardOutput.contains("folio model"))
   }
 }
+
+@Suite("folio migrate")
+struct MigrateCommandTests {
+  let bundle = "Samples/Library/Library.xcdatamodeld"
+
+  /// A copy of the Library sample's version 1 store in a new folder.
+  func copyOfLibrary() throws -> (folder: URL, store: URL) {
+    let folder = try makeTemporaryFolder()
+    let store = folder.appendingPathComponent("Library.xml")
+    try FileManager.default.copyItem(
+      at: packageRoot.appendingPathComponent("Samples/Library/Library.xml"), to: store)
+    return (folder, store)
+  }
+
+  @Test("a dry run prints every step, change, mapping and lost value, and changes nothing")
+  func dryRun() throws {
+    let (folder, store) = try copyOfLibrary()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let before = try Data(contentsOf: store)
+    let result = try run(folio, ["migrate", store.path, "--model", bundle, "--dry-run"])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(try Data(contentsOf: store) == before)
+    assertSnapshot(
+      result.standardOutput.replacingOccurrences(of: store.path, with: "Library.xml"),
+      named: "migrate-dry-run.txt", in: snapshots)
+  }
+
+  @Test("migrate moves a store step by step to the version asked, then to the current one")
+  func migrate() throws {
+    let (folder, store) = try copyOfLibrary()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let first = try run(folio, ["migrate", store.path, "--model", bundle, "--to", "Library 2"])
+    #expect(first.status == 0, "\(first.standardError)")
+    #expect(first.standardOutput.hasSuffix("Migrated \(store.path) to Library 2.\n"))
+    let info = try run(folio, ["info", store.path, "--model", bundle])
+    #expect(info.standardOutput.contains("version Library 2 (found by the store's version hashes)"))
+    let second = try run(folio, ["migrate", store.path, "--model", bundle])
+    #expect(second.status == 0, "\(second.standardError)")
+    #expect(second.standardOutput.hasPrefix("Migrating from Library 2 to Library 3 in 1 step."))
+    let dump = try run(folio, ["dump", store.path, "--model", bundle])
+    #expect(dump.standardOutput.contains("title = \"COBOL Manual\""))
+    #expect(dump.standardOutput.contains("hexColor = \"#cc3333\""))
+    #expect(!dump.standardOutput.contains("Note#"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Library.xml"])
+    let again = try run(folio, ["migrate", store.path, "--model", bundle])
+    #expect(
+      again.standardOutput == "The store is already of version Library 3: nothing to migrate.\n")
+  }
+
+  @Test("an unknown destination version is an error listing the bundle's versions")
+  func unknownVersion() throws {
+    let (folder, store) = try copyOfLibrary()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let result = try run(folio, ["migrate", store.path, "--model", bundle, "--to", "Library 9"])
+    #expect(result.status == 1)
+    #expect(
+      result.standardError.contains(
+        "the model bundle has no version Library 9; its versions are Library 1, Library 2, Library 3"
+      ),
+      "\(result.standardError)")
+  }
+}
+
+@Suite("folio migrate with an Xcode mapping model")
+struct MigrateMappingCommandTests {
+  @Test("--mapping maps its step by the authors' mapping model: JSQCoreDataKit's company split")
+  func mappedStep() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let fixtures = packageRoot.appendingPathComponent("Tests/FolioCLITests/Fixtures/JSQ")
+    let bundle = folder.appendingPathComponent("Example.xcdatamodeld")
+    for version in ["Version 2", "Version 3"] {
+      let url = bundle.appendingPathComponent("\(version).xcdatamodel")
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        at: fixtures.appendingPathComponent("\(version).contents"),
+        to: url.appendingPathComponent("contents"))
+    }
+    try """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Version 3.xcdatamodel</string></dict></plist>
+    """.write(
+      to: bundle.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+    let script = folder.appendingPathComponent("write.undo")
+    try """
+    model "Example.xcdatamodeld/Version 2.xcdatamodel"
+    new
+    insert Employee $ada name="Ada" birthDate=@1990-12-10T00:00:00Z companyName="Engines Ltd" companyProfits=12.5 companyDateFounded=@1843-01-01T00:00:00Z
+    save store.xml
+    """.write(to: script, atomically: true, encoding: .utf8)
+    let written = try run(folio, ["replay", script.path])
+    #expect(written.status == 0, "\(written.standardError)")
+    let store = folder.appendingPathComponent("store.xml")
+    let mapping = fixtures.appendingPathComponent("Version2_to_Version3.xcmapping.xml")
+    let dry = try run(
+      folio,
+      ["migrate", store.path, "--model", bundle.path, "--mapping", mapping.path, "--dry-run"])
+    #expect(dry.status == 0, "\(dry.standardError)")
+    #expect(
+      dry.standardOutput.contains("Step 1: Version 2 → Version 3, by the mapping model given"))
+    #expect(
+      dry.standardOutput.contains("EmployeeToCompany: Employee → Company (transform), 1 object"))
+    let result = try run(
+      folio, ["migrate", store.path, "--model", bundle.path, "--mapping", mapping.path])
+    #expect(result.status == 0, "\(result.standardError)")
+    let dump = try run(folio, ["dump", store.path, "--model", bundle.path])
+    #expect(dump.standardOutput.contains("Company#"), "\(dump.standardOutput)")
+    #expect(dump.standardOutput.contains("name = \"Engines Ltd\""))
+    #expect(dump.standardOutput.contains("profits = 12.5"))
+    // Without the mapping the step is inferred: the company's fields are lost, no company made.
+    let inferred = try run(
+      folio, ["migrate", store.path, "--model", bundle.path, "--to", "Version 3"])
+    #expect(inferred.standardOutput.contains("already of version Version 3"))
+  }
+}

@@ -113,6 +113,41 @@ struct ValidationTests {
     #expect(failure.message == rule.message)
   }
 
+  @Test("a required to-many may be empty when its minimum is 0, as in Core Data; its minimum holds")
+  func requiredToManyCounts() throws {
+    var team = RelationshipDescription("team", to: "Person", inverse: "crew", toMany: true)
+    team.isOptional = false
+    team.minCount = 2
+    var extras = RelationshipDescription("extras", to: "Person", inverse: "guest", toMany: true)
+    extras.minCount = 2
+    var next = RelationshipDescription("next", to: "Plan", inverse: "previous", toMany: true)
+    next.isOptional = false
+    let model = try ManagedObjectModel {
+      EntityDescription("Plan") {
+        next
+        RelationshipDescription("previous", to: "Plan", inverse: "next")
+        team
+        extras
+      }
+      EntityDescription("Person") {
+        RelationshipDescription("crew", to: "Plan", inverse: "team")
+        RelationshipDescription("guest", to: "Plan", inverse: "extras")
+      }
+    }
+    let context = ManagedObjectContext(model: model)
+    let plan = try context.insertNewObject(forEntityName: "Plan")
+    // `next` (required, minimum 0) and `extras` (optional, minimum 2) may stay empty; `team`
+    // (required, minimum 2) may not.
+    let error = try #require(graphError { try context.save() })
+    #expect(error.failures.map(\.key) == ["team"])
+    #expect(error.failures.first?.rule == .minimumCount)
+    #expect(error.failures.first?.message == "0 related objects, fewer than the minimum 2")
+    for _ in 0..<2 {
+      try plan.add(try context.insertNewObject(forEntityName: "Person"), toKey: "team")
+    }
+    try context.save()
+  }
+
   @Test("every failure is collected in one error, and a failed save changes nothing")
   func collected() throws {
     let (context, ada, badge, _) = try validGraph()

@@ -130,4 +130,31 @@ struct ModelDifferenceTests {
     let model = try Self.version1()
     #expect(ModelDifference(from: model, to: model).changes.isEmpty)
   }
+
+  @Test("a renaming identifier kept from an earlier rename matches the same identifier")
+  func keptRenamingIdentifier() throws {
+    // Both versions keep the identifiers of a rename made before them, as Xcode does.
+    func version(withProduct: Bool) throws -> ManagedObjectModel {
+      var metadata = EntityDescription("MetaData") {
+        AttributeDescription("key", .string)
+        RelationshipDescription("order", to: "Order", inverse: "customFields")
+      }
+      metadata.renamingIdentifier = "OrderMetaData"
+      var value = AttributeDescription("value", .string)
+      value.renamingIdentifier = "text"
+      metadata.attributes.append(value)
+      return try ManagedObjectModel {
+        metadata
+        EntityDescription("Order") {
+          RelationshipDescription("customFields", to: "MetaData", inverse: "order", toMany: true)
+        }
+        if withProduct { EntityDescription("Product") {} }
+      }
+    }
+    let difference = ModelDifference(
+      from: try version(withProduct: false), to: try version(withProduct: true))
+    #expect(difference.sourceEntityNames["MetaData"] == "MetaData")
+    #expect(difference.sourcePropertyNames["MetaData"]?["value"] == "value")
+    #expect(difference.changes.map(\.description) == ["Product: entity added (inferred)"])
+  }
 }

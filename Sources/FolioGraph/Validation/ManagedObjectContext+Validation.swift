@@ -189,10 +189,9 @@ extension ManagedObjectContext {
     }
     let count: Int
     if case .objects(let set) = value { count = set.count } else { count = 0 }
-    if count == 0 {
-      return description.isOptional
-        ? [] : [failure(object, key, value, .required, "at least one related object is required")]
-    }
+    // As in Core Data, the counts hold only for a to-many that holds objects or is required;
+    // a required to-many whose minimum is 0 may be empty.
+    if count == 0, description.isOptional { return [] }
     var failures: [ValidationFailure] = []
     if count < description.minCount {
       failures.append(

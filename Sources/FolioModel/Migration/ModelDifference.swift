@@ -95,6 +95,9 @@ public struct ModelDifference: Sendable {
   /// For each destination entity, the source entity its objects come from; absent for a new
   /// entity.
   public let sourceEntityNames: [String: String]
+  /// For each destination entity with a source entity, the source property each of its
+  /// properties comes from, by name; a new property is absent.
+  public let sourcePropertyNames: [String: [String: String]]
 
   /// Whether a lightweight migration can make every change.
   public var isInferable: Bool { changes.allSatisfy(\.isInferable) }
@@ -107,9 +110,14 @@ public struct ModelDifference: Sendable {
     var changes: [Change] = []
     var origins: [String: String] = [:]
     for entity in destination.entities {
-      let name = entity.renamingIdentifier ?? entity.name
-      if source.entity(named: name) != nil { origins[entity.name] = name }
+      if let old = Self.origin(
+        of: entity.renamingIdentifier ?? entity.name, among: source.entities,
+        identifier: { $0.renamingIdentifier ?? $0.name }, name: \.name)
+      {
+        origins[entity.name] = old.name
+      }
     }
+    var propertyOrigins: [String: [String: String]] = [:]
     let matchedSources = Set(origins.values)
     for entity in destination.entities {
       guard let origin = origins[entity.name], let old = source.entity(named: origin) else {
@@ -118,13 +126,27 @@ public struct ModelDifference: Sendable {
       }
       changes += Self.entityChanges(
         old, entity, source: source, destination: destination, origins: origins)
-      changes += Self.propertyChanges(old, entity, origins: origins)
+      var matched: [String: String] = [:]
+      changes += Self.propertyChanges(old, entity, origins: origins, matched: &matched)
+      propertyOrigins[entity.name] = matched
     }
     for entity in source.entities where !matchedSources.contains(entity.name) {
       changes.append(Change(entity: entity.name, property: nil, kind: .entityRemoved))
     }
     self.changes = changes
     self.sourceEntityNames = origins
+    self.sourcePropertyNames = propertyOrigins
+  }
+
+  /// The element of `candidates` a destination element whose identifier is `key` comes from:
+  /// the one with the same identifier (its renaming identifier, or its name without one), so
+  /// that a renaming identifier kept from version to version still matches; else the one
+  /// named `key`.
+  private static func origin<Element>(
+    of key: String, among candidates: [Element], identifier: (Element) -> String,
+    name: (Element) -> String
+  ) -> Element? {
+    candidates.first { identifier($0) == key } ?? candidates.first { name($0) == key }
   }
 
   // MARK: Entities
@@ -194,25 +216,30 @@ public struct ModelDifference: Sendable {
   }
 
   private static func propertyChanges(
-    _ old: EntityDescription, _ new: EntityDescription, origins: [String: String]
+    _ old: EntityDescription, _ new: EntityDescription, origins: [String: String],
+    matched origin: inout [String: String]
   ) -> [Change] {
     var changes: [Change] = []
-    let oldProperties = Dictionary(
-      properties(of: old).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    let candidates = properties(of: old)
     var matched: Set<String> = []
     for property in properties(of: new) {
-      let origin = property.renamingIdentifier ?? property.name
-      guard let previous = oldProperties[origin] else {
+      guard
+        let previous = Self.origin(
+          of: property.renamingIdentifier ?? property.name, among: candidates,
+          identifier: { $0.renamingIdentifier ?? $0.name }, name: \.name),
+        !matched.contains(previous.name)
+      else {
         // Reported where it is declared, so an inherited property is reported once.
         guard declares(new, property.name) else { continue }
         changes.append(added(property, on: new.name))
         continue
       }
-      matched.insert(origin)
-      guard declares(new, property.name) || declares(old, origin) else { continue }
+      matched.insert(previous.name)
+      origin[property.name] = previous.name
+      guard declares(new, property.name) || declares(old, previous.name) else { continue }
       changes += compare(previous, property, on: new.name, origins: origins)
     }
-    for name in oldProperties.keys where !matched.contains(name) && declares(old, name) {
+    for name in Set(candidates.map(\.name)) where !matched.contains(name) && declares(old, name) {
       changes.append(Change(entity: new.name, property: name, kind: .propertyRemoved))
     }
     return changes.sorted { ($0.property ?? "", $0.entity) < ($1.property ?? "", $1.entity) }
@@ -234,9 +261,13 @@ public struct ModelDifference: Sendable {
       else { return nil }
       return "existing objects have no value for a required attribute without a default"
     case .relationship(let relationship):
-      guard !relationship.isTransient, !relationship.isOptional || relationship.minCount > 0
+      // A required to-many whose minimum is 0 may be empty; one with a minimum may not.
+      guard !relationship.isTransient, !relationship.isOptional,
+        !relationship.isToMany || relationship.minCount > 0
       else { return nil }
-      return "existing objects have no target for a required relationship"
+      return relationship.isToMany
+        ? "existing objects have fewer targets than the relationship's minimum \(relationship.minCount)"
+        : "existing objects have no target for a required relationship"
     case .fetchedProperty:
       return nil
     }

@@ -14,7 +14,8 @@ public struct ModelBundle: Sendable {
     public var model: ManagedObjectModel
   }
 
-  /// Every version, sorted by name.
+  /// Every version, sorted by name, numbers in names by their value (`Model 9` before
+  /// `Model 10`): the order a migration steps through them.
   public let versions: [Version]
   /// The name of the current version.
   public let currentVersionName: String
@@ -52,6 +53,9 @@ public struct ModelBundle: Sendable {
   }
 
   /// The bundle's `NAME.xcdatamodel` folders, sorted by version name.
+  ///
+  /// Runs of digits compare by their value, so `Moody 9` comes before `Moody 10` and
+  /// `OEDatabase 0.5` before `OEDatabase 1.0`; names equal that way compare as text.
   private static func versionFolders(in url: URL) throws -> [String] {
     let path = url.relativePath
     let manager = FileManager.default
@@ -64,7 +68,7 @@ public struct ModelBundle: Sendable {
     do {
       names = try manager.contentsOfDirectory(atPath: url.path)
         .filter { $0.hasSuffix(".xcdatamodel") }
-        .sorted { $0.dropLast(".xcdatamodel".count) < $1.dropLast(".xcdatamodel".count) }
+        .sorted { versionOrder(String($0.dropLast(12)), String($1.dropLast(12))) }
     } catch {
       throw ModelError.unreadable(path, reason: error.localizedDescription)
     }
@@ -197,4 +201,40 @@ extension ModelBundle {
     }
     return named ?? matching.first { $0.name == currentVersionName } ?? matching.first
   }
+}
+
+extension ModelBundle {
+  /// The position in ``versions`` of the version named `name`: its folder's name without
+  /// `.xcdatamodel` (`"Moody 3"`), with it, or its version identifier.
+  public func versionIndex(named name: String) -> Int? {
+    let bare = name.hasSuffix(".xcdatamodel") ? String(name.dropLast(".xcdatamodel".count)) : name
+    if let index = versions.firstIndex(where: { $0.name == bare }) { return index }
+    return versions.firstIndex { $0.model.versionIdentifier == name }
+  }
+}
+
+/// Whether version name `a` comes before `b`: runs of digits compared by value, the rest by
+/// character, then the whole names as text.
+func versionOrder(_ a: String, _ b: String) -> Bool {
+  var left = Array(a.unicodeScalars)[...]
+  var right = Array(b.unicodeScalars)[...]
+  func number(_ scalars: inout ArraySlice<Unicode.Scalar>) -> [Unicode.Scalar] {
+    let digits = scalars.prefix { ("0"..."9").contains($0) }
+    scalars = scalars.dropFirst(digits.count)
+    return Array(digits.drop { $0 == "0" })
+  }
+  while let x = left.first, let y = right.first {
+    if ("0"..."9").contains(x), ("0"..."9").contains(y) {
+      let m = number(&left)
+      let n = number(&right)
+      if m.count != n.count { return m.count < n.count }
+      if m != n { return m.lexicographicallyPrecedes(n, by: { $0.value < $1.value }) }
+      continue
+    }
+    if x != y { return x.value < y.value }
+    left = left.dropFirst()
+    right = right.dropFirst()
+  }
+  if left.isEmpty != right.isEmpty { return left.isEmpty }
+  return a < b
 }

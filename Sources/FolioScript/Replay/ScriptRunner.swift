@@ -24,6 +24,9 @@ public final class ScriptRunner {
 
   /// The model the last `model` command loaded.
   public private(set) var model: ManagedObjectModel?
+  /// The bundle `model` names when it names an `.xcdatamodeld` of several versions: `open`
+  /// migrates a store of an older version to the current one.
+  private var bundle: ModelBundle?
   /// The current context, the one the script changes: `main` — the context `new` and `open`
   /// start — until `context` or `child` makes another one current.
   public var context: ManagedObjectContext? { current?.context }
@@ -110,7 +113,13 @@ public final class ScriptRunner {
     case .model(let path):
       let resolved = script?.resolve(path) ?? path
       do {
-        model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: resolved))
+        let url = URL(fileURLWithPath: resolved)
+        model = try ManagedObjectModel(contentsOf: url)
+        bundle = nil
+        if url.pathExtension == "xcdatamodeld" {
+          let versions = try ModelBundle(contentsOf: url)
+          if versions.versions.count > 1 { bundle = versions }
+        }
       } catch {
         throw ScriptError.model(error, at: here)
       }
@@ -215,7 +224,13 @@ public final class ScriptRunner {
       let loop = ManualEventLoop()
       let url = URL(fileURLWithPath: script?.resolve(path) ?? path)
       do {
-        adopt(try Document.open(url, model: model, formats: formats, eventLoop: loop), loop: loop)
+        let document =
+          if let bundle {
+            try Document.open(url, bundle: bundle, formats: formats, eventLoop: loop)
+          } else {
+            try Document.open(url, model: model, formats: formats, eventLoop: loop)
+          }
+        adopt(document, loop: loop)
       } catch {
         throw ScriptError.store(error, at: here)
       }

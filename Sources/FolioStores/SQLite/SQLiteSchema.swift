@@ -98,6 +98,11 @@ package struct SQLiteSchema {
   /// The entity `name`.
   func entity(_ name: String) -> Entity? { entityByName[name].map { entities[$0] } }
 
+  /// The key space (``StoreKeySpace``) of each entity's objects: its hierarchy root's number.
+  package var keySpaces: [String: Int] {
+    Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.rootNumber) })
+  }
+
   /// The entity numbered `number`.
   func entity(number: Int) -> Entity? {
     number >= 1 && number <= entities.count ? entities[number - 1] : nil

@@ -1,0 +1,87 @@
+import Folio
+import Foundation
+
+/// Version 2 of the benchmark's Expenses model: `content` renamed `note`, a required
+/// `currency` with a default, and people given an optional `email`.
+func migratedExpensesModel() throws -> ManagedObjectModel {
+  var note = AttributeDescription("note", .string)
+  note.renamingIdentifier = "content"
+  return try ManagedObjectModel {
+    EntityDescription("Person") {
+      AttributeDescription("name", .string, isOptional: false)
+      AttributeDescription("email", .string)
+      RelationshipDescription(
+        "spendings", to: "Spending", inverse: "person", toMany: true, deleteRule: .cascade)
+    }
+    EntityDescription("Spending") {
+      AttributeDescription("amount", .double, isOptional: false, defaultValue: .double(0))
+      note
+      AttributeDescription(
+        "currency", .string, isOptional: false, defaultValue: .string("EUR"))
+      AttributeDescription("date", .date)
+      RelationshipDescription("person", to: "Person", inverse: "spendings")
+    }
+  }
+}
+
+/// `migration FORMAT:N`: a store of N objects migrated one inferred step, against reading it
+/// and writing it again (what opening and saving it costs, as records).
+func migrationBenchmark(_ argument: String) throws -> (String, [Case]) {
+  let parts = argument.split(separator: ":").map(String.init)
+  guard parts.count == 2, let count = Int(parts[1]) else {
+    throw BenchmarkFailure("migration takes FORMAT:N")
+  }
+  let format = try storeFormat(named: parts[0])
+  let folder = FileManager.default.temporaryDirectory
+    .appendingPathComponent("folio-migration-\(ProcessInfo.processInfo.processIdentifier)")
+  try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: folder) }
+  // The bundle: version 1 and version 2.
+  let bundleURL = folder.appendingPathComponent("Expenses.xcdatamodeld")
+  for (name, model) in [
+    ("Expenses 1", try documentExpensesModel()), ("Expenses 2", try migratedExpensesModel()),
+  ] {
+    let version = bundleURL.appendingPathComponent("\(name).xcdatamodel")
+    try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+    try model.xcodeModelXML().write(
+      to: version.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+  }
+  try """
+  <?xml version="1.0" encoding="UTF-8"?>
+  <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Expenses 2.xcdatamodel</string></dict></plist>
+  """.write(
+    to: bundleURL.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+  let bundle = try ModelBundle(contentsOf: bundleURL)
+  let store = folder.appendingPathComponent("store.\(parts[0])")
+  let copy = folder.appendingPathComponent("copy.\(parts[0])")
+  let writer = Process()
+  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+  writer.arguments = ["document-write", "\(parts[0]):\(count):\(store.path)"]
+  try writer.run()
+  writer.waitUntilExit()
+  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+  // Open and save: the store read whole and written again beside.
+  let model = bundle.versions[0].model
+  var start = now()
+  let contents = try format.read(from: store, model: model)
+  try format.write(contents, model: model, to: copy)
+  let floor = Double(now() - start) / 1e6
+  trimMalloc()
+  start = now()
+  let migration = try StoreMigration(storeAt: store, format: format, bundle: bundle)
+  let report = try migration.run()
+  let migrate = Double(now() - start) / 1e6
+  guard report.steps.count == 1,
+    report.steps[0].objectsAfter.values.reduce(0, +) == contents.records.count
+  else {
+    throw BenchmarkFailure("the migration did not carry every object")
+  }
+  return (
+    "Migration: an Expenses \(parts[0]) store of \(count.formatted()) objects, one inferred step",
+    [
+      Case(title: "read and write again (open + save)", value: floor, unit: "ms"),
+      Case(title: "migrate (read, migrate, write, swap)", value: migrate, unit: "ms"),
+      Case(title: "migrate / (open + save)", value: migrate / floor, unit: "×", limit: 1.5),
+    ]
+  )
+}

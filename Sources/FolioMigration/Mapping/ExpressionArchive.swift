@@ -1,0 +1,278 @@
+import FolioModel
+import FolioStores
+import Foundation
+
+// A stored value expression is an NSKeyedArchiver archive (a binary property list) of one
+// NSExpression. The archive is a dictionary: `$archiver` "NSKeyedArchiver", `$top` whose
+// `root` refers to the expression, and `$objects`, the flat list of every object; object 0 is
+// the string `$null`, and a reference to it means nil. An archived object is a dictionary of
+// its keys plus `$class`, a reference to `{$classname, $classes}`. Keys hold numbers and
+// booleans inline, and strings and objects as references (UIDs, or `{"CF$UID": n}`).
+//
+// The expression classes a mapping model uses, and their keys:
+//
+// - NSConstantValueExpression: `NSConstantValue`, a plist value, an NSString, NSMutableString
+//   or NSDate, or absent for nil. As the operand of a built-in function it has, instead,
+//   `NSConstantValueClassName` "_NSPredicateUtilities", the class that implements them.
+// - NSVariableExpression: `NSVariable`, the name without `$`.
+// - NSKeyPathExpression: `NSOperand`, the expression the path starts from; `NSSelectorName`
+//   "valueForKeyPath:"; `NSArguments`, an array of one NSKeyPathSpecifierExpression whose
+//   `NSKeyPath` is the whole dotted path ("continent.numericISO3166Code").
+// - NSFunctionExpression: `NSOperand`, `NSSelectorName` and `NSArguments`. An operand naming
+//   `_NSPredicateUtilities` makes it a built-in (`now()`), any other a `FUNCTION(…)` call.
+//
+// References are resolved one at a time and the walk over expressions is limited in depth,
+// so an archive whose objects refer to themselves ends in an error, not a loop.
+
+/// What is wrong with an archived expression, for the reader to word with its place.
+enum ExpressionArchiveProblem: Error {
+  /// Not a keyed archive of an expression; the text completes "the value expression …".
+  case malformed(String, underlying: StoreError?)
+  /// An expression, or a constant, of a class that a ``MappingExpression`` does not hold;
+  /// `what` names it ("an expression", "a constant").
+  case unsupported(className: String, what: String)
+}
+
+/// One keyed archive of an expression, decoded into a ``MappingExpression``.
+struct ExpressionArchive {
+  private let objects: [PropertyListNode]
+  private let root: PropertyListNode
+
+  /// The archive in `data`, a binary property list.
+  init(_ data: Data) throws(ExpressionArchiveProblem) {
+    let node: PropertyListNode
+    do {
+      node = try BinaryPropertyList.decode(data, file: nil)
+    } catch {
+      throw .malformed(
+        "is not a binary property list: \(error.message)", underlying: error)
+    }
+    guard case .dictionary(let top) = node else {
+      throw .malformed("is not a keyed archive: its top object is no dictionary", underlying: nil)
+    }
+    guard case .string("NSKeyedArchiver") = top["$archiver"] else {
+      throw .malformed(
+        "is not a keyed archive: it has no \"$archiver\" of \"NSKeyedArchiver\"", underlying: nil)
+    }
+    guard case .array(let objects) = top["$objects"] else {
+      throw .malformed("is not a keyed archive: it has no \"$objects\" array", underlying: nil)
+    }
+    guard case .dictionary(let entries) = top["$top"], let root = entries["root"] else {
+      throw .malformed(
+        "is not a keyed archive: it has no \"$top\" with a \"root\"", underlying: nil)
+    }
+    self.objects = objects
+    self.root = root
+  }
+
+  /// The expression the archive holds.
+  func expression() throws(ExpressionArchiveProblem) -> MappingExpression {
+    try expression(root, depth: 0)
+  }
+
+  // MARK: Objects
+
+  /// An archived object: its class and its keys.
+  private struct Instance {
+    var className: String
+    var fields: [String: PropertyListNode]
+
+    subscript(key: String) -> PropertyListNode? { fields[key] }
+  }
+
+  private static func referenceNumber(_ node: PropertyListNode) -> UInt64? {
+    switch node {
+    case .uid(let number):
+      return number
+    case .dictionary(let entries) where entries.count == 1:
+      guard case .integer(let number) = entries["CF$UID"], number >= 0 else { return nil }
+      return UInt64(number)
+    default:
+      return nil
+    }
+  }
+
+  /// What `value` stands for: the object it refers to, or itself when it is held inline;
+  /// `nil` for a missing key or a reference to `$null`.
+  private func resolve(_ value: PropertyListNode?) throws(ExpressionArchiveProblem)
+    -> PropertyListNode?
+  {
+    guard let value else { return nil }
+    guard let number = Self.referenceNumber(value) else { return value }
+    guard number < UInt64(objects.count) else {
+      throw .malformed(
+        "refers to object \(number), but its archive has "
+          + (objects.count == 1 ? "1 object" : "\(objects.count) objects"),
+        underlying: nil)
+    }
+    return number == 0 ? nil : objects[Int(number)]
+  }
+
+  /// The archived object `value` refers to, or `nil` for `$null` and a missing key.
+  private func instance(_ value: PropertyListNode?, for what: String)
+    throws(ExpressionArchiveProblem) -> Instance?
+  {
+    guard let node = try resolve(value) else { return nil }
+    guard case .dictionary(let fields) = node, let classReference = fields["$class"] else {
+      throw .malformed("has \(what) that is \(Self.kind(of: node)), not an object", underlying: nil)
+    }
+    guard case .dictionary(let classInfo)? = try resolve(classReference),
+      case .string(let className)? = classInfo["$classname"]
+    else {
+      throw .malformed("has \(what) whose \"$class\" names no class", underlying: nil)
+    }
+    return Instance(className: className, fields: fields)
+  }
+
+  /// The string `value` stands for: a plist string, or an NSString or NSMutableString.
+  private func string(_ value: PropertyListNode?, for what: String)
+    throws(ExpressionArchiveProblem) -> String
+  {
+    guard let node = try resolve(value) else {
+      throw .malformed("has no \(what)", underlying: nil)
+    }
+    if case .string(let text) = node { return text }
+    if let text = try objectString(node, for: what) { return text }
+    throw .malformed("has \(what) that is \(Self.kind(of: node)), not a string", underlying: nil)
+  }
+
+  /// The text of an NSString or NSMutableString object, or `nil` for any other node.
+  private func objectString(_ node: PropertyListNode, for what: String)
+    throws(ExpressionArchiveProblem) -> String?
+  {
+    guard case .dictionary(let fields) = node, fields["$class"] != nil,
+      let object = try instance(node, for: what),
+      object.className == "NSString" || object.className == "NSMutableString"
+    else { return nil }
+    switch try resolve(object["NS.string"]) {
+    case .string(let text)?:
+      return text
+    default:
+      if case .data(let bytes)? = try resolve(object["NS.bytes"]),
+        let text = String(data: bytes, encoding: .utf8)
+      {
+        return text
+      }
+      throw .malformed("has \(what) of class \"\(object.className)\" with no text", underlying: nil)
+    }
+  }
+
+  /// The elements of the array `value` refers to: an NSArray or NSMutableArray object, or an
+  /// inline array; empty for `$null`.
+  private func elements(_ value: PropertyListNode?, for what: String)
+    throws(ExpressionArchiveProblem) -> [PropertyListNode]
+  {
+    guard let node = try resolve(value) else { return [] }
+    if case .array(let elements) = node { return elements }
+    guard let object = try instance(node, for: what) else { return [] }
+    guard case .array(let elements)? = object["NS.objects"] else {
+      throw .malformed(
+        "has \(what) of class \"\(object.className)\", not an array", underlying: nil)
+    }
+    return elements
+  }
+
+  private static func kind(of node: PropertyListNode) -> String {
+    switch node {
+    case .string: "a string"
+    case .integer: "an integer"
+    case .real: "a real"
+    case .boolean: "a boolean"
+    case .date: "a date"
+    case .data: "data"
+    case .uid: "a reference"
+    case .array: "an array"
+    case .set: "a set"
+    case .dictionary: "a dictionary"
+    case .null: "null"
+    }
+  }
+
+  // MARK: Expressions
+
+  private static let builtinsClassName = "_NSPredicateUtilities"
+
+  private func expression(_ value: PropertyListNode?, depth: Int)
+    throws(ExpressionArchiveProblem) -> MappingExpression
+  {
+    guard depth < MappingExpression.maximumDepth else {
+      throw .malformed(
+        "nests more than \(MappingExpression.maximumDepth) expressions deep", underlying: nil)
+    }
+    guard let object = try instance(value, for: "an expression") else {
+      throw .malformed("has nil where an expression must be", underlying: nil)
+    }
+    switch object.className {
+    case "NSConstantValueExpression":
+      if object["NSConstantValueClassName"] != nil {
+        throw .malformed(
+          "has a class constant outside a built-in function's operand", underlying: nil)
+      }
+      return .constant(try constant(object["NSConstantValue"]))
+    case "NSVariableExpression":
+      return .variable(try string(object["NSVariable"], for: "a variable name"))
+    case "NSKeyPathExpression":
+      let base = try expression(object["NSOperand"], depth: depth + 1)
+      let arguments = try elements(object["NSArguments"], for: "key path arguments")
+      guard arguments.count == 1,
+        let specifier = try instance(arguments[0], for: "a key path"),
+        specifier.className == "NSKeyPathSpecifierExpression"
+      else {
+        throw .malformed(
+          "has a key path expression whose argument is not one key path specifier",
+          underlying: nil)
+      }
+      let path = try string(specifier["NSKeyPath"], for: "a key path")
+      // `$source.a` then `.b` is the one path `$source.a.b`, as the format text reads it.
+      if case .keyPath(let inner, let first) = base { return .keyPath(inner, first + "." + path) }
+      return .keyPath(base, path)
+    case "NSFunctionExpression":
+      let selector = try string(object["NSSelectorName"], for: "a function's selector")
+      var arguments: [MappingExpression] = []
+      for argument in try elements(object["NSArguments"], for: "function arguments") {
+        arguments.append(try expression(argument, depth: depth + 1))
+      }
+      if let operand = try instance(object["NSOperand"], for: "a function's operand"),
+        operand.className == "NSConstantValueExpression",
+        let className = try resolve(operand["NSConstantValueClassName"])
+      {
+        let name = try string(className, for: "a function's class")
+        guard name == Self.builtinsClassName else {
+          throw .unsupported(className: name, what: "a built-in function")
+        }
+        return .builtin(selector, arguments: arguments)
+      }
+      let receiver = try expression(object["NSOperand"], depth: depth + 1)
+      return .function(receiver: receiver, selector: selector, arguments: arguments)
+    default:
+      throw .unsupported(className: object.className, what: "an expression")
+    }
+  }
+
+  /// The constant value `value` stands for.
+  private func constant(_ value: PropertyListNode?) throws(ExpressionArchiveProblem)
+    -> MappingConstant
+  {
+    guard let node = try resolve(value) else { return .null }
+    switch node {
+    case .string(let text): return .string(text)
+    case .integer(let number): return .integer(number)
+    case .real(let number): return .double(number)
+    case .boolean(let flag): return .boolean(flag)
+    case .date(let date): return .date(date.timeIntervalSinceReferenceDate)
+    case .dictionary:
+      if let text = try objectString(node, for: "a constant") { return .string(text) }
+      guard let object = try instance(node, for: "a constant") else { return .null }
+      if object.className == "NSDate" {
+        switch try resolve(object["NS.time"]) {
+        case .real(let seconds)?: return .date(seconds)
+        case .integer(let seconds)?: return .date(Double(seconds))
+        default: throw .malformed("has a date constant with no \"NS.time\"", underlying: nil)
+        }
+      }
+      throw .unsupported(className: object.className, what: "a constant")
+    case .data, .uid, .array, .set, .null:
+      throw .malformed("has a constant that is \(Self.kind(of: node))", underlying: nil)
+    }
+  }
+}

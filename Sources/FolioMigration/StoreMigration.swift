@@ -1,0 +1,304 @@
+import FolioModel
+import FolioStores
+import Foundation
+
+/// Migrates a store file from the model version that wrote it to another version of its model
+/// bundle, as `NSPersistentContainer` does when it opens a store of an older version.
+///
+/// The store is read whole with its version's model, carried through each step of its
+/// ``MigrationPlan`` in memory, and written in its own format with the destination model.
+/// Nothing touches the original until every step has succeeded: the new file is written
+/// beside it and renamed over it (the format's atomic write), and the original is kept as a
+/// backup (a second name for the same file, `NAME.backup`, or `NAME.backup-2`… when taken)
+/// until the new one is in place; then the backup goes, unless ``keepsBackup``. A failure, a
+/// cancellation or a crash at any point leaves the original file as it was.
+///
+/// ```swift
+/// var migration = try StoreMigration(storeAt: url, format: XMLStore(), bundle: bundle)
+/// print(try migration.dryRun())          // what would happen
+/// try migration.run()                     // do it
+/// ```
+public struct StoreMigration {
+  public let url: URL
+  public let format: any StoreFormat
+  public let plan: MigrationPlan
+  /// Whether the original stays as `NAME.backup` after a migration that succeeded.
+  public var keepsBackup = false
+  /// The migration policies by the class names mapping models give them.
+  public var policies: [String: EntityMigrationPolicy.Type] = [:]
+
+  /// Plans the migration of the store at `url` from the version of `bundle` whose entity
+  /// hashes its metadata records to `version` (by default the bundle's current version).
+  ///
+  /// - Throws: `MigrationError.storeFailed` when the store's metadata cannot be read;
+  ///   `.unknownVersion` when no version of the bundle wrote the store, or `version` is not
+  ///   one; `.needsMapping` as ``MigrationPlan/init(bundle:from:to:mappings:)``.
+  public init(
+    storeAt url: URL, format: any StoreFormat, bundle: ModelBundle, to version: String? = nil,
+    mappings: [MigrationPlan.GivenMapping] = []
+  ) throws(MigrationError) {
+    let metadata: StoreMetadata
+    do {
+      metadata = try format.readMetadata(from: url)
+    } catch {
+      throw MigrationError(.storeFailed, error.message, at: error.location, underlying: error)
+    }
+    guard
+      let source = bundle.version(
+        matchingVersionHashes: metadata.modelVersionHashes,
+        identifiers: metadata.modelVersionIdentifiers)
+    else {
+      throw MigrationError(
+        .unknownVersion,
+        "no version of the model bundle wrote this store: its entity version hashes match none of "
+          + bundle.versions.map(\.name).joined(separator: ", "),
+        at: InputLocation(file: url.path))
+    }
+    self.url = url
+    self.format = format
+    self.plan = try MigrationPlan(
+      bundle: bundle, from: source.name, to: version ?? bundle.currentVersionName,
+      mappings: mappings)
+  }
+
+  /// Migrates the store in memory and says what the migration would do, writing nothing.
+  ///
+  /// - Throws: as ``run(progress:isCancelled:)``; the file is never touched.
+  public func dryRun(
+    progress: ((StoreMigrationProgress) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
+  ) throws(MigrationError) -> StoreMigrationReport {
+    try migrate(progress: progress, isCancelled: isCancelled).1
+  }
+
+  /// Migrates the store and replaces the file with the result.
+  ///
+  /// - Throws: `MigrationError` of a step (`.invalidValue`, `.invalidMapping`,
+  ///   `.missingPolicy`, `.policyFailed`), `.cancelled`, or `.storeFailed` when the store
+  ///   cannot be read or the new file written. The original file is then as it was.
+  @discardableResult
+  public func run(
+    progress: ((StoreMigrationProgress) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
+  ) throws(MigrationError) -> StoreMigrationReport {
+    let (contents, report) = try migrate(progress: progress, isCancelled: isCancelled)
+    guard !plan.steps.isEmpty else { return report }
+    if isCancelled?() == true {
+      throw MigrationError(.cancelled, "the migration was cancelled; nothing was written")
+    }
+    let target = url.resolvingSymlinksInPath()
+    let backup = try makeBackup(of: target)
+    do {
+      try format.write(contents, model: plan.destinationVersion.model, to: url)
+    } catch {
+      try? FileManager.default.removeItem(at: backup)
+      throw MigrationError(.storeFailed, error.message, at: error.location, underlying: error)
+    }
+    var done = report
+    if keepsBackup {
+      done.backup = backup
+    } else {
+      try? FileManager.default.removeItem(at: backup)
+    }
+    return done
+  }
+
+  private func migrate(
+    progress: ((StoreMigrationProgress) -> Void)?, isCancelled: (() -> Bool)?
+  ) throws(MigrationError) -> (StoreContents, StoreMigrationReport) {
+    var contents: StoreContents
+    do {
+      contents = try format.read(from: url, model: plan.sourceVersion.model)
+    } catch {
+      throw MigrationError(.storeFailed, error.message, at: error.location, underlying: error)
+    }
+    var report = StoreMigrationReport(
+      sourceVersion: plan.sourceVersion.name, destinationVersion: plan.destinationVersion.name,
+      steps: [])
+    let spaces = keySpaces()
+    for (index, step) in plan.steps.enumerated() {
+      let manager = MigrationManager(
+        sourceModel: step.source.model, destinationModel: step.destination.model,
+        mappingModel: step.mapping)
+      for (name, type) in policies { manager.register(type, as: name) }
+      if let spaces {
+        let space = spaces(step.destination.model)
+        manager.keySpace = { space[$0] ?? 0 }
+      }
+      let before = contents.records
+      do {
+        contents = try manager.migrate(
+          contents,
+          progress: progress.map { report in
+            { report(StoreMigrationProgress(step: index, steps: plan.steps.count, objects: $0)) }
+          }, isCancelled: isCancelled)
+      } catch {
+        throw MigrationError(
+          error.code,
+          "\(step.source.name) → \(step.destination.name): \(error.message)",
+          at: error.location ?? InputLocation(file: url.path), underlying: error)
+      }
+      report.steps.append(
+        StoreMigrationReport.Step(step, before: before, after: contents.records))
+    }
+    return (contents, report)
+  }
+
+  /// For a SQLite store, the key space of each entity of a model.
+  private func keySpaces() -> ((ManagedObjectModel) -> [String: Int])? {
+    guard format is SQLiteStore else { return nil }
+    return { SQLiteSchema(model: $0).keySpaces }
+  }
+
+  /// A second name for the file at `target`, `NAME.backup` or the first free
+  /// `NAME.backup-N`: a hard link, so no byte is copied and the original stays whole
+  /// whatever the write does to its name.
+  private func makeBackup(of target: URL) throws(MigrationError) -> URL {
+    let folder = target.deletingLastPathComponent()
+    for attempt in 1...1000 {
+      let name = target.lastPathComponent + (attempt == 1 ? ".backup" : ".backup-\(attempt)")
+      let backup = folder.appendingPathComponent(name)
+      if link(target.path, backup.path) == 0 { return backup }
+      let code = errno
+      guard code == EEXIST else {
+        throw MigrationError(
+          .storeFailed,
+          "cannot keep the original as \(name) while migrating: \(String(cString: strerror(code)))",
+          at: InputLocation(file: url.path))
+      }
+    }
+    throw MigrationError(
+      .storeFailed, "cannot find a free backup name beside the store",
+      at: InputLocation(file: url.path))
+  }
+}
+
+/// How far a store migration has come: the step, and the objects of that step.
+public struct StoreMigrationProgress: Sendable, Hashable {
+  /// The step being run, from 0.
+  public var step: Int
+  public var steps: Int
+  public var objects: MigrationProgress
+}
+
+/// What a migration did, or would do: each step with its mapping and what became of the
+/// objects and values.
+public struct StoreMigrationReport: Sendable, CustomStringConvertible {
+  public struct Step: Sendable {
+    public var sourceVersion: String
+    public var destinationVersion: String
+    public var isInferred: Bool
+    /// Every change between the two versions.
+    public var changes: [ModelDifference.Change]
+    /// The entity mappings, in order.
+    public var entityMappings: [EntityMapping]
+    /// Objects of each entity before the step.
+    public var objectsBefore: [String: Int]
+    /// Objects of each entity after it.
+    public var objectsAfter: [String: Int]
+    /// Values the step drops: for each source entity and property that a removed property
+    /// or an unmapped one held, how many objects had a value.
+    public var lostValues: [LostValues]
+
+    init(_ step: MigrationPlan.Step, before: [StoreRecord], after: [StoreRecord]) {
+      sourceVersion = step.source.name
+      destinationVersion = step.destination.name
+      isInferred = step.isInferred
+      changes = step.difference.changes
+      entityMappings = step.mapping.entityMappings
+      objectsBefore = Dictionary(before.map { ($0.entityName, 1) }, uniquingKeysWith: +)
+      objectsAfter = Dictionary(after.map { ($0.entityName, 1) }, uniquingKeysWith: +)
+      lostValues = LostValues.find(before, step)
+    }
+  }
+
+  /// The objects of one source entity that had a value in a property no mapping reads.
+  public struct LostValues: Sendable, Hashable {
+    public var entity: String
+    public var property: String
+    public var objects: Int
+
+    static func find(_ records: [StoreRecord], _ step: MigrationPlan.Step) -> [LostValues] {
+      var read: [String: Set<String>] = [:]
+      for mapping in step.mapping.entityMappings {
+        guard let source = mapping.sourceEntityName else { continue }
+        var keys = read[source, default: []]
+        for property in mapping.attributeMappings + mapping.relationshipMappings {
+          property.valueExpression?.collectSourceKeys(into: &keys)
+        }
+        read[source] = keys
+      }
+      var counts: [LostValues: Int] = [:]
+      for record in records {
+        let keys = read[record.entityName] ?? []
+        record.forEachAttribute { name, _ in
+          if !keys.contains(name) {
+            counts[LostValues(entity: record.entityName, property: name, objects: 0), default: 0] +=
+              1
+          }
+        }
+        for (name, targets) in record.relationships where !targets.isEmpty && !keys.contains(name) {
+          counts[LostValues(entity: record.entityName, property: name, objects: 0), default: 0] += 1
+        }
+      }
+      return counts.map {
+        LostValues(entity: $0.key.entity, property: $0.key.property, objects: $0.value)
+      }
+      .sorted { ($0.entity, $0.property) < ($1.entity, $1.property) }
+    }
+  }
+
+  public var sourceVersion: String
+  public var destinationVersion: String
+  public var steps: [Step]
+  /// Where the original was kept, when it was.
+  public var backup: URL?
+
+  /// Each step, its changes and mappings, and what it loses, as lines of text.
+  public var description: String {
+    func objects(_ count: Int) -> String { count == 1 ? "1 object" : "\(count) objects" }
+    guard !steps.isEmpty else {
+      return "The store is already of version \(destinationVersion): nothing to migrate."
+    }
+    var lines = [
+      "Migrating from \(sourceVersion) to \(destinationVersion) in \(steps.count) \(steps.count == 1 ? "step" : "steps")."
+    ]
+    for (index, step) in steps.enumerated() {
+      lines.append(
+        "Step \(index + 1): \(step.sourceVersion) → \(step.destinationVersion), "
+          + (step.isInferred ? "inferred (lightweight)" : "by the mapping model given"))
+      for change in step.changes { lines.append("  \(change)") }
+      for mapping in step.entityMappings {
+        let source = mapping.sourceEntityName ?? "nothing"
+        let destination = mapping.destinationEntityName ?? "nothing"
+        let before = mapping.sourceEntityName.flatMap { step.objectsBefore[$0] } ?? 0
+        var line = "  \(mapping.name): \(source) → \(destination) (\(mapping.mappingType.rawValue))"
+        if mapping.sourceEntityName != nil { line += ", " + objects(before) }
+        if let policy = mapping.migrationPolicyClassName { line += ", policy \(policy)" }
+        lines.append(line)
+      }
+      for lost in step.lostValues {
+        lines.append("  lost: \(lost.entity).\(lost.property) of " + objects(lost.objects))
+      }
+      let after = step.objectsAfter.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+      lines.append(
+        "  objects after the step: " + (after.isEmpty ? "none" : after.joined(separator: ", ")))
+    }
+    return lines.joined(separator: "\n")
+  }
+}
+
+extension MappingExpression {
+  /// The keys of `$source` the expression reads first.
+  func collectSourceKeys(into keys: inout Set<String>) {
+    switch self {
+    case .keyPath(.variable("source"), let path):
+      if let first = path.split(separator: ".").first { keys.insert(String(first)) }
+    case .keyPath(let base, _): base.collectSourceKeys(into: &keys)
+    case .function(let receiver, _, let arguments):
+      receiver.collectSourceKeys(into: &keys)
+      for argument in arguments { argument.collectSourceKeys(into: &keys) }
+    case .builtin(_, let arguments):
+      for argument in arguments { argument.collectSourceKeys(into: &keys) }
+    case .constant, .variable: break
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Folio
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `folio migrate STORE --model BUNDLE`: a store moved to another version of its model.
+struct MigrateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "migrate",
+    abstract: "Migrate a store to another version of its model, step by step.",
+    discussion: """
+      The store's version is the version of BUNDLE whose entity version hashes its metadata \
+      records. The store goes through every version between it and the destination in the \
+      bundle's order (numbers in version names by value), each step mapped by the mapping \
+      model given for it (--mapping) or inferred as Core Data's lightweight migration infers \
+      it. The plan is printed first: each step, every change, each entity mapping with its \
+      objects, and the values no mapping reads (lost). A mapping that names a custom \
+      migration policy cannot run here: policies are Swift types an app registers.
+
+      The new file replaces the store only when every step has succeeded; until then the \
+      original is also reachable as STORE.backup, which goes after the swap unless \
+      --keep-backup is given. A failure or an interruption leaves the store as it was.
+
+      Examples:
+        folio migrate Library.xml --model Library.xcdatamodeld --dry-run
+        folio migrate Library.sqlite --model Library.xcdatamodeld --to "Library 2"
+      """)
+
+  @Argument(help: "The store: a Core Data SQLite or XML store, or a .folio binary store.")
+  var file: String
+
+  @Option(help: "The model bundle (.xcdatamodeld) holding the store's version and the destination.")
+  var model: String
+
+  @Option(
+    help: """
+      The destination version: its name in the bundle (its .xcdatamodel folder without the \
+      extension) or its version identifier. Default: the bundle's current version.
+      """)
+  var to: String?
+
+  @Option(
+    name: .customLong("mapping"),
+    help: """
+      An Xcode mapping model (.xcmappingmodel, or its xcmapping.xml) for one step; repeat it \
+      for several. The source and destination model versions it names choose its step.
+      """)
+  var mappings: [String] = []
+
+  @Flag(help: "Print what the migration would do, and change nothing.")
+  var dryRun = false
+
+  @Flag(help: "Keep the original as STORE.backup after a migration that succeeded.")
+  var keepBackup = false
+
+  func run() throws {
+    let url = URL(fileURLWithPath: file)
+    let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)
+    let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
+    var given: [MigrationPlan.GivenMapping] = []
+    for path in mappings {
+      let mapping = try XcodeMappingModel(contentsOf: URL(fileURLWithPath: path))
+      given.append(
+        MigrationPlan.GivenMapping(
+          sourceVersion: mapping.sourceModelName,
+          destinationVersion: mapping.destinationModelName, mapping: mapping.mappingModel))
+    }
+    var migration = try StoreMigration(
+      storeAt: url, format: format, bundle: bundle, to: to, mappings: given)
+    migration.keepsBackup = keepBackup
+    let progress = Progress(enabled: isatty(STDERR_FILENO) == 1)
+    let show: (StoreMigrationProgress) -> Void = { state in
+      let objects = state.objects
+      let fraction =
+        objects.totalObjects > 0
+        ? Double(objects.completedObjects) / Double(objects.totalObjects) : 1
+      let stage: Double =
+        switch objects.stage {
+        case .creatingObjects: 0
+        case .relationships: 1
+        case .validating: 2
+        }
+      progress.show(
+        "step \(state.step + 1) of \(state.steps): \(objects.stage.rawValue), "
+          + "\(objects.completedObjects) of \(objects.totalObjects) objects",
+        fraction: (Double(state.step) + (stage + fraction) / 3) / Double(max(state.steps, 1)))
+    }
+    let report = dryRun ? try migration.dryRun(progress: show) : try migration.run(progress: show)
+    progress.finish()
+    print(report)
+    if report.steps.isEmpty { return }
+    if dryRun {
+      print("Dry run: \(file) was not changed.")
+    } else {
+      print("Migrated \(file) to \(report.destinationVersion).")
+      if let backup = report.backup { print("The original is kept as \(backup.path).") }
+    }
+  }
+}
