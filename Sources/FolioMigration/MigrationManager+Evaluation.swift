@@ -45,18 +45,11 @@ extension MigrationManager {
         case MappingExpression.sourceRelationshipSelector:
           // Of each target's destination objects, those the destination relationship takes.
           let made = origins.flatMap { destinationsOfSource[$0] ?? [] }
-          guard let entityName = mapping.destinationEntityName,
-            let relationship = destinationModel.entity(named: entityName)?.relationship(
-              named: property.name),
-            let kind = destinationModel.destination(of: relationship)
+          guard
+            let kind = destinationEntities[mapping.destinationEntityName ?? ""]?.relationships[
+              property.name]?.destinationEntityName
           else { return .destinations(made) }
-          return .destinations(
-            made.filter { id in
-              guard let position = destinationPosition[id],
-                let entity = destinationModel.entity(named: destinations[position].entityName)
-              else { return false }
-              return destinationModel.entity(entity, isKindOf: kind)
-            })
+          return .destinations(made.filter { isDestination($0, kindOf: kind) })
         default:
           throw fail("$manager has no function \(selector)")
         }
@@ -109,16 +102,15 @@ extension MigrationManager {
       var reachedObjects = false
       for id in ids {
         guard let record = isSource ? sourceRecord(id) : destinationRecord(id),
-          let entity = (isSource ? sourceModel : destinationModel).entity(named: record.entityName)
+          let entity = (isSource ? sourceEntities : destinationEntities)[record.entityName]
         else { continue }
-        switch entity.property(named: key) {
-        case .attribute?:
+        if entity.attributes[key] != nil {
           if let value = record.attribute(key) { values.append(value) }
-        case .relationship(let relationship)?:
+        } else if let relationship = entity.relationships[key] {
           reachedObjects = true
           if relationship.isToMany { many = true }
           objects += record.relationships[key] ?? []
-        default:
+        } else {
           throw fail("\(record.entityName) has no property \(key)")
         }
       }
@@ -301,9 +293,7 @@ extension MigrationManager {
   ) throws(MigrationError) {
     guard let position = destinationPosition[id] else { return }
     let entityName = destinations[position].entityName
-    guard let attribute = destinationModel.entity(named: entityName)?.attribute(named: key),
-      !attribute.isTransient
-    else {
+    guard let attribute = destinationEntities[entityName]?.attributes[key] else {
       throw MigrationError(
         .invalidMapping, "\(entityName) does not store an attribute \(key)",
         at: InputLocation(entity: entityName, property: key))
@@ -340,10 +330,7 @@ extension MigrationManager {
   ) throws(MigrationError) {
     guard let position = destinationPosition[id] else { return }
     let entityName = destinations[position].entityName
-    guard let entity = destinationModel.entity(named: entityName),
-      let relationship = entity.relationship(named: key), !relationship.isTransient,
-      let destinationEntity = destinationModel.destination(of: relationship)
-    else {
+    guard let relationship = destinationEntities[entityName]?.relationships[key] else {
       throw MigrationError(
         .invalidMapping, "\(entityName) does not store a relationship \(key)",
         at: InputLocation(entity: entityName, property: key))
@@ -356,16 +343,12 @@ extension MigrationManager {
         "\(mapping.map { "\($0.name): " } ?? "")\(entityName).\(key) is a to-one, but object \(id) gets \(unique.count) objects",
         at: InputLocation(entity: entityName, property: key))
     }
-    for target in unique {
-      guard let other = destinationPosition[target],
-        let targetEntity = destinationModel.entity(named: destinations[other].entityName),
-        destinationModel.entity(targetEntity, isKindOf: destinationEntity)
-      else {
-        throw MigrationError(
-          .invalidValue,
-          "\(mapping.map { "\($0.name): " } ?? "")\(entityName).\(key) takes \(destinationEntity.name) objects, and object \(target) is not one",
-          at: InputLocation(entity: entityName, property: key))
-      }
+    let destinationEntity = relationship.destinationEntityName
+    for target in unique where !isDestination(target, kindOf: destinationEntity) {
+      throw MigrationError(
+        .invalidValue,
+        "\(mapping.map { "\($0.name): " } ?? "")\(entityName).\(key) takes \(destinationEntity) objects, and object \(target) is not one",
+        at: InputLocation(entity: entityName, property: key))
     }
     destinations[position].relationships[key] = unique.isEmpty ? nil : unique
   }

@@ -9,25 +9,24 @@ extension MigrationManager {
   ///   to-one (two objects claiming one to-one, or a to-one naming one object while the other
   ///   side names another).
   func linkInverses() throws(MigrationError) {
+    var lookup = EntityLookup(destinationEntities)
     for position in destinations.indices {
       let record = destinations[position]
-      guard let entity = destinationModel.entity(named: record.entityName) else { continue }
-      for relationship in MappingModel.storedRelationships(of: entity) {
-        guard let inverse = destinationModel.inverse(of: relationship), !inverse.isTransient,
-          let targets = record.relationships[relationship.name]
-        else { continue }
+      guard let entity = lookup[record.entityName] else { continue }
+      for (name, inverse, inverseIsToMany) in entity.inverses {
+        guard let targets = record.relationships[name] else { continue }
         for target in targets {
           guard let other = destinationPosition[target] else { continue }
-          var held = destinations[other].relationships[inverse.name] ?? []
+          var held = destinations[other].relationships[inverse] ?? []
           guard !held.contains(record.id) else { continue }
-          if !inverse.isToMany, let first = held.first {
+          if !inverseIsToMany, let first = held.first {
             throw MigrationError(
               .invalidValue,
-              "\(destinations[other].entityName).\(inverse.name) of object \(target) names object \(first), while \(record.entityName).\(relationship.name) of object \(record.id) names it: a to-one holds one object",
-              at: InputLocation(entity: destinations[other].entityName, property: inverse.name))
+              "\(destinations[other].entityName).\(inverse) of object \(target) names object \(first), while \(record.entityName).\(name) of object \(record.id) names it: a to-one holds one object",
+              at: InputLocation(entity: destinations[other].entityName, property: inverse))
           }
           held.append(record.id)
-          destinations[other].relationships[inverse.name] = held
+          destinations[other].relationships[inverse] = held
         }
       }
     }
@@ -41,8 +40,9 @@ extension MigrationManager {
   func validate() throws(MigrationError) {
     var failures: [(entity: String, property: String, text: String)] = []
     var count = 0
+    var lookup = EntityLookup(destinationEntities)
     for record in destinations {
-      guard let entity = destinationModel.entity(named: record.entityName) else { continue }
+      guard let entity = lookup[record.entityName] else { continue }
       func fail(_ property: String, _ text: String) {
         count += 1
         if failures.count < 20 {
@@ -53,12 +53,12 @@ extension MigrationManager {
             ))
         }
       }
-      for attribute in MappingModel.storedAttributes(of: entity)
+      for attribute in entity.storedAttributes
       where !attribute.isOptional && !attribute.isDerived && record.attribute(attribute.name) == nil
       {
         fail(attribute.name, "has no value, and it is required")
       }
-      for relationship in MappingModel.storedRelationships(of: entity) {
+      for relationship in entity.storedRelationships {
         let targets = record.relationships[relationship.name]?.count ?? 0
         if relationship.isToMany {
           // As Core Data counts: an optional to-many may be empty, a required one whose
@@ -87,5 +87,25 @@ extension MigrationManager {
     if count > failures.count { message += "; and \(count - failures.count) more" }
     throw MigrationError(
       .invalidValue, message, at: InputLocation(entity: first.entity, property: first.property))
+  }
+}
+
+/// Finds entities by name, remembering the last one: records come grouped by entity, so most
+/// lookups compare one string instead of hashing it.
+struct EntityLookup {
+  private let entities: [String: MigrationEntityInfo]
+  private var lastName = ""
+  private var last: MigrationEntityInfo?
+
+  init(_ entities: [String: MigrationEntityInfo]) { self.entities = entities }
+
+  subscript(name: String) -> MigrationEntityInfo? {
+    mutating get {
+      if name != lastName {
+        lastName = name
+        last = entities[name]
+      }
+      return last
+    }
   }
 }

@@ -47,6 +47,9 @@ public final class MigrationManager {
   /// The destination objects of each source object, whatever the mapping.
   var destinationsOfSource: [Int64: [Int64]] = [:]
   var largestKey: [Int: Int64] = [:]
+  /// The source and destination models' entities, looked up once.
+  lazy var sourceEntities = MigrationEntityInfo.all(of: sourceModel)
+  lazy var destinationEntities = MigrationEntityInfo.all(of: destinationModel)
   var progress: ((MigrationProgress) -> Void)?
   var isCancelled: (() -> Bool)?
   var completed = 0
@@ -90,12 +93,43 @@ public final class MigrationManager {
     }
     reset(with: contents.records)
     try checkMappings()
-    var byEntity: [String: [Int64]] = [:]
-    for record in sources { byEntity[record.entityName, default: []].append(record.id) }
     var policies: [String: EntityMigrationPolicy] = [:]
     for mapping in mappingModel.entityMappings {
       policies[mapping.name] = try policy(for: mapping)
     }
+    // A mapping of plain copies and renames (an inferred one, say) runs straight through the
+    // records; one that finds two objects claiming one ID goes the general way.
+    var done = false
+    if let plan = directPlan() {
+      done = try migrateDirectly(plan)
+      if !done { reset(with: contents.records) }
+    }
+    if !done { try runMappings(policies) }
+    try linkInverses()
+    try report(.relationships)
+    // Stage 3: the result checked against the destination model.
+    try validate()
+    for mapping in mappingModel.entityMappings {
+      currentEntityMapping = mapping
+      let policy = policies[mapping.name] ?? EntityMigrationPolicy()
+      try run(policy, mapping) { () throws(MigrationError) in try policy.end(mapping, manager: self)
+      }
+    }
+    currentEntityMapping = nil
+    try report(.validating)
+    var metadata = contents.metadata
+    metadata.modelVersionHashes = destinationModel.entityVersionHashesByName
+    metadata.modelVersionIdentifiers = destinationModel.versionIdentifier.map { [$0] } ?? []
+    let records = destinations
+    let next = (records.map { StoreKeySpace.key(of: $0.id) }.max() ?? 0) + 1
+    reset(with: [])
+    return StoreContents(metadata: metadata, records: records, nextObjectID: next)
+  }
+
+  /// Core Data's first two stages, mapping by mapping, through the policies.
+  private func runMappings(_ policies: [String: EntityMigrationPolicy]) throws(MigrationError) {
+    var byEntity: [String: [Int64]] = [:]
+    for record in sources { byEntity[record.entityName, default: []].append(record.id) }
     // Stage 1: destination objects and their attributes.
     total = mappingModel.entityMappings.reduce(0) {
       $0 + ($1.sourceEntityName.flatMap { byEntity[$0]?.count } ?? 0)
@@ -140,25 +174,6 @@ public final class MigrationManager {
         try policy.endRelationshipCreation(mapping, manager: self)
       }
     }
-    try linkInverses()
-    try report(.relationships)
-    // Stage 3: the result checked against the destination model.
-    try validate()
-    for mapping in mappingModel.entityMappings {
-      currentEntityMapping = mapping
-      let policy = policies[mapping.name] ?? EntityMigrationPolicy()
-      try run(policy, mapping) { () throws(MigrationError) in try policy.end(mapping, manager: self)
-      }
-    }
-    currentEntityMapping = nil
-    try report(.validating)
-    var metadata = contents.metadata
-    metadata.modelVersionHashes = destinationModel.entityVersionHashesByName
-    metadata.modelVersionIdentifiers = destinationModel.versionIdentifier.map { [$0] } ?? []
-    let records = destinations
-    let next = (records.map { StoreKeySpace.key(of: $0.id) }.max() ?? 0) + 1
-    reset(with: [])
-    return StoreContents(metadata: metadata, records: records, nextObjectID: next)
   }
 
   // MARK: Manager functions
@@ -205,7 +220,7 @@ public final class MigrationManager {
   public func insertDestinationObject(entityName: String, preferredID: Int64? = nil)
     throws(MigrationError) -> MigrationObject
   {
-    guard let entity = destinationModel.entity(named: entityName), !entity.isAbstract else {
+    guard let entity = destinationEntities[entityName], !entity.isAbstract else {
       throw MigrationError(
         .invalidMapping, "the destination model has no concrete entity \(entityName)",
         at: InputLocation(entity: entityName))
@@ -219,10 +234,7 @@ public final class MigrationManager {
     } else {
       id = newID(in: space)
     }
-    var attributes: [String: AttributeValue] = [:]
-    for attribute in MappingModel.storedAttributes(of: entity) {
-      if let value = attribute.defaultValue { attributes[attribute.name] = value }
-    }
+    let attributes = entity.defaults
     largestKey[space] = max(largestKey[space] ?? 0, StoreKeySpace.key(of: id))
     destinationPosition[id] = destinations.count
     destinations.append(StoreRecord(entityName: entityName, id: id, attributes: attributes))
@@ -238,8 +250,19 @@ public final class MigrationManager {
     guard let entityName = mapping.destinationEntityName else { return }
     let destination = try insertDestinationObject(entityName: entityName, preferredID: source.id)
     associate(sourceInstance: source, withDestinationInstance: destination, for: mapping)
+    let record = sourcePosition[source.id].map { sources[$0] }
+    let sourceEntity = record.flatMap { sourceEntities[$0.entityName] }
     for property in mapping.attributeMappings {
       guard let expression = property.valueExpression else { continue }
+      // `$source.key` of a stored attribute, the usual case, reads the value directly.
+      if case .keyPath(.variable("source"), let key) = expression, let record,
+        sourceEntity?.attributes[key] != nil
+      {
+        try assignAttribute(
+          record.attribute(key).map(MigrationValue.value) ?? .null, property.name,
+          of: destination.id, mapping)
+        continue
+      }
       let value = try evaluate(
         expression, source: source.id, destination: destination.id, mapping, property)
       try assignAttribute(value, property.name, of: destination.id, mapping)
@@ -255,6 +278,29 @@ public final class MigrationManager {
     for property in mapping.relationshipMappings {
       guard let expression = property.valueExpression else { continue }
       var targets: [Int64] = []
+      // The inferred form, the usual case: the destination objects of a stored source
+      // relationship's targets, of the kinds the destination relationship takes.
+      if case .function(
+        .variable("manager"), MappingExpression.sourceRelationshipSelector, let arguments) =
+        expression, arguments.count == 2, case .constant(.string(let key)) = arguments[0],
+        case .keyPath(.variable("source"), key) = arguments[1],
+        let kind = destinationEntities[mapping.destinationEntityName ?? ""]?.relationships[
+          property.name]?.destinationEntityName
+      {
+        for source in origins {
+          guard let record = sourcePosition[source].map({ sources[$0] }),
+            sourceEntities[record.entityName]?.relationships[key] != nil
+          else { continue }
+          for target in record.relationships[key] ?? [] {
+            for made in destinationsOfSource[target] ?? []
+            where isDestination(made, kindOf: kind) {
+              targets.append(made)
+            }
+          }
+        }
+        try assignRelationship(targets, property.name, of: destination.id, mapping)
+        continue
+      }
       for source in origins {
         let value = try evaluate(
           expression, source: source, destination: destination.id, mapping, property)
@@ -262,6 +308,12 @@ public final class MigrationManager {
       }
       try assignRelationship(targets, property.name, of: destination.id, mapping)
     }
+  }
+
+  /// Whether destination object `id` is of entity `kind` or one below it.
+  func isDestination(_ id: Int64, kindOf kind: String) -> Bool {
+    guard let position = destinationPosition[id] else { return false }
+    return destinationEntities[destinations[position].entityName]?.kinds.contains(kind) ?? false
   }
 
   // MARK: Running
@@ -381,7 +433,7 @@ public final class MigrationManager {
     try report(stage, mapping: mapping.name)
   }
 
-  private func report(_ stage: MigrationProgress.Stage, mapping: String? = nil)
+  func report(_ stage: MigrationProgress.Stage, mapping: String? = nil)
     throws(MigrationError)
   {
     if isCancelled?() == true {

@@ -204,9 +204,26 @@ public struct StoreMigrationReport: Sendable, CustomStringConvertible {
       isInferred = step.isInferred
       changes = step.difference.changes
       entityMappings = step.mapping.entityMappings
-      objectsBefore = Dictionary(before.map { ($0.entityName, 1) }, uniquingKeysWith: +)
-      objectsAfter = Dictionary(after.map { ($0.entityName, 1) }, uniquingKeysWith: +)
+      objectsBefore = Self.count(before)
+      objectsAfter = Self.count(after)
       lostValues = LostValues.find(before, step)
+    }
+
+    /// The records of each entity.
+    static func count(_ records: [StoreRecord]) -> [String: Int] {
+      var counts: [String: Int] = [:]
+      var name = ""
+      var run = 0
+      for record in records {
+        if record.entityName != name {
+          if run > 0 { counts[name, default: 0] += run }
+          name = record.entityName
+          run = 0
+        }
+        run += 1
+      }
+      if run > 0 { counts[name, default: 0] += run }
+      return counts
     }
   }
 
@@ -226,17 +243,35 @@ public struct StoreMigrationReport: Sendable, CustomStringConvertible {
         }
         read[source] = keys
       }
-      var counts: [LostValues: Int] = [:]
-      for record in records {
-        let keys = read[record.entityName] ?? []
-        record.forEachAttribute { name, _ in
-          if !keys.contains(name) {
-            counts[LostValues(entity: record.entityName, property: name, objects: 0), default: 0] +=
-              1
-          }
+      // For each entity, the stored properties no mapping reads; then which objects hold them.
+      var lost: [String: [(name: String, isAttribute: Bool)]] = [:]
+      for entity in step.source.model.entities {
+        let keys = read[entity.name] ?? []
+        let attributes = MappingModel.storedAttributes(of: entity).filter {
+          !keys.contains($0.name)
         }
-        for (name, targets) in record.relationships where !targets.isEmpty && !keys.contains(name) {
-          counts[LostValues(entity: record.entityName, property: name, objects: 0), default: 0] += 1
+        let relationships = MappingModel.storedRelationships(of: entity).filter {
+          !keys.contains($0.name)
+        }
+        lost[entity.name] =
+          attributes.map { ($0.name, true) } + relationships.map { ($0.name, false) }
+      }
+      var counts: [LostValues: Int] = [:]
+      var name = ""
+      var properties: [(name: String, isAttribute: Bool)] = []
+      for record in records {
+        if record.entityName != name {
+          name = record.entityName
+          properties = lost[name] ?? []
+        }
+        for property in properties {
+          let holds =
+            property.isAttribute
+            ? record.attribute(property.name) != nil
+            : !(record.relationships[property.name]?.isEmpty ?? true)
+          if holds {
+            counts[LostValues(entity: name, property: property.name, objects: 0), default: 0] += 1
+          }
         }
       }
       return counts.map {
