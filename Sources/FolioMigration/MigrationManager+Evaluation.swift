@@ -60,9 +60,27 @@ extension MigrationManager {
         }
         return try value(.keyPath(.variable("source"), path))
       case .function(.variable("entityPolicy"), let selector, let arguments):
-        throw fail(
-          "FUNCTION($entityPolicy, \"\(selector)\", …) with \(arguments.count) arguments is not supported yet"
-        )
+        guard let policy = activePolicies[mapping.name] else {
+          throw fail("$entityPolicy is not available here")
+        }
+        var values: [Any?] = []
+        for argument in arguments { values.append(swiftValue(of: try value(argument))) }
+        let result: Any?
+        do {
+          result = try policy.value(ofFunction: selector, arguments: values, manager: self)
+        } catch {
+          throw MigrationError(
+            .policyFailed,
+            "\(mapping.name).\(property.name): the migration policy's function \(selector) failed: \(error.message)",
+            at: error.location
+              ?? InputLocation(entity: mapping.destinationEntityName, property: property.name),
+            underlying: error)
+        }
+        guard let converted = migrationValue(of: result) else {
+          throw fail(
+            "the migration policy's function \(selector) returned a value of no attribute type")
+        }
+        return converted
       case .function(let receiver, let selector, _):
         throw fail("\(receiver) has no function \(selector)")
       case .builtin(let name, let arguments):
@@ -72,6 +90,39 @@ extension MigrationManager {
       }
     }
     return try value(expression)
+  }
+
+  /// A value as a migration policy's function takes it: a Swift value, an array of them, or
+  /// source or destination objects.
+  private func swiftValue(of value: MigrationValue) -> Any? {
+    switch value {
+    case .null: nil
+    case .value(let value): value.swiftValue
+    case .values(let values): values.map(\.swiftValue)
+    case .sources(let ids): ids.map { MigrationSourceObject(id: $0, manager: self) }
+    case .destinations(let ids): ids.map { MigrationObject(id: $0, manager: self) }
+    }
+  }
+
+  /// What a migration policy's function returned, as a value; `nil` for what no attribute or
+  /// relationship holds.
+  private func migrationValue(of result: Any?) -> MigrationValue? {
+    guard let result else { return .null }
+    switch result {
+    case let object as MigrationSourceObject: return .sources([object.id])
+    case let objects as [MigrationSourceObject]: return .sources(objects.map(\.id))
+    case let object as MigrationObject: return .destinations([object.id])
+    case let objects as [MigrationObject]: return .destinations(objects.map(\.id))
+    case let values as [Any]:
+      var converted: [AttributeValue] = []
+      for value in values {
+        guard let attribute = AttributeValue(swiftValue: value) else { return nil }
+        converted.append(attribute)
+      }
+      return .values(converted)
+    default:
+      return AttributeValue(swiftValue: result).map(MigrationValue.value)
+    }
   }
 
   /// Follows `keys` from `start`, with Cocoa's collection operators.

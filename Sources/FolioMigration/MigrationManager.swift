@@ -50,6 +50,8 @@ public final class MigrationManager {
   /// The source and destination models' entities, looked up once.
   lazy var sourceEntities = MigrationEntityInfo.all(of: sourceModel)
   lazy var destinationEntities = MigrationEntityInfo.all(of: destinationModel)
+  /// The policy of each entity mapping while the mappings run: what `$entityPolicy` names.
+  var activePolicies: [String: EntityMigrationPolicy] = [:]
   var progress: ((MigrationProgress) -> Void)?
   var isCancelled: (() -> Bool)?
   var completed = 0
@@ -128,6 +130,8 @@ public final class MigrationManager {
 
   /// Core Data's first two stages, mapping by mapping, through the policies.
   private func runMappings(_ policies: [String: EntityMigrationPolicy]) throws(MigrationError) {
+    activePolicies = policies
+    defer { activePolicies = [:] }
     var byEntity: [String: [Int64]] = [:]
     for record in sources { byEntity[record.entityName, default: []].append(record.id) }
     // Stage 1: destination objects and their attributes.

@@ -307,7 +307,9 @@ struct MappedMigrationTests {
           PropertyMapping(
             name: "label", valueExpression: try MappingExpression(format: "$source.name")),
           PropertyMapping(
-            name: "size", valueExpression: try MappingExpression(format: "$source.books.@count")),
+            name: "size",
+            valueExpression: try MappingExpression(
+              format: "FUNCTION($entityPolicy, \"countOf:\", $source.books)")),
         ],
         migrationPolicyClassName: "Library.ShelfPolicy"),
     ])
@@ -334,9 +336,20 @@ struct MappedMigrationTests {
     override func end(_ mapping: EntityMapping, manager: MigrationManager) throws(MigrationError) {
       Self.ends += 1
     }
+
+    /// `FUNCTION($entityPolicy, "countOf:", objects)`: how many objects.
+    override func value(ofFunction selector: String, arguments: [Any?], manager: MigrationManager)
+      throws(MigrationError) -> Any?
+    {
+      guard selector == "countOf:", let objects = arguments.first as? [MigrationSourceObject] else {
+        return try super.value(ofFunction: selector, arguments: arguments, manager: manager)
+      }
+      return objects.count
+    }
   }
 
-  @Test("value expressions, a filter, an entity mapping function and a custom policy")
+  @Test(
+    "value expressions, a filter, an entity mapping function and a custom policy with a function")
   func mapped() throws {
     let manager = MigrationManager(
       sourceModel: try libraryVersion1(), destinationModel: try Self.destination(),
