@@ -157,6 +157,40 @@ struct StoreMigrationTests {
       ])
   }
 
+  @Test(
+    "a write that fails at any step leaves the original byte for byte, and no other file",
+    arguments: [0, 1, 2])
+  func failedWrites(format index: Int) throws {
+    let (name, format) = storeFormats[index]
+    let plans: [(FaultPlan, String)] = [
+      (FaultPlan(failingWriteCall: 1, writeError: ENOSPC), "No space left on device"),
+      (FaultPlan(fsyncError: EIO), "cannot flush the new file to disk"),
+      (FaultPlan(renameError: EACCES), "cannot replace the file (Permission denied)"),
+    ]
+    for (plan, words) in plans {
+      let (folder, store, bundle) = try setUp(format, extension: name)
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let before = try Data(contentsOf: store)
+      let migration = try StoreMigration(storeAt: store, format: format, bundle: bundle)
+      var failure: MigrationError?
+      AtomicFile.$faults.withValue(plan) {
+        do { try migration.run() } catch { failure = error as? MigrationError }
+      }
+      let error = try #require(failure, "\(words)")
+      #expect(error.code == .storeFailed, "\(words)")
+      #expect((error.underlying as? StoreError)?.code == .writeFailed, "\(words)")
+      #expect(error.message.contains(words), "\(error)")
+      #expect(try Data(contentsOf: store) == before, "\(words)")
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+          "Library.xcdatamodeld", "library.\(name)",
+        ], "\(words)")
+      // Without the fault, the migration goes through.
+      try migration.run()
+      #expect(try Data(contentsOf: store) != before)
+    }
+  }
+
   @Test("a cancelled migration writes nothing")
   func cancellation() throws {
     let (folder, store, bundle) = try setUp(SQLiteStore(), extension: "sqlite")
