@@ -249,6 +249,22 @@ struct StoreMigrationTests {
     }
   }
 
+  @Test("a step back goes the other way through the bundle, and names the change it cannot make")
+  func stepBack() throws {
+    let (folder, store, bundle) = try setUp(XMLStore(), extension: "xml")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try StoreMigration(storeAt: store, format: XMLStore(), bundle: bundle).run()
+    #expect {
+      _ = try StoreMigration(storeAt: store, format: XMLStore(), bundle: bundle, to: "Library 1")
+    } throws: { error in
+      guard let error = error as? MigrationError else { return false }
+      // Library 10 → Library 2 infers; Library 2 → Library 1 narrows the page count.
+      return error.code == .needsMapping
+        && error.message.hasPrefix("the step from Library 2 to Library 1 needs a mapping model")
+        && error.message.contains("Book.pages: type changed from Integer 64 to Integer 16")
+    }
+  }
+
   @Test("a store already of the destination version is left as it is")
   func nothingToDo() throws {
     let (folder, store, bundle) = try setUp(XMLStore(), extension: "xml")
