@@ -34,6 +34,7 @@ demo: deps
 	$(FOLIO) replay --trace Samples/Expenses/session.undo
 	$(FOLIO) info Samples/Expenses/Expenses-session.xml
 	$(FOLIO) info Samples/Expenses/Expenses-session.folio
+	$(FOLIO) migrate Samples/Library/Library.xml --model Samples/Library/Library.xcdatamodeld --dry-run
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -95,6 +96,7 @@ fuzz-replay:
 	$(FUZZ_REPLAY_BIN)/FuzzUndoScript Samples/*/*.undo Fuzz/Seeds/*.undo $(call FUZZ_FOUND,undo-script)
 	$(FUZZ_REPLAY_BIN)/FuzzPredicate Fuzz/Seeds/predicate $(call FUZZ_FOUND,predicate)
 	$(FUZZ_REPLAY_BIN)/FuzzSQLiteStore Fuzz/Seeds/sqlite-store $(call FUZZ_FOUND,sqlite-store)
+	$(FUZZ_REPLAY_BIN)/FuzzMappingModel Fuzz/Seeds/mapping-model $(call FUZZ_FOUND,mapping-model)
 
 # Fuzzing (RELIABILITY.md): `make fuzz SECONDS=N` runs each libFuzzer target for N seconds and
 # fails on any crash, leak, timeout (> 1 s) or out-of-memory (> 512 MB). It builds with its
@@ -102,7 +104,7 @@ fuzz-replay:
 SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 FUZZ_TARGETS := FuzzXMLStore FuzzBinaryStore FuzzBinaryBody FuzzXcodeModel FuzzPredicate \
-  FuzzUndoScript FuzzSQLiteStore
+  FuzzUndoScript FuzzSQLiteStore FuzzMappingModel
 
 fuzz-build: deps
 	for target in $(FUZZ_TARGETS); do \

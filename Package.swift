@@ -4,7 +4,7 @@ import PackageDescription
 /// The fuzz executables, one per parser; `make fuzz` builds and runs each.
 let fuzzTargets = [
   "FuzzXMLStore", "FuzzBinaryStore", "FuzzBinaryBody", "FuzzXcodeModel", "FuzzPredicate",
-  "FuzzUndoScript", "FuzzSQLiteStore",
+  "FuzzUndoScript", "FuzzSQLiteStore", "FuzzMappingModel",
 ]
 
 let package = Package(
@@ -226,7 +226,8 @@ let package = Package(
     .target(
       name: "FolioFuzzing",
       dependencies: [
-        "FolioModel", "FolioStores", "FolioQuery", "FolioScript", "CZlib", "CLibFuzzer",
+        "FolioModel", "FolioStores", "FolioQuery", "FolioMigration", "FolioScript", "CZlib",
+        "CLibFuzzer",
       ],
       path: "Fuzz/Sources/FolioFuzzing"
     ),

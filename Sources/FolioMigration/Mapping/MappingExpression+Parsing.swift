@@ -10,13 +10,19 @@ import Foundation
 //              | FUNCTION "(" expression "," string { "," expression } ")"
 //              | CAST "(" expression "," string ")" | builtin "(" [expression {"," expression}] ")"
 //
-// Text is read a Unicode scalar at a time, so a column counts scalars. Nesting (parentheses,
-// calls and operators) is limited to `maximumDepth` levels, because the parser, the printer
-// and equality all recurse once per level.
+// Text is read a Unicode scalar at a time, so a column counts scalars. Two limits keep the
+// recursion bounded, each `maximumDepth` levels: the value's depth (operators, calls and key
+// paths), on which the printer and equality recurse, and the text's nesting (parentheses and
+// argument lists), on which the parser recurses. Both are measured so that the text
+// `description` prints for a value within them is within them too: parentheses and a CAST,
+// which the printer adds or drops, are not levels of the value, and a CAST's arguments may
+// nest two levels past the limit, for the CASTs the printer writes for a date and for an
+// infinity or NaN (`CAST(CAST("nan", "NSNumber"), "NSDate")`).
 
 extension MappingExpression {
-  /// How deeply an expression may nest: each operator, call, cast, key path step after an
-  /// expression, and pair of parentheses is a level.
+  /// How deeply an expression may nest: each operator, call and key path after an
+  /// expression is a level of the value; each pair of parentheses and each call's argument
+  /// list a level of the text.
   static let maximumDepth = 100
 
   /// Parses `format`, an expression in `NSExpression`'s format syntax: the text
@@ -45,6 +51,13 @@ extension MappingExpression {
     var parser = try MappingExpressionParser(format)
     self = try parser.parseWhole()
   }
+
+  /// Parses `format` as ``init(format:)`` does, for an expression that a larger one holds
+  /// `levels` levels deep, and that may therefore nest that many levels less.
+  init(format: String, heldLevelsDeep levels: Int) throws(MappingModelError) {
+    var parser = try MappingExpressionParser(format, limit: Self.maximumDepth - levels)
+    self = try parser.parseWhole()
+  }
 }
 
 /// A recursive-descent parser over the tokens of one format text.
@@ -58,7 +71,16 @@ struct MappingExpressionParser {
   /// that deep input is refused before the recursion goes deep.
   private var nesting = 0
 
-  init(_ text: String) throws(MappingModelError) {
+  /// How deeply the value and the text may nest: ``MappingExpression/maximumDepth``, less
+  /// for text that a larger expression holds.
+  private let limit: Int
+
+  /// How far past ``limit`` a CAST's arguments may nest: the two CASTs `description` writes
+  /// around a constant it has no literal for.
+  private static let castNesting = 2
+
+  init(_ text: String, limit: Int = MappingExpression.maximumDepth) throws(MappingModelError) {
+    self.limit = limit
     var lexer = MappingExpressionLexer(text)
     var tokens: [MappingExpressionToken] = []
     while true {
@@ -95,8 +117,8 @@ struct MappingExpressionParser {
   /// The depth of a node whose deepest part is `depth` levels deep, checked against the limit
   /// at the token at `column`.
   private func deeper(_ depth: Int, column: Int) throws(MappingModelError) -> Int {
-    guard depth < MappingExpression.maximumDepth else {
-      throw MappingModelError.tooDeep(MappingExpression.maximumDepth, column: column)
+    guard depth < limit else {
+      throw MappingModelError.tooDeep(limit, column: column)
     }
     return depth + 1
   }
@@ -108,12 +130,14 @@ struct MappingExpressionParser {
     return parsed.expression
   }
 
-  /// Runs `body` one level deeper, for the parenthesis or call that starts at `column`.
+  /// Runs `body` one level deeper, for the parenthesis or call that starts at `column`;
+  /// `extra` levels past the limit are allowed.
   private mutating func nested<Result>(
-    at column: Int, _ body: (inout MappingExpressionParser) throws(MappingModelError) -> Result
+    at column: Int, extra: Int = 0,
+    _ body: (inout MappingExpressionParser) throws(MappingModelError) -> Result
   ) throws(MappingModelError) -> Result {
-    guard nesting < MappingExpression.maximumDepth else {
-      throw MappingModelError.tooDeep(MappingExpression.maximumDepth, column: column)
+    guard nesting < limit + extra else {
+      throw MappingModelError.tooDeep(limit, column: column)
     }
     nesting += 1
     defer { nesting -= 1 }
@@ -150,9 +174,11 @@ struct MappingExpressionParser {
     return (.builtin(name, arguments: [left.expression, right.expression]), depth)
   }
 
-  /// A primary followed by key path steps, all joined into one key path string.
+  /// A primary followed by key path steps, all joined into one key path string; steps after a
+  /// key path in parentheses join its path (`($source.a).b` is `$source.a.b`), as
+  /// `description` prints it and as an archived key path from a key path reads.
   private mutating func parseFactor() throws(MappingModelError) -> Parsed {
-    var base = try parsePrimary()
+    let base = try parsePrimary()
     var steps: [String] = []
     var firstDot: MappingExpressionToken?
     while isSymbol(".") {
@@ -166,13 +192,12 @@ struct MappingExpressionParser {
         throw expected("a key or @operator after \".\"")
       }
     }
-    if let firstDot {
-      base = (
-        .keyPath(base.expression, steps.joined(separator: ".")),
-        try deeper(base.depth, column: firstDot.column)
-      )
+    guard let firstDot else { return base }
+    let path = steps.joined(separator: ".")
+    if case .keyPath(let inner, let first) = base.expression {
+      return (.keyPath(inner, first + "." + path), base.depth)
     }
-    return base
+    return (.keyPath(base.expression, path), try deeper(base.depth, column: firstDot.column))
   }
 
   private mutating func parsePrimary() throws(MappingModelError) -> Parsed {
@@ -205,7 +230,8 @@ struct MappingExpressionParser {
         throw expected("\")\" to close \"(\" at column \(token.column)")
       }
       _ = advance()
-      return (inner.expression, try deeper(inner.depth, column: token.column))
+      // Parentheses are not part of the value: `description` writes only those it needs.
+      return inner
     case .functionName(let name):
       _ = advance()
       return try parseCall(name, at: token)
@@ -246,17 +272,18 @@ struct MappingExpressionParser {
   }
 
   /// The arguments of a call whose name is read: `(`, expressions separated by commas, `)`;
-  /// each with the column where it starts.
-  private mutating func parseArguments(of token: MappingExpressionToken)
-    throws(MappingModelError) -> (arguments: [(MappingExpression, column: Int)], depth: Int)
-  {
+  /// each with the column where it starts. They may nest `extraNesting` levels past the limit.
+  private mutating func parseArguments(
+    of token: MappingExpressionToken, extraNesting: Int = 0
+  ) throws(MappingModelError) -> (arguments: [(MappingExpression, column: Int)], depth: Int) {
     try expectSymbol("(", "\"(\" after \"\(token.text)\"")
     var arguments: [(MappingExpression, column: Int)] = []
     var depth = 0
     if !isSymbol(")") {
       while true {
         let column = current.column
-        let argument = try nested(at: token.column) { (parser) throws(MappingModelError) in
+        let argument = try nested(at: token.column, extra: extraNesting) {
+          (parser) throws(MappingModelError) in
           try parser.parseSum()
         }
         arguments.append((argument.expression, column))
@@ -299,7 +326,10 @@ struct MappingExpressionParser {
     throws(MappingModelError) -> Parsed
   {
     let open = current
-    let (arguments, depth) = try parseArguments(of: token)
+    // A CAST makes a constant, which is no level of the value (`description` may write a
+    // constant as a CAST, or a CAST as a literal); its text may nest past the limit for the
+    // CASTs `description` writes.
+    let (arguments, _) = try parseArguments(of: token, extraNesting: Self.castNesting)
     guard arguments.count == 2 else {
       throw MappingModelError.expected(
         "a value and a type name string in CAST",
@@ -315,16 +345,16 @@ struct MappingExpressionParser {
     switch type {
     case "NSDate":
       switch value {
-      case .constant(.integer(let seconds)): return (.constant(.date(Double(seconds))), depth)
-      case .constant(.double(let seconds)): return (.constant(.date(seconds)), depth)
+      case .constant(.integer(let seconds)): return (.constant(.date(Double(seconds))), 0)
+      case .constant(.double(let seconds)): return (.constant(.date(seconds)), 0)
       default: break
       }
     case "NSNumber":
       switch value {
       case .constant(.string(let text)):
-        if let number = Double(text) { return (.constant(.double(number)), depth) }
+        if let number = Double(text) { return (.constant(.double(number)), 0) }
       case .constant(.integer), .constant(.double):
-        return (value, depth)
+        return (value, 0)
       default: break
       }
     default:

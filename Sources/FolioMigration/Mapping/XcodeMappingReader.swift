@@ -176,7 +176,8 @@ struct XcodeMappingReader {
     let sourceObjects: MappingExpression
     if let keyPath {
       do {
-        sourceObjects = try MappingExpression(format: keyPath)
+        // The FUNCTION below holds it one level deep.
+        sourceObjects = try MappingExpression(format: keyPath, heldLevelsDeep: 1)
       } catch {
         throw MappingModelError.badSourceKeyPath(keyPath, at: place, underlying: error)
       }
