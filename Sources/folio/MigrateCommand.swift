@@ -56,6 +56,15 @@ struct MigrateCommand: ParsableCommand {
   @Flag(help: "Keep the original as STORE.backup after a migration that succeeded.")
   var keepBackup = false
 
+  func validate() throws {
+    let bundle = URL(fileURLWithPath: model)
+    guard bundle.pathExtension == "xcdatamodeld" else {
+      throw ValidationError(
+        "--model \"\(model)\" is not a model bundle: migration needs the .xcdatamodeld that holds the store's version and the destination"
+      )
+    }
+  }
+
   func run() throws {
     let url = URL(fileURLWithPath: file)
     let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)

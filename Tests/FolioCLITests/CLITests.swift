@@ -251,6 +251,11 @@ struct MigrateCommandTests {
         "the model bundle has no version Library 9; its versions are Library 1, Library 2, Library 3"
       ),
       "\(result.standardError)")
+    // A single version is not a bundle: the error says what is needed, before any reading.
+    let single = try run(
+      folio, ["migrate", store.path, "--model", "\(bundle)/Library 1.xcdatamodel"])
+    #expect(single.status != 0)
+    #expect(single.standardError.contains("is not a model bundle"), "\(single.standardError)")
   }
 }
 
