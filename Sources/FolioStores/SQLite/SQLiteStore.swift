@@ -72,17 +72,34 @@ public struct SQLiteStore: StoreFormat {
     var index: [Int64: Int] = [:]
     for (position, record) in records.enumerated() { index[record.id] = position }
     var added: [Int: [String: [Int64]]] = [:]
+    // Each entity's relationships' inverse names, found once; records come grouped by entity.
+    var inverses: [String: [String: String]] = [:]
+    var lastName = ""
+    var lastInverses: [String: String] = [:]
     for record in records {
-      guard let entity = model.entity(named: record.entityName) else { continue }
+      if record.entityName != lastName {
+        lastName = record.entityName
+        if let known = inverses[lastName] {
+          lastInverses = known
+        } else {
+          var names: [String: String] = [:]
+          if let entity = model.entity(named: lastName) {
+            for relationship in entity.allRelationships {
+              if let inverse = model.inverse(of: relationship) {
+                names[relationship.name] = inverse.name
+              }
+            }
+          }
+          inverses[lastName] = names
+          lastInverses = names
+        }
+      }
       for (name, targets) in record.relationships {
-        guard let relationship = entity.relationship(named: name),
-          let inverse = model.inverse(of: relationship)
-        else { continue }
+        guard let inverse = lastInverses[name] else { continue }
         for target in targets {
-          guard let position = index[target],
-            records[position].relationships[inverse.name] == nil
+          guard let position = index[target], records[position].relationships[inverse] == nil
           else { continue }
-          added[position, default: [:]][inverse.name, default: []].append(record.id)
+          added[position, default: [:]][inverse, default: []].append(record.id)
         }
       }
     }
