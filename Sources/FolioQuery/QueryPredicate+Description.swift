@@ -95,7 +95,7 @@ extension QueryValue: CustomStringConvertible {
   /// always has a `.` or an exponent (`2.5`, `-0.0`, `1e+300`, `5e-324`); the infinities and
   /// NaN, which have no literal, as the `CAST` of a string that reads them back
   /// (`CAST("-inf", "NSNumber")`).
-  static func describe(_ value: Double) -> String {
+  package static func describe(_ value: Double) -> String {
     if value.isNaN { return "CAST(\"nan\", \"NSNumber\")" }
     if value.isInfinite {
       return value < 0 ? "CAST(\"-inf\", \"NSNumber\")" : "CAST(\"inf\", \"NSNumber\")"

@@ -114,7 +114,8 @@ struct ExpressionArchive {
   {
     guard let node = try resolve(value) else { return nil }
     guard case .dictionary(let fields) = node, let classReference = fields["$class"] else {
-      throw .malformed("has \(what) that is \(Self.kind(of: node)), not an object", underlying: nil)
+      throw .malformed(
+        "has \(what) that is \(node.kindDescription), not an object", underlying: nil)
     }
     guard case .dictionary(let classInfo)? = try resolve(classReference),
       case .string(let className)? = classInfo["$classname"]
@@ -133,7 +134,7 @@ struct ExpressionArchive {
     }
     if case .string(let text) = node { return text }
     if let text = try objectString(node, for: what) { return text }
-    throw .malformed("has \(what) that is \(Self.kind(of: node)), not a string", underlying: nil)
+    throw .malformed("has \(what) that is \(node.kindDescription), not a string", underlying: nil)
   }
 
   /// The text of an NSString or NSMutableString object, or `nil` for any other node.
@@ -170,22 +171,6 @@ struct ExpressionArchive {
         "has \(what) of class \"\(object.className)\", not an array", underlying: nil)
     }
     return elements
-  }
-
-  private static func kind(of node: PropertyListNode) -> String {
-    switch node {
-    case .string: "a string"
-    case .integer: "an integer"
-    case .real: "a real"
-    case .boolean: "a boolean"
-    case .date: "a date"
-    case .data: "data"
-    case .uid: "a reference"
-    case .array: "an array"
-    case .set: "a set"
-    case .dictionary: "a dictionary"
-    case .null: "null"
-    }
   }
 
   // MARK: Expressions
@@ -272,7 +257,7 @@ struct ExpressionArchive {
       }
       throw .unsupported(className: object.className, what: "a constant")
     case .data, .uid, .array, .set, .null:
-      throw .malformed("has a constant that is \(Self.kind(of: node))", underlying: nil)
+      throw .malformed("has a constant that is \(node.kindDescription)", underlying: nil)
     }
   }
 }

@@ -1,3 +1,4 @@
+import FolioQuery
 import Foundation
 
 extension MappingExpression: CustomStringConvertible {
@@ -97,18 +98,10 @@ extension MappingConstant: CustomStringConvertible {
     case .null: return "nil"
     case .string(let text): return Self.quote(text)
     case .integer(let value): return String(value)
-    case .double(let value): return Self.describe(value)
+    case .double(let value): return QueryValue.describe(value)
     case .boolean(let value): return value ? "YES" : "NO"
-    case .date(let seconds): return "CAST(\(Self.describe(seconds)), \"NSDate\")"
+    case .date(let seconds): return "CAST(\(QueryValue.describe(seconds)), \"NSDate\")"
     }
-  }
-
-  static func describe(_ value: Double) -> String {
-    if value.isNaN { return "CAST(\"nan\", \"NSNumber\")" }
-    if value.isInfinite {
-      return value < 0 ? "CAST(\"-inf\", \"NSNumber\")" : "CAST(\"inf\", \"NSNumber\")"
-    }
-    return value.description
   }
 
   /// `text` in double quotes, with `"`, `\` and control characters escaped: `\"`, `\\`, `\n`,

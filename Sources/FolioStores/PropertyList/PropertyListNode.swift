@@ -68,3 +68,22 @@ extension PropertyListNode {
     }
   }
 }
+
+extension PropertyListNode {
+  /// A short description of the node's type, for messages: `a string`, `a reference`.
+  package var kindDescription: String {
+    switch self {
+    case .string: "a string"
+    case .integer: "an integer"
+    case .real: "a real"
+    case .boolean: "a boolean"
+    case .date: "a date"
+    case .data: "data"
+    case .uid: "a reference"
+    case .array: "an array"
+    case .set: "a set"
+    case .dictionary: "a dictionary"
+    case .null: "null"
+    }
+  }
+}

@@ -93,7 +93,7 @@ struct KeyedArchive {
     let place = Self.referenceNumber(value).map { "object \($0)" } ?? "an inline value"
     guard case .dictionary(let fields) = node, let classValue = fields["$class"] else {
       throw SQLiteModelCache.malformed(
-        "has \(place) where an archived instance must be, but it is \(Self.kind(of: node))",
+        "has \(place) where an archived instance must be, but it is \(node.kindDescription)",
         file: file)
     }
     guard case .dictionary(let classInfo)? = try resolve(classValue),
@@ -135,7 +135,7 @@ struct KeyedArchive {
       }
     }
     throw SQLiteModelCache.malformed(
-      "has \(what()) that is \(Self.kind(of: node)), not a string", file: file)
+      "has \(what()) that is \(node.kindDescription), not a string", file: file)
   }
 
   /// The integer `value` holds inline; `nil` when absent.
@@ -148,7 +148,7 @@ struct KeyedArchive {
     case .boolean(let flag)?: return flag ? 1 : 0
     case let node?:
       throw SQLiteModelCache.malformed(
-        "has \(what()) that is \(Self.kind(of: node)), not an integer", file: file)
+        "has \(what()) that is \(node.kindDescription), not an integer", file: file)
     }
   }
 
@@ -163,7 +163,7 @@ struct KeyedArchive {
     case .integer(let number)?: return number != 0
     case let node?:
       throw SQLiteModelCache.malformed(
-        "has \(what()) that is \(Self.kind(of: node)), not a flag", file: file)
+        "has \(what()) that is \(node.kindDescription), not a flag", file: file)
     }
   }
 
@@ -186,7 +186,7 @@ struct KeyedArchive {
       return elements
     default:
       throw SQLiteModelCache.malformed(
-        "has \(what()) that is \(Self.kind(of: node)), not a collection", file: file)
+        "has \(what()) that is \(node.kindDescription), not a collection", file: file)
     }
   }
 
@@ -206,20 +206,4 @@ struct KeyedArchive {
     return Array(zip(keys, values)).map { (key: $0.0, value: $0.1) }
   }
 
-  /// A short description of a node's type, for messages.
-  static func kind(of node: PropertyListNode) -> String {
-    switch node {
-    case .string: "a string"
-    case .integer: "an integer"
-    case .real: "a real"
-    case .boolean: "a boolean"
-    case .date: "a date"
-    case .data: "data"
-    case .uid: "a reference"
-    case .array: "an array"
-    case .set: "a set"
-    case .dictionary: "a dictionary"
-    case .null: "null"
-    }
-  }
 }
