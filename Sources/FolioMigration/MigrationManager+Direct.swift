@@ -22,20 +22,21 @@ extension MigrationManager {
     var index: [String: Int]
   }
 
-  /// The direct plan of the mapping model, or `nil` when a mapping needs the general way.
-  func directPlan() -> DirectPlan? {
-    var entities: [DirectPlan.Entity] = []
-    var index: [String: Int] = [:]
+  /// The mapping model as plain copies, each source entity taken by one mapping, or `nil`
+  /// when a mapping needs the general way: a policy, a filter, or an expression but
+  /// `$source.key` of a stored attribute and the destination objects of a stored source
+  /// relationship (the forms Core Data infers).
+  func copyPlan() -> SQLiteCopyPlan? {
+    var entities: [SQLiteCopyPlan.Entity] = []
+    var taken: Set<String> = []
     for mapping in mappingModel.entityMappings {
       if mapping.mappingType == .add || mapping.mappingType == .remove { continue }
       guard mapping.migrationPolicyClassName?.isEmpty ?? true,
         mapping.sourceFilterPredicate?.isEmpty ?? true,
-        let sourceName = mapping.sourceEntityName, index[sourceName] == nil,
+        let sourceName = mapping.sourceEntityName, taken.insert(sourceName).inserted,
         let source = sourceEntities[sourceName],
         let destinationName = mapping.destinationEntityName,
-        let destination = destinationEntities[destinationName], !destination.isAbstract,
-        destination.storedAttributes.count <= RecordBuilder.maximumColumns,
-        destination.storedRelationships.count <= RecordBuilder.maximumColumns
+        let destination = destinationEntities[destinationName], !destination.isAbstract
       else { return nil }
       var attributeSources: [String: String] = [:]
       for property in mapping.attributeMappings {
@@ -58,7 +59,25 @@ extension MigrationManager {
         else { return nil }
         relationshipSources[property.name] = key
       }
-      index[sourceName] = entities.count
+      entities.append(
+        SQLiteCopyPlan.Entity(
+          source: sourceName, destination: destinationName, attributes: attributeSources,
+          relationships: relationshipSources))
+    }
+    return SQLiteCopyPlan(entities: entities)
+  }
+
+  /// The direct plan of the mapping model, or `nil` when a mapping needs the general way.
+  func directPlan() -> DirectPlan? {
+    guard let copies = copyPlan() else { return nil }
+    var entities: [DirectPlan.Entity] = []
+    var index: [String: Int] = [:]
+    for copy in copies.entities {
+      guard let destination = destinationEntities[copy.destination],
+        destination.storedAttributes.count <= RecordBuilder.maximumColumns,
+        destination.storedRelationships.count <= RecordBuilder.maximumColumns
+      else { return nil }
+      index[copy.source] = entities.count
       entities.append(
         DirectPlan.Entity(
           builder: RecordBuilder(
@@ -66,9 +85,9 @@ extension MigrationManager {
             attributeNames: destination.storedAttributes.map(\.name),
             relationshipNames: destination.storedRelationships.map(\.name)),
           destination: destination, space: keySpace(destination.name),
-          attributes: destination.storedAttributes.map { (attributeSources[$0.name], $0) },
+          attributes: destination.storedAttributes.map { (copy.attributes[$0.name], $0) },
           relationships: destination.storedRelationships.map {
-            (relationshipSources[$0.name], $0.destinationEntityName)
+            (copy.relationships[$0.name], $0.destinationEntityName)
           }))
     }
     return DirectPlan(entities: entities, index: index)

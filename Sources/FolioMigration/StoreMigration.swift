@@ -6,7 +6,10 @@ import Foundation
 /// bundle, as `NSPersistentContainer` does when it opens a store of an older version.
 ///
 /// The store is read whole with its version's model, carried through each step of its
-/// ``MigrationPlan`` in memory, and written in its own format with the destination model.
+/// ``MigrationPlan`` in memory, and written in its own format with the destination model. A
+/// SQLite store whose every step is a plain copy (renames, added and removed properties and
+/// entities: what Core Data infers) is migrated in SQL instead, table by table into a new
+/// database, without reading its objects into memory; the result is the same.
 /// Nothing touches the original until every step has succeeded: the new file is written
 /// beside it and renamed over it (the format's atomic write), and the original is kept as a
 /// backup (a second name for the same file, `NAME.backup`, or `NAME.backup-2`… when taken)
@@ -26,6 +29,8 @@ public struct StoreMigration {
   public var keepsBackup = false
   /// The migration policies by the class names mapping models give them.
   public var policies: [String: EntityMigrationPolicy.Type] = [:]
+  /// Whether a SQLite store whose steps are all plain copies is migrated in SQL.
+  var copiesInSQL = true
 
   /// Plans the migration of the store at `url` from the version of `bundle` whose entity
   /// hashes its metadata records to `version` (by default the bundle's current version).
@@ -67,7 +72,10 @@ public struct StoreMigration {
   public func dryRun(
     progress: ((StoreMigrationProgress) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
   ) throws(MigrationError) -> StoreMigrationReport {
-    try migrate(progress: progress, isCancelled: isCancelled).1
+    if let (_, report) = try migrateInSQL(keepingResult: false, progress, isCancelled) {
+      return report
+    }
+    return try migrate(progress: progress, isCancelled: isCancelled).1
   }
 
   /// Migrates the store and replaces the file with the result.
@@ -79,7 +87,22 @@ public struct StoreMigration {
   public func run(
     progress: ((StoreMigrationProgress) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
   ) throws(MigrationError) -> StoreMigrationReport {
-    let (contents, report) = try migrate(progress: progress, isCancelled: isCancelled)
+    let write: () throws(StoreError) -> Void
+    let report: StoreMigrationReport
+    var scratch: URL?
+    defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
+    if let (database, done) = try migrateInSQL(keepingResult: true, progress, isCancelled),
+      let database
+    {
+      scratch = database
+      report = done
+      write = { () throws(StoreError) in try SQLiteStore.replace(url, withDatabaseAt: database) }
+    } else {
+      let (contents, done) = try migrate(progress: progress, isCancelled: isCancelled)
+      report = done
+      let model = plan.destinationVersion.model
+      write = { () throws(StoreError) in try format.write(contents, model: model, to: url) }
+    }
     guard !plan.steps.isEmpty else { return report }
     if isCancelled?() == true {
       throw MigrationError(.cancelled, "the migration was cancelled; nothing was written")
@@ -87,7 +110,7 @@ public struct StoreMigration {
     let target = url.resolvingSymlinksInPath()
     let backup = try makeBackup(of: target)
     do {
-      try format.write(contents, model: plan.destinationVersion.model, to: url)
+      try write()
     } catch {
       try? FileManager.default.removeItem(at: backup)
       throw MigrationError(.storeFailed, error.message, at: error.location, underlying: error)
@@ -140,6 +163,85 @@ public struct StoreMigration {
         StoreMigrationReport.Step(step, before: before, after: contents.records))
     }
     return (contents, report)
+  }
+
+  /// The migration in SQL, step by step into new databases, when the store is SQLite and
+  /// every step a plain copy: the last database (when `keepingResult`; else none is written
+  /// for the last step) and the report. `nil` when a step declines: nothing is left behind.
+  private func migrateInSQL(
+    keepingResult: Bool, _ progress: ((StoreMigrationProgress) -> Void)?,
+    _ isCancelled: (() -> Bool)?
+  ) throws(MigrationError) -> (URL?, StoreMigrationReport)? {
+    guard copiesInSQL, format is SQLiteStore, !plan.steps.isEmpty else { return nil }
+    var copies: [SQLiteCopyPlan] = []
+    for step in plan.steps {
+      let manager = MigrationManager(
+        sourceModel: step.source.model, destinationModel: step.destination.model,
+        mappingModel: step.mapping)
+      guard let copy = manager.copyPlan() else { return nil }
+      copies.append(copy)
+    }
+    var report = StoreMigrationReport(
+      sourceVersion: plan.sourceVersion.name, destinationVersion: plan.destinationVersion.name,
+      steps: [])
+    var current = url
+    var made: [URL] = []
+    func discard() { for file in made { try? FileManager.default.removeItem(at: file) } }
+    for (index, step) in plan.steps.enumerated() {
+      let isLast = index == plan.steps.count - 1
+      let next =
+        isLast && !keepingResult
+        ? nil
+        : FileManager.default.temporaryDirectory
+          .appendingPathComponent("folio-migration-\(UUID().uuidString).sqlite")
+      let outcome: SQLiteCopyOutcome
+      let lost: [StoreMigrationReport.LostValues]
+      do {
+        outcome = try SQLiteStore.copy(
+          copies[index], from: current, model: step.source.model, to: next,
+          model: step.destination.model,
+          progress: progress.map { report in
+            { done, total in
+              report(
+                StoreMigrationProgress(
+                  step: index, steps: plan.steps.count,
+                  objects: MigrationProgress(
+                    stage: .creatingObjects, entityMapping: nil, completedObjects: done,
+                    totalObjects: total)))
+            }
+          }, isCancelled: isCancelled)
+        guard case .copied(let result) = outcome else {
+          discard()
+          if case .cancelled = outcome {
+            throw MigrationError(.cancelled, "the migration was cancelled; nothing was written")
+          }
+          return nil
+        }
+        if let next { made.append(next) }
+        lost = try StoreMigrationReport.LostValues.count(
+          in: current, step, objects: result.sourceObjects)
+        var done = StoreMigrationReport.Step(
+          step, objectsBefore: result.sourceObjects, objectsAfter: result.destinationObjects,
+          lostValues: lost)
+        done.copiedInSQL = true
+        report.steps.append(done)
+      } catch let error as MigrationError {
+        discard()
+        throw error
+      } catch let error as StoreError {
+        discard()
+        throw MigrationError(
+          .storeFailed, "\(step.source.name) → \(step.destination.name): \(error.message)",
+          at: error.location ?? InputLocation(file: url.path), underlying: error)
+      } catch {
+        discard()
+        throw MigrationError(.storeFailed, "\(error)", at: InputLocation(file: url.path))
+      }
+      if let next { current = next }
+    }
+    // Only the last database is the result; the steps' others go.
+    for file in made.dropLast() { try? FileManager.default.removeItem(at: file) }
+    return (keepingResult ? made.last : nil, report)
   }
 
   /// For a SQLite store, the key space of each entity of a model.
@@ -197,16 +299,27 @@ public struct StoreMigrationReport: Sendable, CustomStringConvertible {
     /// Values the step drops: for each source entity and property that a removed property
     /// or an unmapped one held, how many objects had a value.
     public var lostValues: [LostValues]
+    /// Whether the step ran in SQL, table by table, rather than through the records.
+    var copiedInSQL = false
 
     init(_ step: MigrationPlan.Step, before: [StoreRecord], after: [StoreRecord]) {
+      self.init(
+        step, objectsBefore: Self.count(before), objectsAfter: Self.count(after),
+        lostValues: LostValues.find(before, step))
+    }
+
+    init(
+      _ step: MigrationPlan.Step, objectsBefore: [String: Int], objectsAfter: [String: Int],
+      lostValues: [LostValues]
+    ) {
       sourceVersion = step.source.name
       destinationVersion = step.destination.name
       isInferred = step.isInferred
       changes = step.difference.changes
       entityMappings = step.mapping.entityMappings
-      objectsBefore = Self.count(before)
-      objectsAfter = Self.count(after)
-      lostValues = LostValues.find(before, step)
+      self.objectsBefore = objectsBefore
+      self.objectsAfter = objectsAfter
+      self.lostValues = lostValues
     }
 
     /// The records of each entity.
@@ -234,6 +347,54 @@ public struct StoreMigrationReport: Sendable, CustomStringConvertible {
     public var objects: Int
 
     static func find(_ records: [StoreRecord], _ step: MigrationPlan.Step) -> [LostValues] {
+      let lost = properties(step)
+      var counts: [LostValues: Int] = [:]
+      var name = ""
+      var properties: [(name: String, isAttribute: Bool)] = []
+      for record in records {
+        if record.entityName != name {
+          name = record.entityName
+          properties = lost[name] ?? []
+        }
+        for property in properties {
+          let holds =
+            property.isAttribute
+            ? record.attribute(property.name) != nil
+            : !(record.relationships[property.name]?.isEmpty ?? true)
+          if holds {
+            counts[LostValues(entity: name, property: property.name, objects: 0), default: 0] += 1
+          }
+        }
+      }
+      return sorted(counts)
+    }
+
+    /// The lost values of the SQLite store at `url`, whose entities hold `objects`.
+    static func count(in url: URL, _ step: MigrationPlan.Step, objects: [String: Int])
+      throws(StoreError) -> [LostValues]
+    {
+      let pairs = properties(step).filter { (objects[$0.key] ?? 0) > 0 }
+        .flatMap { entity, list in list.map { (entity: entity, property: $0.name) } }
+      guard !pairs.isEmpty else { return [] }
+      let found = try SQLiteStore.countValues(of: pairs, at: url, model: step.source.model)
+      var counts: [LostValues: Int] = [:]
+      for (pair, count) in zip(pairs, found) where count > 0 {
+        counts[LostValues(entity: pair.entity, property: pair.property, objects: 0)] = count
+      }
+      return sorted(counts)
+    }
+
+    private static func sorted(_ counts: [LostValues: Int]) -> [LostValues] {
+      counts.map {
+        LostValues(entity: $0.key.entity, property: $0.key.property, objects: $0.value)
+      }
+      .sorted { ($0.entity, $0.property) < ($1.entity, $1.property) }
+    }
+
+    /// For each source entity, the stored properties no mapping reads.
+    private static func properties(_ step: MigrationPlan.Step)
+      -> [String: [(name: String, isAttribute: Bool)]]
+    {
       var read: [String: Set<String>] = [:]
       for mapping in step.mapping.entityMappings {
         guard let source = mapping.sourceEntityName else { continue }
@@ -256,28 +417,7 @@ public struct StoreMigrationReport: Sendable, CustomStringConvertible {
         lost[entity.name] =
           attributes.map { ($0.name, true) } + relationships.map { ($0.name, false) }
       }
-      var counts: [LostValues: Int] = [:]
-      var name = ""
-      var properties: [(name: String, isAttribute: Bool)] = []
-      for record in records {
-        if record.entityName != name {
-          name = record.entityName
-          properties = lost[name] ?? []
-        }
-        for property in properties {
-          let holds =
-            property.isAttribute
-            ? record.attribute(property.name) != nil
-            : !(record.relationships[property.name]?.isEmpty ?? true)
-          if holds {
-            counts[LostValues(entity: name, property: property.name, objects: 0), default: 0] += 1
-          }
-        }
-      }
-      return counts.map {
-        LostValues(entity: $0.key.entity, property: $0.key.property, objects: $0.value)
-      }
-      .sorted { ($0.entity, $0.property) < ($1.entity, $1.property) }
+      return lost
     }
   }
 

@@ -1,9 +1,10 @@
-import FolioMigration
 import FolioModel
 import FolioStores
 import FolioTestSupport
 import Foundation
 import Testing
+
+@testable import FolioMigration
 
 /// A version chain of the corpus: its versions, oldest first, and the mapping models its
 /// authors wrote for some steps.
@@ -195,45 +196,7 @@ struct CorpusChainTests {
   func chain(_ chain: CorpusChain) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    // The chain's versions, as one bundle, in the chain's order.
-    let bundleURL = folder.appendingPathComponent("Chain.xcdatamodeld")
-    for (index, version) in chain.versions.enumerated() {
-      // Prefixed so that the bundle's order is the chain's, whatever the names.
-      let folderName = String(format: "%02d %@.xcdatamodel", index, version.name)
-      let url = bundleURL.appendingPathComponent(folderName)
-      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-      try FileManager.default.copyItem(
-        at: CorpusChain.root.appendingPathComponent(
-          "models/\(version.file).xcdatamodel.contents.xml"),
-        to: url.appendingPathComponent("contents"))
-    }
-    let newest = String(
-      format: "%02d %@.xcdatamodel", chain.versions.count - 1, chain.versions.last?.name ?? "")
-    try """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>\(newest)</string></dict></plist>
-    """.write(
-      to: bundleURL.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
-    let bundle = try ModelBundle(contentsOf: bundleURL)
-    func versionName(_ name: String) throws -> String {
-      let index = try #require(chain.versions.firstIndex { $0.name == name })
-      return bundle.versions[index].name
-    }
-    var given: [MigrationPlan.GivenMapping] = []
-    for mapping in chain.mappings {
-      let source = try #require(chain.versions.first { $0.name == mapping.source })
-      let model = try ManagedObjectModel(
-        contentsOf: CorpusChain.root.appendingPathComponent(
-          "models/\(source.file).xcdatamodel.contents.xml"))
-      let read = try MappingModel(
-        contentsOf: CorpusChain.root.appendingPathComponent(
-          "stores/\(mapping.file).xcmappingmodel.xcmapping.xml"),
-        sourceModel: model)
-      given.append(
-        MigrationPlan.GivenMapping(
-          sourceVersion: try versionName(mapping.source),
-          destinationVersion: try versionName(mapping.destination), mapping: read))
-    }
+    let (bundle, given) = try chain.bundle(in: folder)
     let store = folder.appendingPathComponent("store.xml")
     let first = bundle.versions[0].model
     try XMLStore().write(
@@ -261,6 +224,64 @@ struct CorpusChainTests {
         try compareWays(step, before, "\(chain.name), step \(index + 1)")
       }
     }
+  }
+
+  /// How many steps of each chain are plain copies, which SQLite stores run in SQL; the
+  /// others have mappings with expressions beyond copies, or policies.
+  static let stepsCopiedInSQL = [
+    "Moody 2 → 6": 1, "JSQCoreDataKit 1 → 3": 0, "OpenEmu 1.0 Beta → 1.3": 4,
+    "CareKit 2.0 → 2.1": 0, "WooCommerce 9 → 10": 1, "WooCommerce 116 → 117": 1,
+    "XCServerCoreData 2.0.2 → 2.0.3": 1, "CoreStore EvolutionDemo V1 → V2": 0,
+    "CoreStore EvolutionDemo V2 → V1": 1, "CoreDataPlus SampleModel2 → 3": 0,
+  ]
+
+  @Test(
+    "a SQLite store migrates step by step in SQL to what migrating its records gives",
+    arguments: CorpusChain.all)
+  func sqlCopy(_ chain: CorpusChain) throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (bundle, given) = try chain.bundle(in: folder)
+    var inSQL = 0
+    for index in 0..<(bundle.versions.count - 1) {
+      let model = bundle.versions[index].model
+      let place = "\(chain.name), step \(index + 1)"
+      let records = populatedRecords(of: model)
+      // A model no SQLite store can hold (a to-many without an inverse) is passed over.
+      guard SQLiteSchema(model: model).unsupported.isEmpty else { continue }
+      var files: [URL] = []
+      var reports: [StoreMigrationReport] = []
+      for way in ["sql", "records"] {
+        let store = folder.appendingPathComponent("\(way).sqlite")
+        try? FileManager.default.removeItem(at: store)
+        try SQLiteStore().write(
+          StoreContents(metadata: StoreMetadata(storeType: "SQLite"), records: records),
+          model: model, to: store)
+        var migration = try StoreMigration(
+          storeAt: store, format: SQLiteStore(), bundle: bundle,
+          to: bundle.versions[index + 1].name, mappings: given)
+        migration.policies = chain.policies
+        migration.copiesInSQL = way == "sql"
+        reports.append(try migration.run())
+        files.append(store)
+      }
+      guard files.count == 2 else { continue }
+      #expect(reports[1].steps.first?.copiedInSQL == false, "\(place)")
+      // Both through the records: nothing to compare (and `now()`, `UUID()` differ).
+      guard reports[0].steps.first?.copiedInSQL == true else { continue }
+      inSQL += 1
+      #expect(reports[0].description == reports[1].description, "\(place)")
+      let destination = bundle.versions[index + 1].model
+      let copied = byID(try SQLiteStore().read(from: files[0], model: destination).records)
+      let migrated = byID(try SQLiteStore().read(from: files[1], model: destination).records)
+      #expect(Set(copied.keys) == Set(migrated.keys), "\(place)")
+      // The first object that differs, named with its values.
+      if let (id, record) = copied.first(where: { migrated[$0.key] != $0.value }) {
+        let other = String(describing: migrated[id])
+        Issue.record("\(place): \(id) copied in SQL as \(record), through the records as \(other)")
+      }
+    }
+    #expect(inSQL == Self.stepsCopiedInSQL[chain.name], "\(chain.name)")
   }
 
   /// Checks that an inferred step gives the same records run straight through the records as
@@ -359,5 +380,53 @@ struct CorpusChainTests {
     for (entity, count) in expected {
       #expect(counts[entity, default: 0] >= count, "\(chain): \(entity)")
     }
+  }
+}
+
+extension CorpusChain {
+  /// The chain's versions as one bundle in `folder`, in the chain's order, and the authors'
+  /// mapping models for the steps that have them.
+  func bundle(in folder: URL) throws -> (ModelBundle, [MigrationPlan.GivenMapping]) {
+    let chain = self
+    // The chain's versions, as one bundle, in the chain's order.
+    let bundleURL = folder.appendingPathComponent("Chain.xcdatamodeld")
+    for (index, version) in chain.versions.enumerated() {
+      // Prefixed so that the bundle's order is the chain's, whatever the names.
+      let folderName = String(format: "%02d %@.xcdatamodel", index, version.name)
+      let url = bundleURL.appendingPathComponent(folderName)
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        at: CorpusChain.root.appendingPathComponent(
+          "models/\(version.file).xcdatamodel.contents.xml"),
+        to: url.appendingPathComponent("contents"))
+    }
+    let newest = String(
+      format: "%02d %@.xcdatamodel", chain.versions.count - 1, chain.versions.last?.name ?? "")
+    try """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>\(newest)</string></dict></plist>
+    """.write(
+      to: bundleURL.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+    let bundle = try ModelBundle(contentsOf: bundleURL)
+    func versionName(_ name: String) throws -> String {
+      let index = try #require(chain.versions.firstIndex { $0.name == name })
+      return bundle.versions[index].name
+    }
+    var given: [MigrationPlan.GivenMapping] = []
+    for mapping in chain.mappings {
+      let source = try #require(chain.versions.first { $0.name == mapping.source })
+      let model = try ManagedObjectModel(
+        contentsOf: CorpusChain.root.appendingPathComponent(
+          "models/\(source.file).xcdatamodel.contents.xml"))
+      let read = try MappingModel(
+        contentsOf: CorpusChain.root.appendingPathComponent(
+          "stores/\(mapping.file).xcmappingmodel.xcmapping.xml"),
+        sourceModel: model)
+      given.append(
+        MigrationPlan.GivenMapping(
+          sourceVersion: try versionName(mapping.source),
+          destinationVersion: try versionName(mapping.destination), mapping: read))
+    }
+    return (bundle, given)
   }
 }

@@ -14,7 +14,7 @@ func populatedRecords(of model: ManagedObjectModel, count: Int = 2) -> [StoreRec
     for index in 0..<count {
       var attributes: [String: AttributeValue] = [:]
       for attribute in entity.allAttributes where !attribute.isTransient && !attribute.isDerived {
-        if let value = sampleValue(attribute, index: index, entity: entity.name) {
+        if let value = sampleValue(attribute, index: index, serial: id, entity: entity.name) {
           attributes[attribute.name] = value
         }
       }
@@ -63,13 +63,14 @@ func populatedRecords(of model: ManagedObjectModel, count: Int = 2) -> [StoreRec
   return records
 }
 
-/// A value of `attribute`'s type, different for each object.
-private func sampleValue(_ attribute: AttributeDescription, index: Int, entity: String)
-  -> AttributeValue?
-{
+/// A value of `attribute`'s type, different for each object of the entity; integers are the
+/// object's serial number, different across the store (uniqueness constraints hold).
+private func sampleValue(
+  _ attribute: AttributeDescription, index: Int, serial: Int64, entity: String
+) -> AttributeValue? {
   let number = Int64(index + 1)
   switch attribute.attributeType {
-  case .integer16, .integer32, .integer64: return .integer(number)
+  case .integer16, .integer32, .integer64: return .integer(serial)
   case .decimal: return .decimal(Decimal(number) / 4)
   case .double: return .double(Double(number) + 0.5)
   case .float: return .float(Float(number) + 0.25)

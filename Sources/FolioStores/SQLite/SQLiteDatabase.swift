@@ -16,10 +16,12 @@ final class SQLiteDatabase {
   /// Opens the database at `path`. Read-only connections never create the file.
   ///
   /// - Throws: `StoreError.unreadable` when the file cannot be opened.
-  init(path: String, readOnly: Bool, create: Bool = false) throws(StoreError) {
+  /// With `uri`, `ATTACH` takes `file:` URIs (``uri(readingOnly:)``).
+  init(path: String, readOnly: Bool, create: Bool = false, uri: Bool = false) throws(StoreError) {
     Self.installCrashPoint()
     self.path = path
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
+    if uri { flags |= SQLITE_OPEN_URI }
     flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
     if create { flags |= SQLITE_OPEN_CREATE }
     var db: OpaquePointer?
@@ -57,6 +59,21 @@ final class SQLiteDatabase {
   func close() {
     if let handle { sqlite3_close_v2(handle) }
     handle = nil
+  }
+
+  /// A `file:` URI naming the database at `path` to be opened read-only: `%`, `?` and `#`
+  /// escaped, so no part of the path reads as a query.
+  static func uri(readingOnly path: String) -> String {
+    var text = "file:"
+    for character in path.unicodeScalars {
+      switch character {
+      case "%": text += "%25"
+      case "?": text += "%3F"
+      case "#": text += "%23"
+      default: text.unicodeScalars.append(character)
+      }
+    }
+    return text + "?mode=ro"
   }
 
   /// `name` quoted as an SQL identifier: in double quotes, a double quote inside doubled.
@@ -127,6 +144,28 @@ final class SQLiteDatabase {
     return columns
   }
 
+  /// Runs `body`, asking `isCancelled` every hundred thousand steps of SQLite's virtual
+  /// machine; when it returns `true` the running statement stops with `SQLITE_INTERRUPT`, and
+  /// `body` throws.
+  func interruptible<T>(when isCancelled: (() -> Bool)?, _ body: () throws(StoreError) -> T)
+    throws(StoreError) -> T
+  {
+    guard let isCancelled else { return try body() }
+    let check = CancellationCheck(isCancelled)
+    sqlite3_progress_handler(
+      handle, 100_000,
+      { context in
+        guard let context else { return 0 }
+        return Unmanaged<CancellationCheck>.fromOpaque(context).takeUnretainedValue().asks()
+          ? 1 : 0
+      }, Unmanaged.passUnretained(check).toOpaque())
+    defer {
+      sqlite3_progress_handler(handle, 0, nil, nil)
+      withExtendedLifetime(check) {}
+    }
+    return try body()
+  }
+
   /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
   func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
     try execute("BEGIN IMMEDIATE")
@@ -139,6 +178,12 @@ final class SQLiteDatabase {
       throw error
     }
   }
+}
+
+/// The question a long statement asks SQLite's progress handler.
+private final class CancellationCheck {
+  let asks: () -> Bool
+  init(_ asks: @escaping () -> Bool) { self.asks = asks }
 }
 
 /// One prepared statement. Finalized when released.

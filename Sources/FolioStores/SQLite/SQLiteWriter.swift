@@ -56,14 +56,7 @@ enum SQLiteWriter {
     _ contents: StoreContents, schema: SQLiteSchema, model: ManagedObjectModel,
     in database: SQLiteDatabase
   ) throws(StoreError) {
-    let q = SQLiteDatabase.quote
-    for sql in fixedTables { try database.execute(sql) }
-    for (table, columns) in schema.tables {
-      try database.execute(
-        "CREATE TABLE \(q(table)) ( "
-          + columns.map { "\(q($0.name)) \($0.type)" }.joined(separator: ", ")
-          + join(primaryKeyOf: table, schema: schema) + " )")
-    }
+    try createTables(schema, in: database)
     // Each record's entity number and key, found first: foreign keys and entity columns of
     // targets are written from them.
     var entityOfID: [Int64: Int] = [:]
@@ -101,6 +94,16 @@ enum SQLiteWriter {
     try insertRows(contents, schema: schema, entityOfID: entityOfID, orders: &orderOf, in: database)
     try insertJoinRows(
       contents, schema: schema, entityOfID: entityOfID, orders: orderOf, in: database)
+    try writePrimaryKeys(schema, largestKeys: maximumKey, in: database)
+    try SQLiteMetadata.write(metadata(contents.metadata, of: model), to: database)
+    for sql in schema.indexes { try database.execute(sql) }
+  }
+
+  /// `Z_PRIMARYKEY`: each entity's number, name and parent, and for each hierarchy's root the
+  /// largest key given out (`largestKeys`, by the root's number).
+  static func writePrimaryKeys(
+    _ schema: SQLiteSchema, largestKeys: [Int: Int64], in database: SQLiteDatabase
+  ) throws(StoreError) {
     let primaryKeys = try database.prepare(
       "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)")
     for entity in schema.entities {
@@ -108,11 +111,30 @@ enum SQLiteWriter {
       primaryKeys.bind(Int64(entity.number), at: 1)
       primaryKeys.bind(entity.name, at: 2)
       primaryKeys.bind(Int64(entity.superNumber), at: 3)
-      let max = entity.number == entity.rootNumber ? maximumKey[entity.number] ?? 0 : 0
+      let max = entity.number == entity.rootNumber ? largestKeys[entity.number] ?? 0 : 0
       primaryKeys.bind(max, at: 4)
       try primaryKeys.run(at: "Z_PRIMARYKEY")
     }
-    var metadata = contents.metadata
+  }
+
+  /// The bookkeeping tables and the schema's tables, empty.
+  static func createTables(_ schema: SQLiteSchema, in database: SQLiteDatabase)
+    throws(StoreError)
+  {
+    let q = SQLiteDatabase.quote
+    for sql in fixedTables { try database.execute(sql) }
+    for (table, columns) in schema.tables {
+      try database.execute(
+        "CREATE TABLE \(q(table)) ( "
+          + columns.map { "\(q($0.name)) \($0.type)" }.joined(separator: ", ")
+          + join(primaryKeyOf: table, schema: schema) + " )")
+    }
+  }
+
+  /// `metadata` as a new store written with `model` records it: the model's hashes and
+  /// version identifier, and Folio's checksum of the hashes.
+  static func metadata(_ metadata: StoreMetadata, of model: ManagedObjectModel) -> StoreMetadata {
+    var metadata = metadata
     metadata.storeType = "SQLite"
     metadata.modelVersionHashes = model.entityVersionHashesByName
     if let identifier = model.versionIdentifier { metadata.modelVersionIdentifiers = [identifier] }
@@ -121,8 +143,7 @@ enum SQLiteWriter {
     for key in SQLiteMetadata.hashDerivedKeys { metadata.userInfo[key] = nil }
     metadata.userInfo[StoreMetadata.folioChecksumKey] = .string(
       StoreMetadata.folioChecksum(of: metadata.modelVersionHashes))
-    try SQLiteMetadata.write(metadata, to: database)
-    for sql in schema.indexes { try database.execute(sql) }
+    return metadata
   }
 
   private static func join(primaryKeyOf table: String, schema: SQLiteSchema) -> String {
