@@ -114,6 +114,7 @@ let package = Package(
     .executableTarget(
       name: "folio",
       dependencies: [
+        "CFolioSupport",
         "FolioModel",
         "FolioScript",
         "FolioCodegen",

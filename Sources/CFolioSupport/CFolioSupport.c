@@ -1,7 +1,9 @@
-// What Swift cannot say or reach: the prefetch hint (header-only, inline) and system calls
-// that Swift's Glibc module does not declare.
+// What Swift cannot say or reach: the prefetch hint (header-only, inline), system calls
+// that Swift's Glibc module does not declare, and a signal handler.
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 
 #include "CFolioSupport.h"
 
@@ -15,3 +17,25 @@ int folio_start_writeback(int descriptor, long long offset, long long length) {
   return 0;
 #endif
 }
+
+static atomic_int interrupted;
+
+static void note_interrupt(int signal_number) {
+  atomic_store(&interrupted, 1);
+  signal(signal_number, SIG_DFL);
+}
+
+void folio_catch_interrupts(void) {
+  struct sigaction action = {0};
+  action.sa_handler = note_interrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, NULL);
+  // A process may start with SIGINT blocked (its parent's mask is inherited).
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int folio_interrupt_requested(void) { return atomic_load(&interrupted); }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CFolioSupport
 import Folio
 import Foundation
 
@@ -22,7 +23,10 @@ struct MigrateCommand: ParsableCommand {
 
       The new file replaces the store only when every step has succeeded; until then the \
       original is also reachable as STORE.backup, which goes after the swap unless \
-      --keep-backup is given. A failure or an interruption leaves the store as it was.
+      --keep-backup is given. A failure or an interruption leaves the store as it was: \
+      Ctrl-C stops the migration, removes what it made and exits with status 130 (once the \
+      new file is being put in place, the migration finishes first; a second Ctrl-C stops \
+      at once, the store still whole).
 
       Examples:
         folio migrate Library.xml --model Library.xcdatamodeld --dry-run
@@ -97,7 +101,17 @@ struct MigrateCommand: ParsableCommand {
           + "\(objects.completedObjects) of \(objects.totalObjects) objects",
         fraction: (Double(state.step) + (stage + fraction) / 3) / Double(max(state.steps, 1)))
     }
-    let report = dryRun ? try migration.dryRun(progress: show) : try migration.run(progress: show)
+    Interruption.catchInterrupts()
+    let interrupted = { Interruption.requested }
+    let report: StoreMigrationReport
+    do {
+      report = try migrate(migration, progress: Interruption.testing(show), interrupted)
+    } catch {
+      progress.finish()
+      guard error.code == .cancelled, interrupted() else { throw error }
+      FileHandle.standardError.write(Data("Interrupted: \(file) was not changed.\n".utf8))
+      throw ExitCode(130)
+    }
     progress.finish()
     print(report)
     if report.steps.isEmpty { return }
@@ -106,6 +120,37 @@ struct MigrateCommand: ParsableCommand {
     } else {
       print("Migrated \(file) to \(report.destinationVersion).")
       if let backup = report.backup { print("The original is kept as \(backup.path).") }
+    }
+  }
+}
+
+extension MigrateCommand {
+  func migrate(
+    _ migration: StoreMigration, progress: @escaping (StoreMigrationProgress) -> Void,
+    _ interrupted: @escaping () -> Bool
+  ) throws(MigrationError) -> StoreMigrationReport {
+    if dryRun { return try migration.dryRun(progress: progress, isCancelled: interrupted) }
+    return try migration.run(progress: progress, isCancelled: interrupted)
+  }
+}
+
+/// Ctrl-C during a migration: the first asks it to stop where it can (the store untouched);
+/// a second one ends the process at once.
+enum Interruption {
+  static func catchInterrupts() { folio_catch_interrupts() }
+
+  static var requested: Bool { folio_interrupt_requested() != 0 }
+
+  /// `show`, which a crash-safety test makes interrupt the process at the first report
+  /// (`FOLIO_TEST_INTERRUPT_AT_PROGRESS=1`).
+  static func testing<T>(_ show: @escaping (T) -> Void) -> (T) -> Void {
+    guard ProcessInfo.processInfo.environment["FOLIO_TEST_INTERRUPT_AT_PROGRESS"] == "1" else {
+      return show
+    }
+    return { value in
+      // The handler runs before `raise` returns, on this thread.
+      if !requested { raise(SIGINT) }
+      show(value)
     }
   }
 }

@@ -218,6 +218,24 @@ struct MigrateCommandTests {
       named: "migrate-dry-run.txt", in: snapshots)
   }
 
+  @Test("Ctrl-C stops a migration or a dry run, leaves the store as it was, and exits 130")
+  func interrupted() throws {
+    let (folder, store) = try copyOfLibrary()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let before = try Data(contentsOf: store)
+    for extra in [[], ["--dry-run"]] {
+      // The command interrupts itself with SIGINT at its first progress report.
+      let result = try run(
+        folio, ["migrate", store.path, "--model", bundle] + extra,
+        environment: ["FOLIO_TEST_INTERRUPT_AT_PROGRESS": "1"])
+      #expect(result.status == 130, "\(extra): \(result.standardError)")
+      #expect(result.standardError == "Interrupted: \(store.path) was not changed.\n")
+      #expect(result.standardOutput.isEmpty)
+      #expect(try Data(contentsOf: store) == before)
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Library.xml"])
+    }
+  }
+
   @Test("migrate moves a store step by step to the version asked, then to the current one")
   func migrate() throws {
     let (folder, store) = try copyOfLibrary()

@@ -42,14 +42,19 @@ public struct ProcessResult: Sendable {
   public var standardError: String
 }
 
-/// Runs `executable` with `arguments` in `directory` and waits for it.
-public func run(_ executable: URL, _ arguments: [String], in directory: URL = packageRoot) throws
-  -> ProcessResult
-{
+/// Runs `executable` with `arguments` in `directory`, with `environment` added to this
+/// process's, and waits for it.
+public func run(
+  _ executable: URL, _ arguments: [String], in directory: URL = packageRoot,
+  environment: [String: String] = [:]
+) throws -> ProcessResult {
   let process = Process()
   process.executableURL = executable
   process.arguments = arguments
   process.currentDirectoryURL = directory
+  if !environment.isEmpty {
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  }
   let output = Pipe()
   let error = Pipe()
   process.standardOutput = output

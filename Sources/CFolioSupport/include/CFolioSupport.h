@@ -13,4 +13,12 @@ static inline void folio_prefetch(const void *address) {
 /// nothing and returns 0. Advisory: a later `fsync` is what makes the bytes durable.
 int folio_start_writeback(int descriptor, long long offset, long long length);
 
+/// Catches SIGINT: the first one sets a flag that `folio_interrupt_requested` reads, and puts
+/// back the default action, so a second one ends the process. (A signal handler may only set
+/// such a flag; Swift cannot write one.)
+void folio_catch_interrupts(void);
+
+/// Whether SIGINT arrived since `folio_catch_interrupts`.
+int folio_interrupt_requested(void);
+
 #endif
