@@ -100,7 +100,7 @@ extension RowCache {
 /// destination), the two sides of each relationship are checked against each other, and the
 /// sides the store left out are completed.
 struct GraphLoader: StoreRecordConsumer {
-  private unowned let cache: RowCache
+  private let cache: RowCache
   /// Whether rows are IDs minus one (no maps); otherwise rows are kept in the cache's maps.
   private var isByID = true
   private var count = 0
@@ -112,6 +112,21 @@ struct GraphLoader: StoreRecordConsumer {
   private var isLaidOut = false
   /// The metadata the store began with.
   private(set) var metadata = StoreMetadata(storeType: "")
+  /// The key space last recorded for an entity, and the entity's layout.
+  private var lastSpace = 0
+  private var lastSpacedLayout: EntityLayout?
+  /// For a store that numbers each hierarchy on its own, from its first record: each space's
+  /// rows by key minus one, -1 where none is made yet, for keys up to `directLimit`. Finding a
+  /// target's row here costs no hashing; the cache's maps are still kept for what follows.
+  private var rowsBySpace: [[Int32]] = []
+  private var directLimit: Int64 = 0
+  /// The last record's entity and layout: records come grouped by entity.
+  private var lastEntityName = ""
+  private var lastLayout: EntityLayout?
+  /// For each layout met (by its index: attributes at 2 × index, relationships after), the
+  /// slots of the keys in the order records name them: records of one entity name their keys in one order, and
+  /// comparing a key with the one at its place is cheaper than hashing it.
+  private var keySlots: [[(key: String, slot: Int)]] = []
 
   init(cache: RowCache) { self.cache = cache }
 
@@ -143,6 +158,8 @@ struct GraphLoader: StoreRecordConsumer {
       cache.primaryKeys?.reserveCapacity(expectedCount)
       cache.rowByPrimaryKey?.reserveCapacity(expectedCount)
       cache.rows.reserveCapacity(expectedCount)
+      // Every row so far (none) is in the arrays: they can be trusted from here on.
+      if cache.rows.isEmpty { directLimit = Int64(2 * expectedCount + Self.slack) }
       return
     }
     let rows = max(cache.nextPrimaryKey - 1, 0)
@@ -175,7 +192,18 @@ struct GraphLoader: StoreRecordConsumer {
       }
       switchToMaps()
     }
-    if let row = cache.rowByPrimaryKey?[id] { return row }
+    // An ID in the arrays' reach is only ever looked up there; one beyond, only in the map.
+    let space = Int(StoreKeySpace.space(of: id))
+    let key = StoreKeySpace.key(of: id)
+    let isDirect = key >= 1 && key <= directLimit && space < 1 << 16
+    if isDirect {
+      if space < rowsBySpace.count, key <= Int64(rowsBySpace[space].count) {
+        let row = rowsBySpace[space][Int(key) - 1]
+        if row >= 0 { return row }
+      }
+    } else if let row = cache.rowByPrimaryKey?[id] {
+      return row
+    }
     guard cache.rows.count < Int(Int32.max) else {
       throw Self.error(GraphError(.typeMismatch, "a store holds at most \(Int32.max) objects"))
     }
@@ -183,15 +211,33 @@ struct GraphLoader: StoreRecordConsumer {
     cache.rows.append(nil)
     cache.primaryKeys?.append(id)
     cache.rowByPrimaryKey?[id] = row
+    if isDirect {
+      if space >= rowsBySpace.count {
+        rowsBySpace.append(contentsOf: repeatElement([], count: space + 1 - rowsBySpace.count))
+      }
+      if key > Int64(rowsBySpace[space].count) {
+        rowsBySpace[space].append(
+          contentsOf: repeatElement(-1, count: Int(key) - rowsBySpace[space].count))
+      }
+      rowsBySpace[space][Int(key) - 1] = row
+    }
     return row
   }
 
   mutating func consume(_ record: StoreRecord) throws(StoreError) {
     let cache = self.cache
     if !isLaidOut { layOut(firstID: record.id) }
-    guard let layout = cache.layoutByName[record.entityName] else {
-      throw Self.error(
-        GraphError.unknownEntity(record.entityName, known: cache.layouts.map(\.name)))
+    let layout: EntityLayout
+    if let last = lastLayout, record.entityName == lastEntityName {
+      layout = last
+    } else {
+      guard let found = cache.layoutByName[record.entityName] else {
+        throw Self.error(
+          GraphError.unknownEntity(record.entityName, known: cache.layouts.map(\.name)))
+      }
+      layout = found
+      lastEntityName = record.entityName
+      lastLayout = found
     }
     let objectRow = try row(for: record.id)
     guard cache.rows[Int(objectRow)] == nil else {
@@ -200,16 +246,31 @@ struct GraphLoader: StoreRecordConsumer {
     count += 1
     maximumKey = max(maximumKey, StoreKeySpace.key(of: record.id))
     let space = StoreKeySpace.space(of: record.id)
-    if space != 0 {
+    if space != 0, space != lastSpace || layout !== lastSpacedLayout {
+      lastSpace = space
+      lastSpacedLayout = layout
       cache.keysAreSpaced = true
       cache.keySpaceOfEntity[record.entityName] = space
     }
     let committed = CommittedRow.make(layout: layout, version: 1)
     cache.set(committed, at: objectRow)
     let slots = committed.slots
+    var known = keySlots(of: layout, relationships: false)
+    defer { keySlots[2 * layout.index] = known }
+    var position = 0
     try record.forEachAttribute { (key, value) throws(StoreError) in
-      guard let slot = layout.slotByName[key], let type = layout.properties[slot].attributeType
-      else {
+      defer { position += 1 }
+      let slot: Int
+      if position < known.count, known[position].key == key {
+        slot = known[position].slot
+      } else if let found = layout.slotByName[key] {
+        slot = found
+        if position == known.count { known.append((key, found)) }
+      } else {
+        throw Self.error(
+          GraphError.unknownKey(key, entity: layout.name, known: layout.properties.map(\.name)))
+      }
+      guard let type = layout.properties[slot].attributeType else {
         throw Self.error(
           GraphError.unknownKey(key, entity: layout.name, known: layout.properties.map(\.name)))
       }
@@ -220,10 +281,19 @@ struct GraphLoader: StoreRecordConsumer {
       }
       slots[slot] = Slot(value)
     }
+    var knownRelationships = keySlots(of: layout, relationships: true)
+    defer { keySlots[2 * layout.index + 1] = knownRelationships }
+    position = 0
     for (key, targets) in record.relationships {
-      guard let slot = layout.slotByName[key],
-        let relationship = layout.properties[slot].relationship
-      else {
+      defer { position += 1 }
+      var slot = -1
+      if position < knownRelationships.count, knownRelationships[position].key == key {
+        slot = knownRelationships[position].slot
+      } else if let found = layout.slotByName[key] {
+        slot = found
+        if position == knownRelationships.count { knownRelationships.append((key, found)) }
+      }
+      guard slot >= 0, let relationship = layout.properties[slot].relationship else {
         throw Self.error(
           GraphError.unknownKey(key, entity: layout.name, known: layout.properties.map(\.name)))
       }
@@ -236,6 +306,24 @@ struct GraphLoader: StoreRecordConsumer {
         slots[slot] = .object(try row(for: first))
       }
     }
+  }
+
+  /// The attribute (or relationship) keys and slots met so far for `layout`'s records, taken
+  /// out of the table (so adding to them copies nothing); the caller puts them back at
+  /// `2 × index` (`2 × index + 1` for relationships).
+  private mutating func keySlots(of layout: EntityLayout, relationships: Bool)
+    -> [(key: String, slot: Int)]
+  {
+    let place = 2 * layout.index + (relationships ? 1 : 0)
+    if place >= keySlots.count {
+      keySlots.append(contentsOf: repeatElement([], count: place + 1 - keySlots.count))
+    }
+    return Self.take(&keySlots[place])
+  }
+
+  private static func take<T>(_ value: inout [T]) -> [T] {
+    defer { value = [] }
+    return value
   }
 
   /// Checks every target (so an ID named but never loaded is an error) and every pair of sides

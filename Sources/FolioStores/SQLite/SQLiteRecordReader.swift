@@ -22,6 +22,8 @@ struct SQLiteRecordReader {
     init(entity: SQLiteSchema.Entity) { self.entity = entity }
     var attributes: [(name: String, column: SQLiteValues.Column, index: Int)] = []
     var toOnes: [(toOne: SQLiteSchema.ToOneColumn, index: Int, entityIndex: Int?)] = []
+    /// What each row needs of `toOnes`, without copying relationship descriptions per row.
+    var toOneReads: [(name: String, index: Int, entityIndex: Int?, targetRoot: Int)] = []
     /// Per to-one, the keys of the rows whose target is gone, where Core Data may leave one.
     var gone: [Set<Int64>?] = []
     /// The destination of each to-one, for checking entity columns.
@@ -82,6 +84,10 @@ struct SQLiteRecordReader {
       for toOne in schema.toOnes[entity.name] ?? [] {
         columns.toOnes.append(
           (toOne, index(of: toOne.column), toOne.entityColumn.map { index(of: $0) }))
+        if let last = columns.toOnes.last {
+          columns.toOneReads.append(
+            (toOne.relationship.name, last.index, last.entityIndex, toOne.targetRoot))
+        }
         columns.destinations.append(schema.entity(toOne.relationship.destinationEntityName))
         if schema.mayOutliveTarget(toOne.relationship) {
           let column = binding.column(toOne.column, of: root.table)
@@ -128,21 +134,22 @@ struct SQLiteRecordReader {
       let entity = columns.entity
       let id = StoreKeySpace.id(space: root.number, key: primaryKey)
       var relationships: [String: [Int64]] = [:]
-      for (position, (toOne, index, entityIndex)) in columns.toOnes.enumerated()
-      where !statement.isNull(index) {
+      for (position, read) in columns.toOneReads.enumerated() where !statement.isNull(read.index) {
         // A reference Core Data left when its target was deleted (No Action) names nothing.
         if let gone = columns.gone[position], gone.contains(primaryKey) { continue }
-        let target = statement.int64(index)
+        let target = statement.int64(read.index)
         guard target >= 1, target <= StoreKeySpace.maximumKey else {
+          let toOne = columns.toOnes[position].toOne
           throw StoreError(
             .danglingReference,
             "\(table).\(toOne.column) of row Z_PK \(primaryKey) names key \(target)",
             at: InputLocation(
               file: database.path, entity: entity.name, property: toOne.relationship.name))
         }
-        if let entityIndex, !statement.isNull(entityIndex) {
+        if let entityIndex = read.entityIndex, !statement.isNull(entityIndex) {
           let targetNumber = Int(statement.int64(entityIndex))
           guard columns.destinations[position]?.kindNumbers.contains(targetNumber) == true else {
+            let toOne = columns.toOnes[position].toOne
             throw StoreError(
               .danglingReference,
               "\(table).\(toOne.entityColumn ?? "") of row Z_PK \(primaryKey) names entity "
@@ -151,9 +158,7 @@ struct SQLiteRecordReader {
                 file: database.path, entity: entity.name, property: toOne.relationship.name))
           }
         }
-        relationships[toOne.relationship.name] = [
-          StoreKeySpace.id(space: toOne.targetRoot, key: target)
-        ]
+        relationships[read.name] = [StoreKeySpace.id(space: read.targetRoot, key: target)]
       }
       // A key names one row of the hierarchy, so a list found under it is this row's; an
       // entity without that relationship is reported by the reader of the records.
