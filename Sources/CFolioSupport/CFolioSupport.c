@@ -3,7 +3,9 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
+#include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "CFolioSupport.h"
 
@@ -39,3 +41,9 @@ void folio_catch_interrupts(void) {
 }
 
 int folio_interrupt_requested(void) { return atomic_load(&interrupted); }
+
+int folio_flush_standard_output(void) {
+  errno = 0;
+  if (fflush(stdout) != 0 || ferror(stdout)) return errno != 0 ? errno : EIO;
+  return 0;
+}

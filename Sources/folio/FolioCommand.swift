@@ -1,4 +1,10 @@
 import ArgumentParser
+import CFolioSupport
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The `folio` command-line tool.
 @main
@@ -23,4 +29,25 @@ struct FolioCommand: ParsableCommand {
       MigrateCommand.self, CodegenCommand.self,
     ]
   )
+
+  /// Runs the command the arguments name, as `ParsableCommand.main()` does, and then makes sure
+  /// its output reached standard output: output that could not be written (a full disk, a
+  /// closed file) is a failure, not a success with nothing to show.
+  static func main() {
+    var failure: (any Error)?
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      failure = error
+    }
+    let code = folio_flush_standard_output()
+    if code != 0 {
+      let reason = String(cString: strerror(code))
+      FileHandle.standardError.write(
+        Data("Error: cannot write to standard output: \(reason)\n".utf8))
+      if failure == nil { Foundation.exit(1) }
+    }
+    if let failure { exit(withError: failure) }
+  }
 }

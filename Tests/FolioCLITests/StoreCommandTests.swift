@@ -7,6 +7,29 @@ struct StoreCommandTests {
   static let sample = "Samples/Expenses/Expenses.xml"
   static let model = "Samples/Expenses/Expenses.xcdatamodeld"
 
+  @Test("output that cannot be written is an error: exit 1 and the system's reason")
+  func fullOutput() throws {
+    for arguments in [
+      ["dump", Self.sample], ["info", Self.sample], ["model", "info", Self.model],
+    ] {
+      let process = Process()
+      process.executableURL = folio
+      process.arguments = arguments
+      process.currentDirectoryURL = packageRoot
+      process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+      let error = Pipe()
+      process.standardError = error
+      try process.run()
+      let message = String(
+        decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 1, "\(arguments)")
+      #expect(
+        message == "Error: cannot write to standard output: No space left on device\n",
+        "\(arguments)")
+    }
+  }
+
   @Test("info shows the format, metadata and counts per entity")
   func info() throws {
     let result = try run(folio, ["info", Self.sample])

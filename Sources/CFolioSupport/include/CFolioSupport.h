@@ -21,4 +21,8 @@ void folio_catch_interrupts(void);
 /// Whether SIGINT arrived since `folio_catch_interrupts`.
 int folio_interrupt_requested(void);
 
+/// Flushes standard output; 0 when everything written to it so far reached its file, else the
+/// `errno` of the failure (or EIO when it is not known).
+int folio_flush_standard_output(void);
+
 #endif
