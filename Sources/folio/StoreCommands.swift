@@ -188,28 +188,49 @@ struct DumpCommand: ParsableCommand {
     commandName: "dump",
     abstract: "Print every object of a store, with its attributes and relationships.",
     discussion: """
-      Objects are named by entity and store ID (Person#3). Example:
+      Objects are named by entity and store ID (Person#3). With --json or --jsonl, by their \
+      URI (x-coredata://STORE-UUID/Person/p3), beside their entity and key; values are JSON \
+      types, every attribute present (null where it has none), a to-one one URI or null, a \
+      to-many an array. Formats/dump.schema.json describes the output. Examples:
         folio dump Samples/Expenses/Expenses.xml
         folio dump --json Samples/Expenses/Expenses.folio --model Samples/Expenses/Expenses.xcdatamodeld
+        folio dump --jsonl Samples/Expenses/Expenses.xml | jq 'select(.attributes.amount > 100)'
       """)
 
   @OptionGroup var store: StoreOptions
 
-  @Flag(help: "Print JSON for machines instead of text.")
+  @Flag(help: "Print one JSON document: the store and its objects, one object a line.")
   var json = false
 
+  @Flag(help: "Print one JSON object a line (JSON Lines), nothing else.")
+  var jsonl = false
+
+  func validate() throws {
+    if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
+  }
+
   func run() throws {
-    let (_, _, contents, _) = try store.read()
+    let (format, model, contents, _) = try store.read()
     let records = contents.records.sorted { ($0.entityName, $0.id) < ($1.entityName, $1.id) }
-    let entityOf = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.entityName) })
-    if json {
-      print(try DumpJSON.text(of: records))
+    if json || jsonl {
+      let writer = ObjectJSON(
+        storeIdentifier: contents.metadata.identifier, model: model, records: records)
+      if json {
+        print(
+          "{\"store\":{\"uuid\":\(ObjectJSON.string(contents.metadata.identifier)),"
+            + "\"format\":\(ObjectJSON.string(format.typeName))},\"objects\":[")
+      }
+      for (index, record) in records.enumerated() {
+        print(writer.object(record) + (json && index < records.count - 1 ? "," : ""))
+      }
+      if json { print("]}") }
       return
     }
+    let entityOf = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.entityName) })
     for record in records {
       print("\(record.entityName)#\(StoreKeySpace.key(of: record.id))")
       for key in record.attributes.keys.sorted() {
-        if let value = record.attributes[key] { print("  \(key) = \(DumpJSON.text(of: value))") }
+        if let value = record.attributes[key] { print("  \(key) = \(DumpText.text(of: value))") }
       }
       for key in record.relationships.keys.sorted() {
         let names = (record.relationships[key] ?? []).map {
@@ -301,27 +322,14 @@ final class Progress {
   }
 }
 
-/// JSON and text renderings of records for `dump`.
-enum DumpJSON {
+/// Text renderings of values for `dump`.
+enum DumpText {
   static func text(of value: AttributeValue) -> String {
     switch value {
     case .string(let text): return "\"\(text)\""
-    case .date(let date): return ISO8601DateFormatter().string(from: date)
+    case .date(let date): return ObjectJSON.iso8601(date)
     default: return value.modelText
     }
-  }
-
-  static func text(of records: [StoreRecord]) throws -> String {
-    let objects: [[String: Any]] = records.map { record in
-      [
-        "entity": record.entityName, "id": StoreKeySpace.key(of: record.id),
-        "attributes": record.attributes.mapValues { text(of: $0) },
-        "relationships": record.relationships.mapValues { $0.map(StoreKeySpace.key(of:)) },
-      ]
-    }
-    let data = try JSONSerialization.data(
-      withJSONObject: ["objects": objects], options: [.prettyPrinted, .sortedKeys])
-    return String(decoding: data, as: UTF8.self)
   }
 }
 

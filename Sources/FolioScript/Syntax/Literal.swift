@@ -6,11 +6,11 @@ import Foundation
 /// Dates are proleptic Gregorian in UTC, converted with Howard Hinnant's `days_from_civil`
 /// algorithm rather than a calendar object, so the result does not depend on the time zone or
 /// locale of the machine.
-enum Literal {
+package enum Literal {
   // MARK: Strings
 
   /// `text` in double quotes, with JSON's escapes for `"`, `\` and control characters.
-  static func quoted(_ text: String) -> String {
+  package static func quoted(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
       switch scalar {
@@ -79,7 +79,7 @@ enum Literal {
   }
 
   /// `@YYYY-MM-DDTHH:MM:SSZ`, with up to six digits of fraction when the date has one.
-  static func text(of date: Date) -> String {
+  package static func text(of date: Date) -> String {
     let interval = date.timeIntervalSinceReferenceDate
     guard interval.isFinite, abs(interval) < 1e12 else { return "@\(interval)" }
     var whole = Int64(interval.rounded(.down))
