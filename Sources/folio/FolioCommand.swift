@@ -35,8 +35,11 @@ struct FolioCommand: ParsableCommand {
   /// closed file) is a failure, not a success with nothing to show.
   static func main() {
     var failure: (any Error)?
+    // An error of a subcommand's run is shown with that subcommand's usage.
+    var failed: any ParsableCommand.Type = Self.self
     do {
       var command = try parseAsRoot()
+      failed = type(of: command)
       try command.run()
     } catch {
       failure = error
@@ -48,6 +51,6 @@ struct FolioCommand: ParsableCommand {
         Data("Error: cannot write to standard output: \(reason)\n".utf8))
       if failure == nil { Foundation.exit(1) }
     }
-    if let failure { exit(withError: failure) }
+    if let failure { failed.exit(withError: failure) }
   }
 }

@@ -259,10 +259,10 @@ struct ConvertCommand: ParsableCommand {
   @Argument(help: "The file to write; its extension chooses the format.")
   var output: String
 
-  func run() throws {
-    let progress = Progress(enabled: isatty(STDERR_FILENO) == 1)
-    progress.show("reading", fraction: 0)
-    let (_, model, contents, _) = try store.read()
+  /// The format OUT's extension names, checked before anything is read.
+  func validate() throws { _ = try outputFormat() }
+
+  private func outputFormat() throws -> any StoreFormat {
     let url = URL(fileURLWithPath: output)
     guard
       let format = storeFormats.first(where: { $0.fileExtension == url.pathExtension.lowercased() })
@@ -270,6 +270,15 @@ struct ConvertCommand: ParsableCommand {
       throw ValidationError(
         "\"\(output)\": the extension names no store format (use .sqlite, .xml or .folio)")
     }
+    return format
+  }
+
+  func run() throws {
+    let format = try outputFormat()
+    let url = URL(fileURLWithPath: output)
+    let progress = Progress(enabled: isatty(STDERR_FILENO) == 1)
+    progress.show("reading", fraction: 0)
+    let (_, model, contents, _) = try store.read()
     progress.show("writing \(contents.records.count) objects", fraction: 0.5)
     var converted = contents
     converted.metadata.storeType = format.typeName

@@ -30,6 +30,17 @@ struct StoreCommandTests {
     }
   }
 
+  @Test("convert refuses an output extension before reading anything, with its own usage")
+  func convertChecksFirst() throws {
+    // The input does not exist: the extension is what is reported, so nothing was read.
+    let result = try run(folio, ["convert", "/nonexistent/big.xml", "/tmp/out.txt"])
+    #expect(result.status == 64)
+    #expect(
+      result.standardError.hasPrefix(
+        "Error: \"/tmp/out.txt\": the extension names no store format (use .sqlite, .xml or .folio)\n"
+          + "Usage: folio convert "))
+  }
+
   @Test("info shows the format, metadata and counts per entity")
   func info() throws {
     let result = try run(folio, ["info", Self.sample])
