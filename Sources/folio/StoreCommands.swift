@@ -294,7 +294,12 @@ struct ValidateCommand: ParsableCommand {
     commandName: "validate",
     abstract: "Check every object of a store against the model's constraints.",
     discussion: """
-      Exit status 0 when every object validates, 1 with every failure listed otherwise. Example:
+      Exit status 0 when every object validates, 1 with every failure listed otherwise. \
+      Without --model, a .folio store is checked against the model it carries and a SQLite \
+      store against the one Core Data cached in it; an XML store (or a SQLite store that \
+      caches none) has only a model inferred from the file, which proves no more than each \
+      value's type and each relationship's shape: that is all that is checked, and the \
+      output says so. Example:
         folio validate Samples/Expenses/Expenses.xml --model Samples/Expenses/Expenses.xcdatamodeld
       """)
 
@@ -308,7 +313,16 @@ struct ValidateCommand: ParsableCommand {
     try coordinator.addPersistentStore(at: url, format: format)
     let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
     try context.validateAllObjects()
-    print("\(store.file): \(context.registeredObjects.count) objects, all valid")
+    let count = context.registeredObjects.count
+    let source = store.modelSource(for: format, version: nil)
+    if store.model == nil, source.hasPrefix("inferred") {
+      print(
+        "\(store.file): \(count) objects; the model was \(source), so only each value's type "
+          + "and each relationship's shape were checked, and they hold. Pass --model for the "
+          + "model's rules (required values, ranges, counts, uniqueness).")
+    } else {
+      print("\(store.file): \(count) objects, all valid")
+    }
   }
 }
 

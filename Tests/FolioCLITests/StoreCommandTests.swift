@@ -167,6 +167,25 @@ struct StoreCommandTests {
     #expect(invalid.status == 1)
     #expect(invalid.standardError.contains("Person.name"))
     #expect(invalid.standardError.contains("a value is required"))
+    // Without the model, the file proves no required values: the output says what was checked.
+    let inferred = try run(folio, ["validate", broken.path])
+    #expect(inferred.status == 0)
+    #expect(
+      inferred.standardOutput
+        == "\(broken.path): 8 objects; the model was inferred from the file, so only each "
+        + "value's type and each relationship's shape were checked, and they hold. Pass --model "
+        + "for the model's rules (required values, ranges, counts, uniqueness).\n")
+    // A .folio store carries its model: its rules are checked without --model.
+    let binary = folder.appendingPathComponent("broken.folio").path
+    let converted = try run(
+      folio,
+      [
+        "convert", Self.sample, binary, "--model",
+        packageRoot.appendingPathComponent(Self.model).path,
+      ])
+    #expect(converted.status == 0, "\(converted.standardError)")
+    #expect(
+      try run(folio, ["validate", binary]).standardOutput == "\(binary): 8 objects, all valid\n")
   }
 
   @Test("validate refuses a store whose relationship sides disagree, naming both objects")
