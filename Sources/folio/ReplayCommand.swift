@@ -15,9 +15,15 @@ struct ReplayCommand: ParsableCommand {
       is 0 when every script ran to its end, 1 otherwise. The language is specified in \
       Formats/undo-script.md.
 
+      With several scripts, each one's output follows a line naming it (== FILE), and a \
+      summary ends the run on standard error: N scripts, N passed, N failed. --tap prints the \
+      results as TAP (version 13) on standard output instead, the scripts' output as comments; \
+      --junit FILE also writes them as a JUnit XML report, for CI systems.
+
       Example:
         folio replay Samples/Expenses/cascade.undo
         folio replay --trace Samples/*/*.undo
+        folio replay --tap Samples/*/*.undo
       """
   )
 
@@ -27,18 +33,121 @@ struct ReplayCommand: ParsableCommand {
   @Flag(help: "Echo each command and the state it leaves.")
   var trace = false
 
+  @Flag(help: "Print the results as TAP (Test Anything Protocol, version 13).")
+  var tap = false
+
+  @Option(help: "Also write the results as a JUnit XML report to this file.")
+  var junit: String?
+
+  /// One script's result.
+  struct Outcome {
+    let path: String
+    let failure: String?
+    let output: [String]
+    let seconds: Double
+  }
+
   func run() throws {
-    var failed = false
-    for path in scripts {
-      let runner = ScriptRunner(trace: trace, formats: storeFormats) { print($0) }
+    var outcomes: [Outcome] = []
+    if tap { print("TAP version 13\n1..\(scripts.count)") }
+    for (index, path) in scripts.enumerated() {
+      var output: [String] = []
+      let start = Date()
+      if !tap && scripts.count > 1 { print("== \(path)") }
+      let runner = ScriptRunner(trace: trace, formats: storeFormats) { line in
+        if tap { output.append(line) } else { print(line) }
+      }
+      var failure: String?
       do {
         try runner.run(Script(contentsOfFile: path))
       } catch {
-        failed = true
-        fflush(nil)
-        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        failure = "\(error)"
+        if !tap {
+          fflush(nil)
+          FileHandle.standardError.write(Data("\(error)\n".utf8))
+        }
+      }
+      let outcome = Outcome(
+        path: path, failure: failure, output: output, seconds: Date().timeIntervalSince(start))
+      outcomes.append(outcome)
+      if tap { printTAP(outcome, number: index + 1) }
+    }
+    let failed = outcomes.filter { $0.failure != nil }.count
+    let summary =
+      "\(scripts.count) \(scripts.count == 1 ? "script" : "scripts"), "
+      + "\(scripts.count - failed) passed, \(failed) failed"
+    if tap {
+      print("# " + summary)
+    } else if scripts.count > 1 {
+      fflush(nil)
+      FileHandle.standardError.write(Data((summary + "\n").utf8))
+    }
+    if let junit {
+      do {
+        try Data(Self.junitReport(outcomes).utf8).write(
+          to: URL(fileURLWithPath: junit), options: .atomic)
+      } catch {
+        throw ValidationError(
+          "cannot write the JUnit report \(junit): \(error.localizedDescription)")
       }
     }
-    if failed { throw ExitCode.failure }
+    if failed > 0 { throw ExitCode.failure }
+  }
+
+  private func printTAP(_ outcome: Outcome, number: Int) {
+    for line in outcome.output {
+      for part in line.split(separator: "\n", omittingEmptySubsequences: false) {
+        print("# " + part)
+      }
+    }
+    if let failure = outcome.failure {
+      print("not ok \(number) - \(outcome.path)")
+      print("  ---")
+      print("  message: " + ObjectJSON.string(failure))
+      print("  ...")
+    } else {
+      print("ok \(number) - \(outcome.path)")
+    }
+  }
+
+  /// The outcomes as a JUnit XML report: one test suite, one test case per script.
+  static func junitReport(_ outcomes: [Outcome]) -> String {
+    func escaped(_ text: String) -> String {
+      var out = ""
+      for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
+        case _ where scalar.value < 0x20: out += "?"
+        default: out.unicodeScalars.append(scalar)
+        }
+      }
+      return out
+    }
+    let failures = outcomes.filter { $0.failure != nil }.count
+    let total = outcomes.reduce(0) { $0 + $1.seconds }
+    var lines = [
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+      "<testsuites tests=\"\(outcomes.count)\" failures=\"\(failures)\">",
+      "  <testsuite name=\"folio replay\" tests=\"\(outcomes.count)\" failures=\"\(failures)\" "
+        + "time=\"\(String(format: "%.3f", total))\">",
+    ]
+    for outcome in outcomes {
+      let name = escaped(outcome.path)
+      let time = String(format: "%.3f", outcome.seconds)
+      if let failure = outcome.failure {
+        lines.append("    <testcase classname=\"replay\" name=\"\(name)\" time=\"\(time)\">")
+        let message = escaped(failure.split(separator: "\n").first.map(String.init) ?? failure)
+        lines.append("      <failure message=\"\(message)\">\(escaped(failure))</failure>")
+        lines.append("    </testcase>")
+      } else {
+        lines.append("    <testcase classname=\"replay\" name=\"\(name)\" time=\"\(time)\"/>")
+      }
+    }
+    lines += ["  </testsuite>", "</testsuites>", ""]
+    return lines.joined(separator: "\n")
   }
 }

@@ -50,7 +50,7 @@ struct ReplayCommandTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     try FileManager.default.copyItem(at: samples, to: folder.appendingPathComponent("Samples"))
     let result = try run(folio, ["replay"] + scripts, in: folder)
-    #expect(result.standardError == "")
+    #expect(result.standardError == "\(scripts.count) scripts, \(scripts.count) passed, 0 failed\n")
     #expect(result.status == 0)
   }
 
@@ -81,10 +81,66 @@ struct ReplayCommandTests {
     let result = try run(
       folio, ["replay", "a.undo", "b.undo", "c.undo", "nope.undo"], in: directory)
     #expect(result.status == 1)
-    #expect(result.standardOutput == "[$s]\n\"Ada\"\n[$s]\n")
+    #expect(
+      result.standardOutput
+        == "== a.undo\n[$s]\n== b.undo\n\"Ada\"\n== c.undo\n[$s]\n== nope.undo\n")
     #expect(
       result.standardError
-        == "b.undo:5: expected $p.name == \"Bob\", found \"Ada\"\nnope.undo: no such file\n")
+        == "b.undo:5: expected $p.name == \"Bob\", found \"Ada\"\nnope.undo: no such file\n"
+        + "4 scripts, 2 passed, 2 failed\n")
+  }
+
+  @Test("--tap prints TAP 13: a plan, ok or not ok with the message, output as comments")
+  func tap() throws {
+    let directory = try folder(with: ["a.undo": passing, "b.undo": failing])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let result = try run(folio, ["replay", "--tap", "a.undo", "b.undo"], in: directory)
+    #expect(result.status == 1)
+    #expect(result.standardError == "")
+    #expect(
+      result.standardOutput == """
+        TAP version 13
+        1..2
+        # [$s]
+        ok 1 - a.undo
+        # "Ada"
+        not ok 2 - b.undo
+          ---
+          message: "b.undo:5: expected $p.name == \\"Bob\\", found \\"Ada\\""
+          ...
+        # 2 scripts, 1 passed, 1 failed
+
+        """)
+  }
+
+  @Test("--junit writes a JUnit XML report: a test case per script, failures with messages")
+  func junit() throws {
+    let directory = try folder(with: ["a.undo": passing, "b&c.undo": failing])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let report = directory.appendingPathComponent("report.xml")
+    let result = try run(
+      folio, ["replay", "--junit", report.path, "a.undo", "b&c.undo"], in: directory)
+    #expect(result.status == 1)
+    let text = try String(contentsOf: report, encoding: .utf8)
+    let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    #expect(lines.first == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+    #expect(lines[1] == "<testsuites tests=\"2\" failures=\"1\">")
+    #expect(
+      lines[2].hasPrefix("<testsuite name=\"folio replay\" tests=\"2\" failures=\"1\" time=\""))
+    #expect(lines[3].hasPrefix("<testcase classname=\"replay\" name=\"a.undo\" time=\""))
+    #expect(lines[3].hasSuffix("\"/>"))
+    #expect(lines[4].hasPrefix("<testcase classname=\"replay\" name=\"b&amp;c.undo\" time=\""))
+    #expect(
+      lines[5]
+        == "<failure message=\"b&amp;c.undo:5: expected $p.name == &quot;Bob&quot;, found "
+        + "&quot;Ada&quot;\">b&amp;c.undo:5: expected $p.name == &quot;Bob&quot;, found "
+        + "&quot;Ada&quot;</failure>")
+    #expect(Array(lines.suffix(3)) == ["</testcase>", "</testsuite>", "</testsuites>"])
+    // Well formed, as xmllint reads it.
+    if FileManager.default.isExecutableFile(atPath: "/usr/bin/xmllint") {
+      let lint = try run(URL(fileURLWithPath: "/usr/bin/xmllint"), ["--noout", report.path])
+      #expect(lint.status == 0, "\(lint.standardError)")
+    }
   }
 
   @Test("a failing command reports its error and validation failures")
