@@ -44,6 +44,7 @@ struct FolioCommand: ParsableCommand {
     } catch {
       failure = error
     }
+    StandardInput.remove()
     let code = folio_flush_standard_output()
     if code != 0 {
       let reason = String(cString: strerror(code))

@@ -27,7 +27,7 @@ struct ReplayCommand: ParsableCommand {
       """
   )
 
-  @Argument(help: "The .undo scripts to run, in order.")
+  @Argument(help: "The .undo scripts to run, in order; - reads one from standard input.")
   var scripts: [String]
 
   @Flag(help: "Echo each command and the state it leaves.")
@@ -59,7 +59,12 @@ struct ReplayCommand: ParsableCommand {
       }
       var failure: String?
       do {
-        try runner.run(Script(contentsOfFile: path))
+        // `-` is a script on standard input; its relative paths start in the current folder.
+        let script =
+          path == "-"
+          ? try Script(parsing: StandardInput.text(), file: "<stdin>")
+          : try Script(contentsOfFile: path)
+        try runner.run(script)
       } catch {
         failure = "\(error)"
         if !tap {

@@ -12,7 +12,10 @@ let storeFormats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
 /// A store file and the model to read it with, for the store commands.
 struct StoreOptions: ParsableArguments {
   @Argument(
-    help: "A store file: a Core Data SQLite or XML store, or a .folio binary store.")
+    help: """
+      A store file: a Core Data SQLite or XML store, or a .folio binary store; - reads it \
+      from standard input.
+      """)
   var file: String
 
   @Option(
@@ -37,6 +40,11 @@ struct StoreOptions: ParsableArguments {
       """)
   var allowMissingExternalData = false
 
+  /// The store's file; for `-`, standard input saved to a temporary file.
+  func url() throws -> URL {
+    file == "-" ? try StandardInput.file() : URL(fileURLWithPath: file)
+  }
+
   /// The formats to recognise the file among, XML leniency as asked.
   var formats: [any StoreFormat] {
     [
@@ -54,7 +62,7 @@ struct StoreOptions: ParsableArguments {
   func read() throws -> (
     format: any StoreFormat, model: ManagedObjectModel, contents: StoreContents, version: String?
   ) {
-    let url = URL(fileURLWithPath: file)
+    let url = try self.url()
     let format = try PersistentStoreCoordinator.format(of: url, among: formats)
     let (model, version) = try loadModelAndVersion(for: url, format: format)
     let contents: StoreContents
@@ -127,7 +135,7 @@ struct StoreOptions: ParsableArguments {
     }
     if format is BinaryStore { return "carried in the file" }
     if format is SQLiteStore {
-      let url = URL(fileURLWithPath: file)
+      guard let url = try? self.url() else { return "inferred from the file's schema" }
       return (try? SQLiteStore().readModel(from: url)) != nil
         ? "cached in the file (Z_MODELCACHE)" : "inferred from the file's schema"
     }
@@ -306,7 +314,7 @@ struct ValidateCommand: ParsableCommand {
   @OptionGroup var store: StoreOptions
 
   func run() throws {
-    let url = URL(fileURLWithPath: store.file)
+    let url = try store.url()
     let format = try PersistentStoreCoordinator.format(of: url, among: store.formats)
     let model = try store.loadModel(for: url, format: format)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
@@ -392,7 +400,7 @@ struct QueryCommand: ParsableCommand {
   }
 
   func run() throws {
-    let url = URL(fileURLWithPath: store.file)
+    let url = try store.url()
     let format = try PersistentStoreCoordinator.format(of: url, among: store.formats)
     let model = try store.loadModel(for: url, format: format)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
@@ -460,5 +468,37 @@ struct QueryCommand: ParsableCommand {
       return "[" + objects.map { text(of: $0) }.sorted().joined(separator: ", ") + "]"
     case let value?: return "\(value)"
     }
+  }
+}
+
+/// Standard input as a file: stores are read by their path (SQLite needs one), so what
+/// arrives on standard input is saved once to a temporary file, removed when `folio` ends.
+enum StandardInput {
+  nonisolated(unsafe) private static var saved: URL?
+
+  static func file() throws -> URL {
+    if let saved { return saved }
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("folio-stdin-\(UUID().uuidString)")
+    let data = FileHandle.standardInput.readDataToEndOfFile()
+    do {
+      try data.write(to: url)
+    } catch {
+      throw ValidationError(
+        "cannot keep standard input in \(url.path): \(error.localizedDescription)")
+    }
+    saved = url
+    return url
+  }
+
+  /// Removes the saved copy, if there is one.
+  static func remove() {
+    if let saved { try? FileManager.default.removeItem(at: saved) }
+    saved = nil
+  }
+
+  /// Standard input as text, for a script given as `-`.
+  static func text() -> String {
+    String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
   }
 }

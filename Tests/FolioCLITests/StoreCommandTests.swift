@@ -41,6 +41,30 @@ struct StoreCommandTests {
           + "Usage: folio convert "))
   }
 
+  @Test("- reads a store, of any format, or a script from standard input")
+  func standardInput() throws {
+    let xml = try Data(contentsOf: packageRoot.appendingPathComponent(Self.sample))
+    let piped = try run(folio, ["dump", "--jsonl", "-"], input: xml)
+    #expect(piped.status == 0, "\(piped.standardError)")
+    #expect(
+      piped.standardOutput == (try run(folio, ["dump", "--jsonl", Self.sample])).standardOutput)
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let sqlite = folder.appendingPathComponent("expenses.sqlite")
+    #expect(
+      try run(folio, ["convert", Self.sample, sqlite.path, "--model", Self.model]).status == 0)
+    let info = try run(
+      folio, ["info", "-", "--model", Self.model], input: Data(contentsOf: sqlite))
+    #expect(info.status == 0, "\(info.standardError)")
+    #expect(info.standardOutput.hasPrefix("File: -\nFormat: SQLite\n"))
+    let script =
+      "model \(Self.model)\nopen \(Self.sample)\nprint count Person\nexpect count Person == 4\n"
+    let replay = try run(folio, ["replay", "-"], input: Data(script.utf8))
+    #expect(replay.status == 1)
+    #expect(replay.standardOutput == "3\n")
+    #expect(replay.standardError == "<stdin>:4: expected count Person == 4, found 3\n")
+  }
+
   @Test("info shows the format, metadata and counts per entity")
   func info() throws {
     let result = try run(folio, ["info", Self.sample])

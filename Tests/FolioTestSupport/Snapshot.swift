@@ -43,10 +43,10 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs `executable` with `arguments` in `directory`, with `environment` added to this
-/// process's, and waits for it.
+/// process's and `input` on its standard input, and waits for it.
 public func run(
   _ executable: URL, _ arguments: [String], in directory: URL = packageRoot,
-  environment: [String: String] = [:]
+  environment: [String: String] = [:], input: Data? = nil
 ) throws -> ProcessResult {
   let process = Process()
   process.executableURL = executable
@@ -55,11 +55,21 @@ public func run(
   if !environment.isEmpty {
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
   }
+  let standardInput = Pipe()
+  if input != nil { process.standardInput = standardInput }
   let output = Pipe()
   let error = Pipe()
   process.standardOutput = output
   process.standardError = error
   try process.run()
+  if let input {
+    // Written from another thread: a child that writes before it reads cannot block this one.
+    let writer = standardInput.fileHandleForWriting
+    DispatchQueue.global().async {
+      try? writer.write(contentsOf: input)
+      try? writer.close()
+    }
+  }
   // Read both pipes to the end before waiting, so a full pipe cannot block the child.
   let group = DispatchGroup()
   nonisolated(unsafe) var errorData = Data()
