@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "FolioStores", targets: ["FolioStores"]),
     .library(name: "FolioQuery", targets: ["FolioQuery"]),
     .library(name: "FolioMigration", targets: ["FolioMigration"]),
+    .library(name: "FolioScript", targets: ["FolioScript"]),
     .executable(name: "folio", targets: ["folio"]),
     .plugin(name: "FolioCodegenPlugin", targets: ["FolioCodegenPlugin"]),
   ],
