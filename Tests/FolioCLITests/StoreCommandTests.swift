@@ -350,6 +350,54 @@ struct QueryCommandTests {
     #expect(rows == [["name": "Ada Lovelace"]])
   }
 
+  @Test("--format prints a table, CSV, TSV, JSON or JSON Lines, each escaping what it must")
+  func formats() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // People whose names hold a comma, quotes and a line break, and wide characters.
+    let store = folder.appendingPathComponent("people.xml")
+    let text = try String(
+      contentsOf: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xml"),
+      encoding: .utf8
+    )
+    .replacingOccurrences(of: ">Ada Lovelace<", with: ">Ada, &quot;the&quot;&#10;first<")
+    .replacingOccurrences(of: ">Charles Babbage<", with: ">東京 太郎<")
+    try Data(text.utf8).write(to: store)
+    func query(_ format: String) throws -> String {
+      let result = try run(
+        folio,
+        [
+          "query", store.path, "Person", "--keys", "name,spendings.@count", "--sort", "name",
+          "--format", format,
+        ])
+      #expect(result.status == 0, "\(format): \(result.standardError)")
+      return result.standardOutput
+    }
+    #expect(
+      try query("table")
+        == "name               spendings.@count\n"
+        + "-----------------  ----------------\n"
+        + "Ada, \"the\"\\nfirst  2\n"
+        + "Mary Somerville    1\n"
+        + "東京 太郎          2\n"
+        + "(3 objects)\n", "wide characters take two columns")
+    #expect(
+      try query("csv")
+        == "name,spendings.@count\r\n\"Ada, \"\"the\"\"\nfirst\",2\r\nMary Somerville,1\r\n"
+        + "東京 太郎,2\r\n")
+    #expect(
+      try query("tsv")
+        == "name\tspendings.@count\nAda, \"the\"\\nfirst\t2\nMary Somerville\t1\n東京 太郎\t2\n")
+    let lines = try query("jsonl").split(separator: "\n")
+    #expect(lines.count == 3)
+    let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+    #expect(first?["name"] as? String == "Ada, \"the\"\nfirst")
+    #expect(first?["spendings.@count"] as? Int == 2)
+    let document =
+      try JSONSerialization.jsonObject(with: Data(try query("json").utf8)) as? [String: Any]
+    #expect((document?["objects"] as? [[String: Any]])?.count == 3)
+  }
+
   @Test("a malformed predicate is bad usage naming the column; an unknown key fails")
   func errors() throws {
     let malformed = try run(
