@@ -169,9 +169,31 @@ struct InfoCommand: ParsableCommand {
 
   @OptionGroup var store: StoreOptions
 
+  @Flag(help: "Print JSON (Formats/info.schema.json) instead of text.")
+  var json = false
+
   func run() throws {
     let (format, model, contents, version) = try store.read()
     let metadata = contents.metadata
+    var counts: [String: Int] = [:]
+    for record in contents.records { counts[record.entityName, default: 0] += 1 }
+    if json {
+      let entities = counts.keys.sorted().map {
+        ObjectJSON.string($0) + ":" + "\(counts[$0] ?? 0)"
+      }
+      let identifiers = metadata.modelVersionIdentifiers.map(ObjectJSON.string)
+      print(
+        "{\"file\":\(ObjectJSON.string(store.file)),\"format\":\(ObjectJSON.string(format.typeName)),"
+          + "\"storeUUID\":\(ObjectJSON.string(metadata.identifier)),"
+          + "\"frameworkVersion\":\(metadata.frameworkVersion.map { ObjectJSON.string("\($0)") } ?? "null"),"
+          + "\"modelVersionIdentifiers\":[\(identifiers.joined(separator: ","))],"
+          + "\"model\":{\"source\":\(ObjectJSON.string(store.modelSource(for: format, version: version))),"
+          + "\"version\":\(version.map(ObjectJSON.string) ?? "null"),"
+          + "\"entities\":\(model.entities.count)},"
+          + "\"objects\":\(contents.records.count),\"objectsByEntity\":{\(entities.joined(separator: ","))}}"
+      )
+      return
+    }
     print("File: \(store.file)")
     print("Format: \(format.typeName)")
     print("Store UUID: \(metadata.identifier)")
@@ -184,8 +206,6 @@ struct InfoCommand: ParsableCommand {
       "Model: \(store.modelSource(for: format, version: version)), \(model.entities.count) entities"
     )
     print("Objects: \(contents.records.count)")
-    var counts: [String: Int] = [:]
-    for record in contents.records { counts[record.entityName, default: 0] += 1 }
     for name in counts.keys.sorted() { print("  \(name): \(counts[name] ?? 0)") }
   }
 }
@@ -313,6 +333,13 @@ struct ValidateCommand: ParsableCommand {
 
   @OptionGroup var store: StoreOptions
 
+  @Flag(
+    help: """
+      Print JSON (Formats/validate.schema.json): the counts, what was checked and every \
+      failure; the exit status is as without it.
+      """)
+  var json = false
+
   func run() throws {
     let url = try store.url()
     let format = try PersistentStoreCoordinator.format(of: url, among: store.formats)
@@ -320,10 +347,38 @@ struct ValidateCommand: ParsableCommand {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(at: url, format: format)
     let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
-    try context.validateAllObjects()
     let count = context.registeredObjects.count
     let source = store.modelSource(for: format, version: nil)
-    if store.model == nil, source.hasPrefix("inferred") {
+    let inferred = store.model == nil && source.hasPrefix("inferred")
+    guard json else {
+      try context.validateAllObjects()
+      report(count: count, source: source, inferred: inferred)
+      return
+    }
+    var failures: [ValidationFailure] = []
+    do {
+      try context.validateAllObjects()
+    } catch {
+      guard !error.failures.isEmpty else { throw error }
+      failures = error.failures
+    }
+    let listed = failures.map { failure in
+      "{\"object\":\(ObjectJSON.string(failure.objectID.uriRepresentation.absoluteString)),"
+        + "\"entity\":\(ObjectJSON.string(failure.entityName)),"
+        + "\"key\":\(failure.key.map(ObjectJSON.string) ?? "null"),"
+        + "\"rule\":\(ObjectJSON.string(failure.rule.rawValue)),"
+        + "\"message\":\(ObjectJSON.string(failure.message))}"
+    }
+    print(
+      "{\"file\":\(ObjectJSON.string(store.file)),\"objects\":\(count),"
+        + "\"model\":\(ObjectJSON.string(source)),"
+        + "\"checked\":\(ObjectJSON.string(inferred ? "types and relationship shapes" : "the model's rules")),"
+        + "\"valid\":\(failures.isEmpty),\"failures\":[\(listed.joined(separator: ","))]}")
+    if !failures.isEmpty { throw ExitCode.failure }
+  }
+
+  private func report(count: Int, source: String, inferred: Bool) {
+    if inferred {
       print(
         "\(store.file): \(count) objects; the model was \(source), so only each value's type "
           + "and each relationship's shape were checked, and they hold. Pass --model for the "
