@@ -46,14 +46,14 @@ test: deps
 
 # AddressSanitizer, in its own build folder. (swiftc refuses -sanitize=undefined on Linux; Swift
 # code traps on overflow and bad casts by itself.) `make test-asan-unsafe`, which CI runs
-# (.ci/run), covers the suites that reach unsafe code — the stores (raw buffers, libxml2, zlib),
-# the object graph's slot storage and committed rows, the query engine, the CLI end to end —
-# and the replay of the fuzz inputs; `make test-asan` runs the whole suite, for a nightly or
-# pre-release run.
+# (.ci/run), covers the suites that reach unsafe code — the stores (raw buffers, libxml2, zlib,
+# SQLite), the object graph's slot storage and committed rows, the query engine — and the replay
+# of the fuzz inputs; `make test-asan` runs the whole suite (the CLI end to end included, whose
+# store paths the store suites already cover), for a nightly or pre-release run.
 ASAN_BUILD := --scratch-path .build-asan --sanitize=address
 ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt
 comma := ,
-ASAN_TARGETS := FolioStoresTests,FolioGraphTests,FolioQueryTests,FolioCLITests
+ASAN_TARGETS := FolioStoresTests,FolioGraphTests,FolioQueryTests
 ASAN_SUITES := $(subst $(comma),|,$(ASAN_TARGETS))
 ASAN_UNSAFE_BUILD := --scratch-path .build-asan-unsafe --sanitize=address
 # Its build holds only the test targets it runs (FOLIO_TEST_SUBSET, read by Package.swift), in

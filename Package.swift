@@ -242,11 +242,12 @@ let package = Package(
 
 // `make test-asan-unsafe` sets FOLIO_TEST_SUBSET to the test targets it runs, so its build
 // leaves out the other test targets and the executables it never runs (benchmarks, samples,
-// the soak runner).
+// the soak runner, and `folio` unless the CLI's tests are among them).
 if let subset = Context.environment["FOLIO_TEST_SUBSET"] {
   let kept = Set(subset.split(separator: ",").map(String.init))
   var unused: Set<String> = ["FolioBenchmarks", "ExpensesSample", "CompanySample"]
   if !kept.contains("FolioSoakTests") { unused.formUnion(["FolioSoak", "FolioSoakRunner"]) }
+  if !kept.contains("FolioCLITests") { unused.insert("folio") }
   package.targets.removeAll { target in
     (target.type == .test && !kept.contains(target.name)) || unused.contains(target.name)
   }
