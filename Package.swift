@@ -251,4 +251,5 @@ if let subset = Context.environment["FOLIO_TEST_SUBSET"] {
   package.targets.removeAll { target in
     (target.type == .test && !kept.contains(target.name)) || unused.contains(target.name)
   }
+  package.products.removeAll { unused.contains($0.name) }
 }
