@@ -31,6 +31,9 @@ public struct StoreMigration {
   public var policies: [String: EntityMigrationPolicy.Type] = [:]
   /// Whether a SQLite store whose steps are all plain copies is migrated in SQL.
   var copiesInSQL = true
+  /// Where a migration in SQL keeps the databases of its steps until the last replaces the
+  /// store.
+  var scratchFolder = FileManager.default.temporaryDirectory
 
   /// Plans the migration of the store at `url` from the version of `bundle` whose entity
   /// hashes its metadata records to `version` (by default the bundle's current version).
@@ -192,8 +195,7 @@ public struct StoreMigration {
       let next =
         isLast && !keepingResult
         ? nil
-        : FileManager.default.temporaryDirectory
-          .appendingPathComponent("folio-migration-\(UUID().uuidString).sqlite")
+        : scratchFolder.appendingPathComponent("folio-migration-\(UUID().uuidString).sqlite")
       let outcome: SQLiteCopyOutcome
       let lost: [StoreMigrationReport.LostValues]
       do {
@@ -239,8 +241,10 @@ public struct StoreMigration {
       }
       if let next { current = next }
     }
-    // Only the last database is the result; the steps' others go.
-    for file in made.dropLast() { try? FileManager.default.removeItem(at: file) }
+    // Only the last database is the result, when one is kept; the steps' others go.
+    for file in keepingResult ? Array(made.dropLast()) : made {
+      try? FileManager.default.removeItem(at: file)
+    }
     return (keepingResult ? made.last : nil, report)
   }
 

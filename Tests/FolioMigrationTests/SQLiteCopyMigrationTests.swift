@@ -245,6 +245,41 @@ struct SQLiteCopyMigrationTests {
       ])
   }
 
+  @Test("a migration of two steps in SQL, run or dry, leaves no step's database behind")
+  func twoSteps() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let third = try ManagedObjectModel(
+      entities: try householdVersion2().entities.map { entity in
+        guard entity.name == "Budget" else { return entity }
+        var changed = entity
+        changed.attributes.append(AttributeDescription("currency", .string))
+        return changed
+      })
+    let bundle = try ModelBundle(
+      contentsOf: try writeBundle(
+        [
+          ("Household 1", try householdVersion1()), ("Household 2", try householdVersion2()),
+          ("Household 3", third),
+        ], in: folder))
+    let store = folder.appendingPathComponent("store.sqlite")
+    try SQLiteStore().write(
+      StoreContents(metadata: StoreMetadata(storeType: "SQLite"), records: householdRecords()),
+      model: bundle.versions[0].model, to: store)
+    let scratch = folder.appendingPathComponent("scratch")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    var migration = try StoreMigration(storeAt: store, format: SQLiteStore(), bundle: bundle)
+    migration.scratchFolder = scratch
+    let dry = try migration.dryRun()
+    #expect(dry.steps.map(\.copiedInSQL) == [true, true])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [])
+    let done = try migration.run()
+    #expect(done.description == dry.description)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [])
+    let records = try SQLiteStore().read(from: store, model: bundle.versions[2].model).records
+    #expect(records.filter { $0.entityName == "Spending" }.count == 12)
+  }
+
   @Test(
     "objects of a removed entity, or a required value missing, send the step through the records")
   func declined() throws {
