@@ -1,0 +1,228 @@
+import ArgumentParser
+import Folio
+import Foundation
+
+/// `folio query FILE ENTITY`: objects of a store that match a predicate, as a table.
+struct QueryCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "query",
+    abstract: "Fetch objects of an entity from a store, filtered and sorted, as a table.",
+    discussion: """
+      The predicate is Core Data's format syntax. --format chooses the output: a table \
+      (newlines and tabs in values shown as \\n and \\t, wide characters taking two columns), \
+      CSV (RFC 4180), TSV (tabs, newlines and backslashes escaped as \\t, \\n, \\\\), JSON \
+      ({"objects": [...]}, values typed as in dump --json, objects by URI) or JSON Lines. \
+      Example:
+        folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" \\
+          --sort amount:desc --keys content,amount,person.name --format csv
+      """)
+
+  @OptionGroup var store: StoreOptions
+
+  @Argument(help: "The entity to fetch (its subentities' objects included).")
+  var entity: String
+
+  @Option(name: .customLong("where"), help: "A predicate, e.g. \"name BEGINSWITH[c] 'a'\".")
+  var predicate: String?
+
+  @Option(help: "A key path to sort by, KEY or KEY:desc; repeat for several levels.")
+  var sort: [String] = []
+
+  @Option(help: "The most objects to print.")
+  var limit: Int?
+
+  @Option(help: "Comma-separated key paths to print (default: the entity's attributes).")
+  var keys: String?
+
+  @Option(help: "The output: table, csv, tsv, json or jsonl.")
+  var format: QueryFormat = .table
+
+  @Flag(help: "The same as --format json.")
+  var json = false
+
+  /// The ways `query` prints its rows.
+  enum QueryFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, csv, tsv, json, jsonl
+  }
+
+  func validate() throws {
+    if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+    if json && format != .table && format != .json {
+      throw ValidationError("--json and --format \(format.rawValue) exclude each other")
+    }
+  }
+
+  func run() throws {
+    let url = try store.url()
+    let storeFormat = try PersistentStoreCoordinator.format(of: url, among: store.formats)
+    let model = try store.loadModel(for: url, format: storeFormat)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    do {
+      try coordinator.addPersistentStore(at: url, format: storeFormat)
+    } catch {
+      throw store.hinted(error)
+    }
+    let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+    var request = FetchRequest(entityName: entity)
+    if let predicate {
+      do {
+        request.predicate = try QueryPredicate(format: predicate)
+      } catch {
+        throw ValidationError("--where \"\(predicate)\": \(error.description)")
+      }
+    }
+    request.sortDescriptors = sort.map { spec in
+      let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+      return QuerySortDescriptor(
+        keyPath: parts[0], ascending: parts.count < 2 || parts[1].lowercased() != "desc")
+    }
+    request.fetchLimit = limit ?? 0
+    let objects = try context.fetch(request)
+    let columns =
+      keys.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+      ?? (model.entity(named: entity)?.allAttributes.map(\.name) ?? [])
+    let values = try objects.map { object in
+      try columns.map { column in try object.value(forKeyPath: column) }
+    }
+    let output: QueryFormat = json ? .json : format
+    switch output {
+    case .json, .jsonl:
+      let lines = values.map { row in
+        "{"
+          + zip(columns, row).map { ObjectJSON.string($0) + ":" + Self.json(of: $1) }
+          .joined(separator: ",") + "}"
+      }
+      if output == .jsonl {
+        for line in lines { print(line) }
+      } else {
+        print("{\"objects\":[")
+        for (index, line) in lines.enumerated() {
+          print(line + (index < lines.count - 1 ? "," : ""))
+        }
+        print("]}")
+      }
+    case .csv:
+      for row in [columns] + values.map({ $0.map(Self.cell) }) {
+        print(row.map(Self.csvField).joined(separator: ","), terminator: "\r\n")
+      }
+    case .tsv:
+      for row in [columns] + values.map({ $0.map(Self.cell) }) {
+        print(row.map(Self.tsvField).joined(separator: "\t"))
+      }
+    case .table:
+      let rows = values.map { $0.map { Self.visible(Self.text(of: $0)) } }
+      let widths = columns.indices.map { index in
+        max(Self.width(of: columns[index]), rows.map { Self.width(of: $0[index]) }.max() ?? 0)
+      }
+      func line(_ cells: [String]) -> String {
+        zip(cells, widths).map { cell, width in
+          cell + String(repeating: " ", count: max(width - Self.width(of: cell), 0))
+        }
+        .joined(separator: "  ").replacingOccurrences(
+          of: "\\s+$", with: "", options: .regularExpression)
+      }
+      print(line(columns))
+      print(line(widths.map { String(repeating: "-", count: $0) }))
+      for row in rows { print(line(row)) }
+      print("(\(rows.count) object\(rows.count == 1 ? "" : "s"))")
+    }
+  }
+
+  /// A value for CSV and TSV: empty for nil, as text otherwise.
+  static func cell(_ value: Any?) -> String { value == nil ? "" : text(of: value) }
+
+  /// A CSV field (RFC 4180): in quotes, quotes doubled, when it holds a comma, quote or line
+  /// break.
+  static func csvField(_ text: String) -> String {
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  /// A TSV field: backslash, tab, newline and carriage return escaped, so each row is a line.
+  static func tsvField(_ text: String) -> String {
+    var out = ""
+    for character in text.unicodeScalars {
+      switch character {
+      case "\\": out += "\\\\"
+      case "\t": out += "\\t"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      default: out.unicodeScalars.append(character)
+      }
+    }
+    return out
+  }
+
+  /// Text for a table cell: line breaks and tabs shown as escapes, so each row is one line.
+  static func visible(_ text: String) -> String {
+    text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+      .replacingOccurrences(of: "\t", with: "\\t")
+  }
+
+  /// The columns `text` takes on a terminal: East Asian wide and fullwidth characters two,
+  /// combining marks and zero-width characters none, others one.
+  static func width(of text: String) -> Int {
+    var width = 0
+    for scalar in text.unicodeScalars {
+      let value = scalar.value
+      switch scalar.properties.generalCategory {
+      case .nonspacingMark, .enclosingMark, .format: continue
+      default: break
+      }
+      let wide =
+        (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value)
+        || (0xAC00...0xD7A3).contains(value) || (0xF900...0xFAFF).contains(value)
+        || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
+        || (0xFFE0...0xFFE6).contains(value) || (0x1F300...0x1F64F).contains(value)
+        || (0x1F900...0x1F9FF).contains(value) || (0x20000...0x3FFFD).contains(value)
+      width += wide ? 2 : 1
+    }
+    return width
+  }
+
+  /// A key path's value as JSON: attribute values as `dump --json` types them, objects by
+  /// their URI, collections as arrays, nil as null.
+  static func json(of value: Any?) -> String {
+    switch value {
+    case nil, is NSNull: return "null"
+    case let value as AttributeValue: return ObjectJSON.value(value)
+    case let text as String: return ObjectJSON.string(text)
+    case let flag as Bool: return flag ? "true" : "false"
+    case let number as Int: return "\(number)"
+    case let number as Int64: return "\(number)"
+    case let number as Int32: return "\(number)"
+    case let number as Int16: return "\(number)"
+    case let number as Double: return ObjectJSON.value(.double(number))
+    case let number as Float: return ObjectJSON.value(.float(number))
+    case let number as Decimal: return ObjectJSON.value(.decimal(number))
+    case let date as Date: return ObjectJSON.value(.date(date))
+    case let data as Data: return ObjectJSON.value(.binaryData(data))
+    case let uuid as UUID: return ObjectJSON.value(.uuid(uuid))
+    case let url as URL: return ObjectJSON.string(url.absoluteString)
+    case let object as ManagedObject:
+      return ObjectJSON.string(object.objectID.uriRepresentation.absoluteString)
+    case let objects as [Any]:
+      return "[" + objects.map { json(of: $0) }.joined(separator: ",") + "]"
+    case let objects as Set<ManagedObject>:
+      return "["
+        + objects.map { json(of: $0) }.sorted().joined(separator: ",") + "]"
+    case let value?: return ObjectJSON.string("\(value)")
+    }
+  }
+
+  static func text(of value: Any?) -> String {
+    switch value {
+    case nil: return "nil"
+    case let text as String: return text
+    case let date as Date: return ObjectJSON.iso8601(date)
+    case let object as ManagedObject:
+      return
+        "\(object.entityName)#\(object.objectID.uriRepresentation.lastPathComponent.dropFirst())"
+    case let objects as [Any]:
+      return "[" + objects.map { text(of: $0) }.joined(separator: ", ") + "]"
+    case let objects as Set<ManagedObject>:
+      return "[" + objects.map { text(of: $0) }.sorted().joined(separator: ", ") + "]"
+    case let value?: return "\(value)"
+    }
+  }
+}
