@@ -47,3 +47,10 @@ int folio_flush_standard_output(void) {
   if (fflush(stdout) != 0 || ferror(stdout)) return errno != 0 ? errno : EIO;
   return 0;
 }
+
+int folio_write_standard_output(const void *bytes, unsigned long count) {
+  errno = 0;
+  if (count == 0) return 0;
+  if (fwrite(bytes, 1, count, stdout) != count) return errno != 0 ? errno : EIO;
+  return 0;
+}

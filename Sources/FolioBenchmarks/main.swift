@@ -20,6 +20,7 @@ let cases: [(name: String, argument: String?)] = [
   ("document-session", "folio:1000000"), ("document-session", "xml:1000000"),
   ("xml-store", "10000"), ("xml-store", "100000"), ("xml-store", "1000000"),
   ("migration", "folio:1000000"), ("migration", "sqlite:1000000"),
+  ("cli", "1000000"),
 ]
 
 func runCase(_ name: String, _ argument: String?) throws {
@@ -66,6 +67,9 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(title, results)
   case "document-session":
     let (title, results) = try documentSessionBenchmark(argument ?? "")
+    report(title, results)
+  case "cli":
+    let (title, results) = try cliBenchmark(objects: Int(argument ?? "") ?? 1_000_000)
     report(title, results)
   default:
     throw BenchmarkFailure(

@@ -46,7 +46,7 @@ struct FolioCommand: ParsableCommand {
     }
     StandardInput.remove()
     let code = folio_flush_standard_output()
-    if code != 0 {
+    if code != 0, !(failure is OutputFailure) {
       let reason = String(cString: strerror(code))
       FileHandle.standardError.write(
         Data("Error: cannot write to standard output: \(reason)\n".utf8))

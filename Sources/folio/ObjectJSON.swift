@@ -7,89 +7,115 @@ import Foundation
 /// relationships as one reference or `null`, to-many as an array, and every object named one
 /// way, by its URI (`x-coredata://STORE-UUID/Entity/pKEY`), beside its entity and key.
 struct ObjectJSON {
-  /// The store's identifier, in every URI.
-  let storeIdentifier: String
-  /// Each entity's stored attributes and relationships, by name, in name order.
-  private var shapes: [String: (attributes: [String], relationships: [(String, Bool)])] = [:]
-  /// Each object's entity, for the URIs of its references.
-  private let entityOf: [Int64: String]
+  /// An entity's stored properties, in name order, their keys already written as JSON.
+  private struct Shape {
+    var attributes: [(name: String, key: [UInt8])] = []
+    var relationships: [(name: String, key: [UInt8], isToMany: Bool)] = []
+  }
 
-  init(storeIdentifier: String, model: ManagedObjectModel, records: [StoreRecord]) {
-    self.storeIdentifier = storeIdentifier
-    for entity in model.entities {
-      shapes[entity.name] = (
-        entity.allAttributes.filter { !$0.isTransient }.map(\.name).sorted(),
-        entity.allRelationships.filter { !$0.isTransient }.map { ($0.name, $0.isToMany) }
-          .sorted { $0.0 < $1.0 }
-      )
+  /// `x-coredata://STORE-UUID/`, the start of every URI.
+  private let prefix: [UInt8]
+  private var shapes: [String: Shape] = [:]
+
+  init(storeIdentifier: String, model: ManagedObjectModel) {
+    prefix = Array("x-coredata://\(storeIdentifier)/".utf8)
+    func key(_ name: String) -> [UInt8] {
+      var out = OutputBytes()
+      out.append(jsonString: name)
+      out.append(byte: UInt8(ascii: ":"))
+      return out.bytes
     }
-    var entityOf: [Int64: String] = [:]
-    entityOf.reserveCapacity(records.count)
-    for record in records { entityOf[record.id] = record.entityName }
-    self.entityOf = entityOf
+    for entity in model.entities {
+      var shape = Shape()
+      for attribute in entity.allAttributes where !attribute.isTransient {
+        shape.attributes.append((attribute.name, key(attribute.name)))
+      }
+      for relationship in entity.allRelationships where !relationship.isTransient {
+        shape.relationships.append(
+          (relationship.name, key(relationship.name), relationship.isToMany))
+      }
+      shape.attributes.sort { $0.name < $1.name }
+      shape.relationships.sort { $0.name < $1.name }
+      shapes[entity.name] = shape
+    }
   }
 
-  /// The URI of the object `id` of `entity`.
-  func uri(_ entity: String, _ id: Int64) -> String {
-    "x-coredata://\(storeIdentifier)/\(entity)/p\(StoreKeySpace.key(of: id))"
-  }
-
-  /// One object, on one line, its keys in a fixed order.
-  func object(_ record: StoreRecord) -> String {
-    let shape = shapes[record.entityName] ?? ([], [])
-    var attributes: [String] = []
-    for name in shape.attributes {
-      attributes.append(
-        Self.string(name) + ":" + (record.attribute(name).map(Self.value) ?? "null"))
+  /// `record` on one line, its keys in a fixed order; `entityOf` names the entity of each
+  /// object a relationship refers to.
+  func write(
+    _ record: StoreRecord, entityOf: (_ target: Int64, _ relationship: String) -> String,
+    to out: inout OutputBytes
+  ) {
+    let shape = shapes[record.entityName] ?? Shape()
+    out.append("{\"uri\":")
+    uri(record.entityName, record.id, to: &out)
+    out.append(",\"entity\":")
+    out.append(jsonString: record.entityName)
+    out.append(",\"primaryKey\":")
+    out.append(integer: StoreKeySpace.key(of: record.id))
+    out.append(",\"attributes\":{")
+    var first = true
+    var shown = 0
+    for (name, key) in shape.attributes {
+      if !first { out.append(byte: UInt8(ascii: ",")) }
+      first = false
+      out.append(key)
+      if let value = record.attribute(name) {
+        out.append(jsonValue: value)
+        shown += 1
+      } else {
+        out.append("null")
+      }
     }
     // Attributes the store holds that the model does not name are shown too, not dropped.
-    for (name, value) in record.attributes.sorted(by: { $0.key < $1.key })
-    where !shape.attributes.contains(name) {
-      attributes.append(Self.string(name) + ":" + Self.value(value))
-    }
-    var relationships: [String] = []
-    for (name, isToMany) in shape.relationships {
-      let targets = record.relationships[name] ?? []
-      let text: String
-      if isToMany {
-        text = "[" + targets.map { Self.string(reference($0)) }.joined(separator: ",") + "]"
-      } else {
-        text = targets.first.map { Self.string(reference($0)) } ?? "null"
+    if record.attributeCount > shown {
+      for (name, value) in record.attributes.sorted(by: { $0.key < $1.key })
+      where !shape.attributes.contains(where: { $0.name == name }) {
+        if !first { out.append(byte: UInt8(ascii: ",")) }
+        first = false
+        out.append(jsonString: name)
+        out.append(byte: UInt8(ascii: ":"))
+        out.append(jsonValue: value)
       }
-      relationships.append(Self.string(name) + ":" + text)
     }
-    return "{\"uri\":" + Self.string(uri(record.entityName, record.id)) + ",\"entity\":"
-      + Self.string(record.entityName) + ",\"primaryKey\":\(StoreKeySpace.key(of: record.id))"
-      + ",\"attributes\":{" + attributes.joined(separator: ",") + "},\"relationships\":{"
-      + relationships.joined(separator: ",") + "}}"
+    out.append("},\"relationships\":{")
+    first = true
+    for (name, key, isToMany) in shape.relationships {
+      if !first { out.append(byte: UInt8(ascii: ",")) }
+      first = false
+      out.append(key)
+      let targets = record.relationships[name] ?? []
+      if isToMany {
+        out.append(byte: UInt8(ascii: "["))
+        for (index, target) in targets.enumerated() {
+          if index > 0 { out.append(byte: UInt8(ascii: ",")) }
+          uri(entityOf(target, name), target, to: &out)
+        }
+        out.append(byte: UInt8(ascii: "]"))
+      } else if let target = targets.first {
+        uri(entityOf(target, name), target, to: &out)
+      } else {
+        out.append("null")
+      }
+    }
+    out.append("}}")
   }
 
-  private func reference(_ id: Int64) -> String { uri(entityOf[id] ?? "Unknown", id) }
+  /// The URI of the object `id` of `entity`, as a JSON string.
+  private func uri(_ entity: String, _ id: Int64, to out: inout OutputBytes) {
+    out.append(byte: UInt8(ascii: "\""))
+    out.append(prefix)
+    out.append(text: entity)
+    out.append("/p")
+    out.append(integer: StoreKeySpace.key(of: id))
+    out.append(byte: UInt8(ascii: "\""))
+  }
 
-  /// A value as JSON: numbers and booleans as themselves; a Decimal as a string keeping every
-  /// digit; a date as ISO 8601 in UTC; binary and transformable data as base64; a Double that
-  /// JSON cannot hold (NaN, infinities) as the string "NaN", "Infinity" or "-Infinity".
+  /// A value as JSON, as ``OutputBytes/append(jsonValue:)`` writes it.
   static func value(_ value: AttributeValue) -> String {
-    switch value {
-    case .integer(let number): return "\(number)"
-    case .boolean(let flag): return flag ? "true" : "false"
-    case .double(let number): return real(number)
-    case .float(let number): return real(Double(number))
-    case .decimal(let number): return string("\(number)")
-    case .date(let date): return string(iso8601(date))
-    case .string(let text): return string(text)
-    case .uri(let url): return string(url.absoluteString)
-    case .uuid(let uuid): return string(uuid.uuidString)
-    case .binaryData(let data), .transformable(let data):
-      return string(data.base64EncodedString())
-    default: return string(value.modelText)
-    }
-  }
-
-  private static func real(_ number: Double) -> String {
-    if number.isNaN { return "\"NaN\"" }
-    if number.isInfinite { return number < 0 ? "\"-Infinity\"" : "\"Infinity\"" }
-    return "\(number)"
+    var out = OutputBytes()
+    out.append(jsonValue: value)
+    return String(decoding: out.bytes, as: UTF8.self)
   }
 
   /// `date` in UTC, `2024-03-08T20:26:40Z`, with the fraction of a second to the microsecond
@@ -97,5 +123,9 @@ struct ObjectJSON {
   static func iso8601(_ date: Date) -> String { String(Literal.text(of: date).dropFirst()) }
 
   /// `text` as a JSON string: quotes, backslashes and control characters escaped.
-  static func string(_ text: String) -> String { Literal.quoted(text) }
+  static func string(_ text: String) -> String {
+    var out = OutputBytes()
+    out.append(jsonString: text)
+    return String(decoding: out.bytes, as: UTF8.self)
+  }
 }

@@ -62,16 +62,42 @@ struct StoreOptions: ParsableArguments {
   func read() throws -> (
     format: any StoreFormat, model: ManagedObjectModel, contents: StoreContents, version: String?
   ) {
-    let url = try self.url()
-    let format = try PersistentStoreCoordinator.format(of: url, among: formats)
-    let (model, version) = try loadModelAndVersion(for: url, format: format)
+    let source = try open()
     let contents: StoreContents
     do {
-      contents = try format.read(from: url, model: model)
+      contents = try source.format.read(from: source.url, model: source.model)
     } catch {
       throw hinted(error)
     }
-    return (format, model, contents, version)
+    return (source.format, source.model, contents, source.version)
+  }
+
+  /// A store recognised and its model found, ready to be read.
+  struct Source {
+    var url: URL
+    var format: any StoreFormat
+    var model: ManagedObjectModel
+    /// The version of a bundle `--model` names that the store was found to be written with.
+    var version: String?
+  }
+
+  /// The store's file, format and model, before any object is read.
+  func open() throws -> Source {
+    let url = try self.url()
+    let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+    let (model, version) = try loadModelAndVersion(for: url, format: format)
+    return Source(url: url, format: format, model: model, version: version)
+  }
+
+  /// Reads `source`'s records into `consumer`, one at a time where the format can.
+  func read<Consumer: StoreRecordConsumer>(_ source: Source, into consumer: inout Consumer)
+    throws
+  {
+    do {
+      try source.format.read(from: source.url, model: source.model, into: &consumer)
+    } catch {
+      throw hinted(error)
+    }
   }
 
   func loadModel(for url: URL, format: any StoreFormat) throws -> ManagedObjectModel {
@@ -173,10 +199,11 @@ struct InfoCommand: ParsableCommand {
   var json = false
 
   func run() throws {
-    let (format, model, contents, version) = try store.read()
-    let metadata = contents.metadata
-    var counts: [String: Int] = [:]
-    for record in contents.records { counts[record.entityName, default: 0] += 1 }
+    let source = try store.open()
+    let (format, model, version) = (source.format, source.model, source.version)
+    var tally = RecordTally()
+    try store.read(source, into: &tally)
+    let (metadata, counts, total) = (tally.metadata, tally.counts, tally.total)
     if json {
       let entities = counts.keys.sorted().map {
         ObjectJSON.string($0) + ":" + "\(counts[$0] ?? 0)"
@@ -190,7 +217,7 @@ struct InfoCommand: ParsableCommand {
           + "\"model\":{\"source\":\(ObjectJSON.string(store.modelSource(for: format, version: version))),"
           + "\"version\":\(version.map(ObjectJSON.string) ?? "null"),"
           + "\"entities\":\(model.entities.count)},"
-          + "\"objects\":\(contents.records.count),\"objectsByEntity\":{\(entities.joined(separator: ","))}}"
+          + "\"objects\":\(total),\"objectsByEntity\":{\(entities.joined(separator: ","))}}"
       )
       return
     }
@@ -205,69 +232,27 @@ struct InfoCommand: ParsableCommand {
     print(
       "Model: \(store.modelSource(for: format, version: version)), \(model.entities.count) entities"
     )
-    print("Objects: \(contents.records.count)")
+    print("Objects: \(total)")
     for name in counts.keys.sorted() { print("  \(name): \(counts[name] ?? 0)") }
   }
 }
 
-/// `folio dump FILE`: a store's graph as text or JSON.
-struct DumpCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "dump",
-    abstract: "Print every object of a store, with its attributes and relationships.",
-    discussion: """
-      Objects are named by entity and store ID (Person#3). With --json or --jsonl, by their \
-      URI (x-coredata://STORE-UUID/Person/p3), beside their entity and key; values are JSON \
-      types, every attribute present (null where it has none), a to-one one URI or null, a \
-      to-many an array. Formats/dump.schema.json describes the output. Examples:
-        folio dump Samples/Expenses/Expenses.xml
-        folio dump --json Samples/Expenses/Expenses.folio --model Samples/Expenses/Expenses.xcdatamodeld
-        folio dump --jsonl Samples/Expenses/Expenses.xml | jq 'select(.attributes.amount > 100)'
-      """)
+/// Counts a store's records by entity as they are read, holding none of them.
+struct RecordTally: StoreRecordConsumer {
+  private(set) var metadata = StoreMetadata(storeType: "")
+  private(set) var counts: [String: Int] = [:]
+  private(set) var total = 0
 
-  @OptionGroup var store: StoreOptions
-
-  @Flag(help: "Print one JSON document: the store and its objects, one object a line.")
-  var json = false
-
-  @Flag(help: "Print one JSON object a line (JSON Lines), nothing else.")
-  var jsonl = false
-
-  func validate() throws {
-    if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
+  mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {
+    self.metadata = metadata
   }
 
-  func run() throws {
-    let (format, model, contents, _) = try store.read()
-    let records = contents.records.sorted { ($0.entityName, $0.id) < ($1.entityName, $1.id) }
-    if json || jsonl {
-      let writer = ObjectJSON(
-        storeIdentifier: contents.metadata.identifier, model: model, records: records)
-      if json {
-        print(
-          "{\"store\":{\"uuid\":\(ObjectJSON.string(contents.metadata.identifier)),"
-            + "\"format\":\(ObjectJSON.string(format.typeName))},\"objects\":[")
-      }
-      for (index, record) in records.enumerated() {
-        print(writer.object(record) + (json && index < records.count - 1 ? "," : ""))
-      }
-      if json { print("]}") }
-      return
-    }
-    let entityOf = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.entityName) })
-    for record in records {
-      print("\(record.entityName)#\(StoreKeySpace.key(of: record.id))")
-      for key in record.attributes.keys.sorted() {
-        if let value = record.attributes[key] { print("  \(key) = \(DumpText.text(of: value))") }
-      }
-      for key in record.relationships.keys.sorted() {
-        let names = (record.relationships[key] ?? []).map {
-          "\(entityOf[$0] ?? "?")#\(StoreKeySpace.key(of: $0))"
-        }
-        print("  \(key) = [\(names.joined(separator: ", "))]")
-      }
-    }
+  mutating func consume(_ record: StoreRecord) {
+    counts[record.entityName, default: 0] += 1
+    total += 1
   }
+
+  mutating func finish() {}
 }
 
 /// `folio convert IN OUT`: a store written again, in the format OUT's extension names.

@@ -172,6 +172,67 @@ struct DumpJSONTests {
       ])
   }
 
+  @Test(
+    "objects print as they are read; one naming a later object of a hierarchy waits for it")
+  func streamsWithSubentities() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let model = try ManagedObjectModel {
+      EntityDescription("Garage") {
+        AttributeDescription("name", .string)
+        RelationshipDescription("vehicles", to: "Vehicle", inverse: "garage", toMany: true)
+      }
+      EntityDescription("Vehicle", isAbstract: true) {
+        AttributeDescription("wheels", .integer16)
+        RelationshipDescription("garage", to: "Garage", inverse: "vehicles")
+      }
+      EntityDescription("Car", parent: "Vehicle") { AttributeDescription("seats", .integer16) }
+      EntityDescription("Bike", parent: "Vehicle") {}
+    }
+    let version = folder.appendingPathComponent("Garage.xcdatamodeld/Garage.xcdatamodel")
+    try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+    try model.xcodeModelXML().write(
+      to: version.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+    // The garage comes first and names a car and a bike further on; a bike before the car.
+    let records = [
+      StoreRecord(
+        entityName: "Garage", id: 1, attributes: ["name": .string("north")],
+        relationships: ["vehicles": [3, 2]]),
+      StoreRecord(
+        entityName: "Bike", id: 2, attributes: ["wheels": .integer(2)],
+        relationships: ["garage": [1]]),
+      StoreRecord(
+        entityName: "Car", id: 3, attributes: ["wheels": .integer(4), "seats": .integer(5)],
+        relationships: ["garage": [1]]),
+    ]
+    let store = folder.appendingPathComponent("garage.xml")
+    var metadata = StoreMetadata(storeType: "XML")
+    metadata.identifier = "5B1B5C2E-0000-4000-8000-000000000002"
+    try XMLStore().write(
+      StoreContents(metadata: metadata, records: records), model: model, to: store)
+    let uri = "x-coredata://5B1B5C2E-0000-4000-8000-000000000002"
+    for arguments in [["--model", version.path], []] {
+      let result = try run(folio, ["dump", "--jsonl", store.path] + arguments)
+      #expect(result.status == 0, "\(result.standardError)")
+      let objects = try result.standardOutput.split(separator: "\n").map {
+        try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+      }
+      #expect(
+        objects.map { $0["uri"] as? String } == [
+          "\(uri)/Bike/p2", "\(uri)/Car/p3", "\(uri)/Garage/p1",
+        ], "\(arguments)")
+      let vehicles = (objects.last?["relationships"] as? [String: Any])?["vehicles"] as? [String]
+      #expect(vehicles.map(Set.init) == ["\(uri)/Car/p3", "\(uri)/Bike/p2"], "\(arguments)")
+      #expect(
+        (objects.first?["relationships"] as? [String: Any])?["garage"] as? String
+          == "\(uri)/Garage/p1")
+    }
+    let text = try run(folio, ["dump", store.path, "--model", version.path])
+    #expect(text.status == 0, "\(text.standardError)")
+    #expect(
+      text.standardOutput.hasSuffix("Garage#1\n  name = \"north\"\n  vehicles = [Car#3, Bike#2]\n"))
+  }
+
   @Test("--json and --jsonl together are a usage error")
   func exclusive() throws {
     let result = try run(folio, ["dump", "--json", "--jsonl", StoreCommandTests.sample])

@@ -25,4 +25,8 @@ int folio_interrupt_requested(void);
 /// `errno` of the failure (or EIO when it is not known).
 int folio_flush_standard_output(void);
 
+/// Writes `count` bytes to standard output, after what `printf` and Swift's `print` wrote
+/// before; 0, or the `errno` of the failure (EIO when it is not known).
+int folio_write_standard_output(const void *bytes, unsigned long count);
+
 #endif

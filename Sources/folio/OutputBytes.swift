@@ -1,0 +1,140 @@
+import CFolioSupport
+import Folio
+import FolioScript
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Output built as UTF-8 bytes and written to standard output in large pieces: what `dump`
+/// prints for a million objects, without a string per value.
+struct OutputBytes {
+  private(set) var bytes: [UInt8] = []
+
+  init() { bytes.reserveCapacity(Self.chunk + 4096) }
+
+  /// How much is gathered before it is written.
+  private static let chunk = 1 << 16
+
+  mutating func append(_ text: StaticString) {
+    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+  }
+
+  mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
+
+  mutating func append(byte: UInt8) { bytes.append(byte) }
+
+  /// `text` as it is.
+  mutating func append(text: String) {
+    if let done: Void = text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) })
+    {
+      return done
+    }
+    bytes.append(contentsOf: Array(text.utf8))
+  }
+
+  /// `number` in decimal.
+  mutating func append(integer number: Int64) {
+    if number < 0 { bytes.append(UInt8(ascii: "-")) }
+    var magnitude = number.magnitude
+    var divisor: UInt64 = 1
+    while magnitude / divisor >= 10 { divisor *= 10 }
+    while divisor > 0 {
+      bytes.append(UInt8(48 + magnitude / divisor))
+      magnitude %= divisor
+      divisor /= 10
+    }
+  }
+
+  /// `text` as a JSON string: in quotes, with `"`, `\` and control characters escaped as the
+  /// undo-script language's strings escape them; everything else as it is, in UTF-8.
+  mutating func append(jsonString text: String) {
+    bytes.append(UInt8(ascii: "\""))
+    let done: Void? = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
+    if done == nil { Array(text.utf8).withUnsafeBufferPointer { appendEscaped($0) } }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    var clean = 0
+    for index in 0..<utf8.count {
+      let byte = utf8[index]
+      guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+        continue
+      }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
+      clean = index + 1
+      bytes.append(UInt8(ascii: "\\"))
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+      case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+      case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+      case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+      case 0x08: bytes.append(UInt8(ascii: "b"))
+      case 0x0C: bytes.append(UInt8(ascii: "f"))
+      default:
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        bytes.append(contentsOf: [
+          UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)],
+        ])
+      }
+    }
+    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean...]))
+  }
+
+  /// `value` as JSON: numbers and booleans as themselves; a Decimal as a string keeping every
+  /// digit; a date as ISO 8601 in UTC; binary and transformable data as base64; a Double that
+  /// JSON cannot hold (NaN, infinities) as the string "NaN", "Infinity" or "-Infinity".
+  mutating func append(jsonValue value: AttributeValue) {
+    switch value {
+    case .integer(let number): append(integer: number)
+    case .boolean(let flag): flag ? append("true") : append("false")
+    case .double(let number): append(real: number)
+    case .float(let number): append(real: Double(number))
+    case .decimal(let number): append(jsonString: "\(number)")
+    case .date(let date):
+      bytes.append(UInt8(ascii: "\""))
+      Literal.appendText(of: date, to: &bytes)
+      bytes.append(UInt8(ascii: "\""))
+    case .string(let text): append(jsonString: text)
+    case .uri(let url): append(jsonString: url.absoluteString)
+    case .uuid(let uuid): append(jsonString: uuid.uuidString)
+    case .binaryData(let data), .transformable(let data):
+      append(jsonString: data.base64EncodedString())
+    default: append(jsonString: value.modelText)
+    }
+  }
+
+  private mutating func append(real number: Double) {
+    if number.isNaN {
+      append("\"NaN\"")
+    } else if number.isInfinite {
+      number < 0 ? append("\"-Infinity\"") : append("\"Infinity\"")
+    } else {
+      append(text: number.description)
+    }
+  }
+
+  /// Writes what is gathered once there is a chunk of it.
+  mutating func writeIfFull() throws {
+    if bytes.count >= Self.chunk { try write() }
+  }
+
+  /// Writes everything gathered to standard output.
+  mutating func write() throws {
+    let code = bytes.withUnsafeBytes {
+      folio_write_standard_output($0.baseAddress, UInt($0.count))
+    }
+    bytes.removeAll(keepingCapacity: true)
+    guard code == 0 else { throw OutputFailure(code: code) }
+  }
+}
+
+/// Standard output could not be written.
+struct OutputFailure: Error, CustomStringConvertible {
+  var code: Int32
+  var description: String {
+    "cannot write to standard output: \(String(cString: strerror(code)))"
+  }
+}
