@@ -40,7 +40,8 @@ extension ModelCommand {
       abstract: "List a model's entities, attributes, relationships and version hashes.",
       discussion: """
         Warnings about the model (a relationship with no inverse, a default value read \
-        leniently as Core Data does) go to standard error.
+        leniently as Core Data does) go to standard error, one a line; --json also lists \
+        them, each with its kind and place.
 
         Example:
           folio model info Samples/Expenses/Expenses.xcdatamodeld
@@ -50,7 +51,7 @@ extension ModelCommand {
 
     @OptionGroup var model: ModelOptions
 
-    @Flag(help: "Print JSON for machines instead of text.")
+    @Flag(help: "Print JSON (Formats/model-info.schema.json) instead of text.")
     var json = false
 
     func run() throws {
