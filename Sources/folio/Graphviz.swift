@@ -29,15 +29,25 @@ struct Graphviz {
 
   /// `source` drawn as an SVG document by `dot -Tsvg`.
   ///
-  /// - Throws: `GraphvizError.failed` when `dot` cannot be started or does not exit 0.
+  /// - Throws: `GraphvizError.failed` when the source cannot be handed to `dot`, or `dot`
+  ///   cannot be started or does not exit 0.
   func svg(from source: String) throws(GraphvizError) -> String {
+    // dot reads the source from a file rather than a pipe: should it stop reading early, a
+    // write to the pipe would raise SIGPIPE and end folio without a message.
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("folio-graph-\(UUID().uuidString).dot")
+    do {
+      try Data(source.utf8).write(to: file)
+    } catch {
+      throw .failed("cannot write the graph to \(file.path): \(error.localizedDescription)")
+    }
+    defer { try? FileManager.default.removeItem(at: file) }
     let process = Process()
     process.executableURL = executable
-    process.arguments = ["-Tsvg"]
-    let input = Pipe()
+    process.arguments = ["-Tsvg", file.path]
     let output = Pipe()
     let errors = Pipe()
-    process.standardInput = input
+    process.standardInput = FileHandle.nullDevice
     process.standardOutput = output
     process.standardError = errors
     do {
@@ -45,17 +55,9 @@ struct Graphviz {
     } catch {
       throw .failed("cannot run \(executable.path): \(error.localizedDescription)")
     }
-    // The source is written, and the errors read, on other threads: dot may write before it
-    // has read everything, and a full pipe would then block both processes.
+    // The errors are read on another thread while the drawing is read here: a full pipe would
+    // block dot, and this process with it.
     let group = DispatchGroup()
-    let writer = input.fileHandleForWriting
-    let data = Data(source.utf8)
-    group.enter()
-    DispatchQueue.global().async {
-      try? writer.write(contentsOf: data)
-      try? writer.close()
-      group.leave()
-    }
     // Written by the reading thread before it leaves the group, read here only after the wait.
     nonisolated(unsafe) var errorData = Data()
     group.enter()

@@ -157,6 +157,23 @@ struct ModelGraphTests {
     #expect(dot.status == 0, "\(dot.standardError)")
   }
 
+  @Test("a Graphviz that fails is an error with its message and exit status 1")
+  func failingGraphviz() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let fake = folder.appendingPathComponent("dot")
+    try Data("#!/bin/sh\necho 'Error: cannot draw' >&2\nexit 2\n".utf8).write(to: fake)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
+    let result = try run(
+      folio, ["model", "graph", "--format", "svg", catalogModel],
+      environment: ["PATH": "\(folder.path):/usr/bin:/bin"])
+    #expect(result.status == 1)
+    #expect(result.standardOutput == "")
+    #expect(
+      result.standardError
+        == "Error: \(fake.path) -Tsvg exited with status 2: Error: cannot draw\n")
+  }
+
   @Test("an unknown format is bad usage, exit status 64")
   func unknownFormat() throws {
     let result = try run(folio, ["model", "graph", "--format", "png", catalogModel])
