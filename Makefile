@@ -26,8 +26,7 @@ demo: deps
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq graphviz; }
 	$(SWIFT) build -c release --product folio
 	$(FOLIO) model info Samples/Expenses/Expenses.xcdatamodeld
-	$(FOLIO) model graph Samples/Company/Company.xcdatamodeld > company.dot
-	dot -Tsvg company.dot -o company.svg
+	$(FOLIO) model graph --format svg --output company.svg Samples/Company/Company.xcdatamodeld
 	@echo "Wrote company.svg, the Company model as a diagram."
 	$(FOLIO) replay --trace Samples/Expenses/undo-cascade.undo
 	$(FOLIO) info Samples/Expenses/Expenses.xml

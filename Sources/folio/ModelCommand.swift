@@ -12,6 +12,7 @@ struct ModelCommand: ParsableCommand {
       Examples:
         folio model info Samples/Expenses/Expenses.xcdatamodeld
         folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
+        folio model graph --format mermaid Samples/Library/Library.xcdatamodeld
         folio model infer Samples/Expenses/Expenses.xml > contents
         folio model diff "Old.xcdatamodeld/Model.xcdatamodel" Old.xcdatamodeld
       """,
@@ -39,7 +40,8 @@ extension ModelCommand {
       abstract: "List a model's entities, attributes, relationships and version hashes.",
       discussion: """
         Warnings about the model (a relationship with no inverse, a default value read \
-        leniently as Core Data does) go to standard error.
+        leniently as Core Data does) go to standard error, one a line; --json also lists \
+        them, each with its kind and place.
 
         Example:
           folio model info Samples/Expenses/Expenses.xcdatamodeld
@@ -49,7 +51,7 @@ extension ModelCommand {
 
     @OptionGroup var model: ModelOptions
 
-    @Flag(help: "Print JSON for machines instead of text.")
+    @Flag(help: "Print JSON (Formats/model-info.schema.json) instead of text.")
     var json = false
 
     func run() throws {
@@ -67,21 +69,64 @@ extension ModelCommand {
 
   struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Draw a model as a Graphviz DOT diagram.",
+      abstract: "Draw a model as a diagram: Graphviz DOT, Mermaid, or SVG drawn by Graphviz.",
       discussion: """
-        Entities are record nodes listing their attributes; relationships are labelled edges \
-        (one edge per inverse pair) with their cardinality and delete rule; inheritance is a \
-        hollow arrow to the parent entity.
+        --format dot (the default) prints Graphviz DOT. Each entity is a box: its name \
+        («abstract» when it is), its attributes as name : Type (? when optional; {unique}, \
+        {indexed}, {transient}, {derived} when they are), then its compound uniqueness \
+        constraints and fetch indexes. A relationship and its inverse are one line; each half \
+        is labelled with the relationship of the entity at its end, how many objects it holds \
+        (0..1, 1, 0..*, 2..5) and its delete rule, and a crow's foot marks an end where many \
+        objects take part. Inheritance is a dashed line with a hollow arrowhead to the parent. \
+        A legend under the graph explains the notation it uses.
 
-        Example:
-          folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
+        --format mermaid prints a Mermaid erDiagram, for Markdown: entities with their \
+        attributes and types, UK on those in a uniqueness constraint, the rest in comments; \
+        relationships as dashed lines with crow's-foot cardinality, labelled with the \
+        relationship and its inverse; inheritance as a solid "is a" line to the parent.
+
+        --format svg draws the DOT diagram with Graphviz's dot, which must be on PATH \
+        (apt-get install graphviz).
+
+        Examples:
+          folio model graph Samples/Company/Company.xcdatamodeld > company.dot
+          folio model graph --format mermaid Samples/Library/Library.xcdatamodeld
+          folio model graph --format svg --output company.svg \\
+            Samples/Company/Company.xcdatamodeld
         """
     )
 
+    /// The diagrams `graph` draws.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+      case dot, mermaid, svg
+    }
+
     @OptionGroup var model: ModelOptions
 
+    @Option(help: "The diagram: dot, mermaid or svg.")
+    var format: Format = .dot
+
+    @Option(help: "Write the diagram to this file instead of standard output.")
+    var output: String?
+
+    /// Finds Graphviz before any work, for SVG. Not a usage error, so it exits 1.
+    func validate() throws {
+      if format == .svg { _ = try Graphviz.locate() }
+    }
+
     func run() throws {
-      print(ModelGraph.dot(of: try model.load()), terminator: "")
+      let loaded = try model.load()
+      let text: String
+      switch format {
+      case .dot: text = ModelGraph.dot(of: loaded)
+      case .mermaid: text = ModelGraph.mermaid(of: loaded)
+      case .svg: text = try Graphviz.locate().svg(from: ModelGraph.dot(of: loaded))
+      }
+      if let output {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+      } else {
+        print(text, terminator: "")
+      }
     }
   }
 

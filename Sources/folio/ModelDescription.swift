@@ -140,7 +140,52 @@ enum ModelDescription {
     var entities: [EntityJSON]
     var configurations: [String: [String]]
     var fetchRequests: [String: FetchJSON]
-    var warnings: [String]
+    var warnings: [WarningJSON]
+  }
+
+  /// A warning about the model: what it is about, where, and the line `model info` prints to
+  /// standard error. Every key is present, `null` where the warning has no such part.
+  struct WarningJSON: Encodable {
+    var kind: String
+    var message: String
+    var entity: String?
+    var property: String?
+    var file: String?
+    var line: Int?
+    var column: Int?
+    var description: String
+
+    init(_ diagnostic: ModelDiagnostic) {
+      switch diagnostic.kind {
+      case .coercedDefaultValue: kind = "coercedDefaultValue"
+      case .coercedBound: kind = "coercedBound"
+      case .ignoredDefaultValue: kind = "ignoredDefaultValue"
+      case .missingInverse: kind = "missingInverse"
+      }
+      message = diagnostic.message
+      entity = diagnostic.location?.entity
+      property = diagnostic.location?.property
+      file = diagnostic.location?.file
+      line = diagnostic.location?.line
+      column = diagnostic.location?.column
+      description = diagnostic.description
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case kind, message, entity, property, file, line, column, description
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(kind, forKey: .kind)
+      try container.encode(message, forKey: .message)
+      try container.encode(entity, forKey: .entity)
+      try container.encode(property, forKey: .property)
+      try container.encode(file, forKey: .file)
+      try container.encode(line, forKey: .line)
+      try container.encode(column, forKey: .column)
+      try container.encode(description, forKey: .description)
+    }
   }
 
   struct EntityJSON: Encodable {
@@ -228,7 +273,7 @@ enum ModelDescription {
         uniqueKeysWithValues: model.fetchRequestTemplates.map {
           ($0.name, FetchJSON(entity: $0.entityName, predicate: $0.predicateString))
         }),
-      warnings: model.diagnostics.map(\.description))
+      warnings: model.diagnostics.map(WarningJSON.init))
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try encoder.encode(document), as: UTF8.self)

@@ -42,43 +42,6 @@ struct ModelCommandTests {
     assertSnapshot(result.standardOutput, named: "info-Company.json", in: snapshots)
   }
 
-  @Test("model graph draws DOT that Graphviz renders")
-  func graph() throws {
-    let result = try run(folio, ["model", "graph", "Samples/Company/Company.xcdatamodeld"])
-    #expect(result.status == 0)
-    assertSnapshot(result.standardOutput, named: "graph-Company.dot", in: snapshots)
-    let dot = ["/usr/bin/dot", "/usr/local/bin/dot"].first {
-      FileManager.default.isExecutableFile(atPath: $0)
-    }
-    guard let dot else { return }
-    let folder = try makeTemporaryFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let input = folder.appendingPathComponent("company.dot")
-    try Data(result.standardOutput.utf8).write(to: input)
-    let rendered = try run(URL(fileURLWithPath: dot), ["-Tsvg", input.path])
-    #expect(rendered.status == 0)
-    #expect(rendered.standardOutput.contains("<svg"))
-    #expect(rendered.standardOutput.contains("Employee"))
-  }
-
-  @Test("an inheritance edge is a hollow arrow to the parent")
-  func inheritanceInGraph() throws {
-    let folder = try makeTemporaryFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let file = folder.appendingPathComponent("contents")
-    try Data(
-      """
-      <model><entity name="Item" isAbstract="YES"><attribute name="title" optional="YES" attributeType="String"/></entity>
-      <entity name="Book" parentEntity="Item"><attribute name="pages" attributeType="Integer 32"/></entity></model>
-      """.utf8
-    ).write(to: file)
-    let result = try run(folio, ["model", "graph", file.path])
-    #expect(result.status == 0)
-    #expect(result.standardOutput.contains("\"Book\" -> \"Item\" [arrowhead=empty, style=dashed];"))
-    #expect(
-      result.standardOutput.contains("\"Item\" [label=\"«abstract» Item|title : String?\\l\"];"))
-  }
-
   @Test("model diff lists each change with its migration step, and whether all can be inferred")
   func diff() throws {
     let folder = try makeTemporaryFolder()

@@ -2,7 +2,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
-@Suite("folio info --json and validate --json, against their schemas")
+@Suite("folio info, validate and model info --json, against their schemas")
 struct JSONOutputTests {
   func check(_ output: String, against name: String) throws -> [String: Any] {
     let schema = try JSONSchemaCheck(
@@ -73,5 +73,62 @@ struct JSONOutputTests {
       try run(folio, ["validate", "--json", broken.path]).standardOutput, against: "validate")
     #expect(inferred["checked"] as? String == "types and relationship shapes")
     #expect(inferred["valid"] as? Bool == true)
+  }
+
+  @Test(
+    "model info --json conforms to its schema for every sample model",
+    arguments: sampleModels + [catalogModel])
+  func modelInfo(model: String) throws {
+    let result = try run(folio, ["model", "info", "--json", model])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardError == "")
+    let info = try check(result.standardOutput, against: "model-info")
+    #expect((info["warnings"] as? [Any])?.isEmpty == true)
+  }
+
+  @Test(
+    "model info --json gives each warning its kind, place and message, as standard error has it")
+  func modelInfoWarnings() throws {
+    let model = "Tests/FolioCLITests/Fixtures/Warnings.xcdatamodel"
+    let contents = "\(model)/contents"
+    let result = try run(folio, ["model", "info", "--json", model])
+    #expect(result.status == 0, "\(result.standardError)")
+    let info = try check(result.standardOutput, against: "model-info")
+    let warnings = try #require(info["warnings"] as? [[String: Any]])
+    let expected: [(kind: String, property: String, line: Int, message: String)] = [
+      (
+        "coercedDefaultValue", "level", 4,
+        #"defaultValueString "2.0" is read as 2, as Core Data does"#
+      ),
+      ("coercedBound", "scale", 5, #"minValueString "1.0" is read as 1, as Core Data does"#),
+      (
+        "ignoredDefaultValue", "serial", 6,
+        #"defaultValueString "none" is not a UUID, so Core Data ignores it"#
+      ),
+      (
+        "missingInverse", "owner", 7,
+        #"relationship "owner" has no inverse, so changes to it do not reach "Owner""#
+      ),
+    ]
+    #expect(warnings.count == expected.count)
+    for (warning, want) in zip(warnings, expected) {
+      #expect(warning["kind"] as? String == want.kind)
+      #expect(warning["entity"] as? String == "Gauge")
+      #expect(warning["property"] as? String == want.property)
+      #expect(warning["file"] as? String == contents)
+      #expect(warning["line"] as? Int == want.line)
+      #expect(warning["column"] is NSNull)
+      #expect(warning["message"] as? String == want.message)
+      #expect(
+        warning["description"] as? String
+          == "\(contents):\(want.line): Gauge.\(want.property): warning: \(want.message)")
+    }
+    // Standard error lists the same warnings, one a line, with or without --json.
+    let lines = warnings.compactMap { $0["description"] as? String }.map { $0 + "\n" }.joined()
+    #expect(result.standardError == lines)
+    let text = try run(folio, ["model", "info", model])
+    #expect(text.status == 0)
+    #expect(text.standardError == lines)
+    #expect(text.standardOutput.hasPrefix("Model: 2 entities"))
   }
 }
