@@ -85,6 +85,8 @@ struct GroupStack {
   var count: Int { storage.count - head }
   var isEmpty: Bool { count == 0 }
   var last: UndoGroup? { isEmpty ? nil : storage[storage.count - 1] }
+  /// The groups, oldest first.
+  var groups: ArraySlice<UndoGroup> { storage[head...] }
 
   mutating func push(_ group: UndoGroup) {
     storage.append(group)
