@@ -32,8 +32,13 @@ public final class Document {
   public private(set) var coordinator: PersistentStoreCoordinator
   /// The document's graph.
   public private(set) var context: ManagedObjectContext
-  /// The undo manager's state when the document was last saved (or opened).
-  private var savePoint: Int?
+  /// The undo manager's ``UndoManager/stateIdentifier`` when the document was last saved,
+  /// opened, created or reverted: the state in which it is not edited.
+  ///
+  /// ``isEdited`` compares it with the current state identifier;
+  /// ``UndoHistory/steps(toState:)`` finds it on the undo or redo stack, for an Undo History
+  /// list that marks the saved state.
+  public private(set) var savePoint: Int?
   private let eventLoop: UndoEventLoop
 
   /// A new, untitled document on `model`, its undo grouped by `eventLoop`'s turns.

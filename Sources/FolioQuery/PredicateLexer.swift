@@ -11,6 +11,8 @@ struct PredicateToken {
     case string(String)
     case integer(Int)
     case double(Double)
+    /// `@2024-05-01`, `@2024-05-01T12:30:00Z`: an ISO 8601 date.
+    case date(Date)
     /// `%@`, `%K`, `%d`, `%i`, `%f`: the letter after `%`.
     case placeholder(Character)
     /// `$name`.
@@ -119,6 +121,8 @@ struct PredicateLexer {
     switch character {
     case "\"", "'":
       return try readString(quote: character, from: start)
+    case "@" where cursor.peek(1)?.isASCIIDigit == true:
+      return try readDate(from: start)
     case "#", "$", "@":
       cursor.index += 1
       guard let next = cursor.peek(), Self.isIdentifierStart(next) else {
@@ -195,6 +199,20 @@ struct PredicateLexer {
     }
     guard let value = Double(text) else { throw QueryError.badNumber(text, column: start + 1) }
     return token(.double(value), from: start)
+  }
+
+  /// `@` and an ISO 8601 date (FolioModel's `ISODate`): the run of ASCII letters, digits and
+  /// `-`, `+`, `:`, `.` after the `@` must be a whole date, so a mistyped one is an error here
+  /// rather than a date followed by stray tokens.
+  private mutating func readDate(from start: Int) throws(QueryError) -> PredicateToken {
+    cursor.index += 1
+    cursor.skip { $0.isASCII && ($0.isLetter || $0.isNumber || "-+:.".contains($0)) }
+    let text = String(cursor.units[start + 1..<cursor.index])
+    do {
+      return token(.date(try ISODate.date(from: text)), from: start)
+    } catch {
+      throw QueryError.badDate("@" + text, reason: error.reason, column: start + 1)
+    }
   }
 
   private mutating func readString(quote: Character, from start: Int) throws(QueryError)

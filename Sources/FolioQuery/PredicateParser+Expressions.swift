@@ -1,3 +1,4 @@
+import FolioModel
 import Foundation
 
 extension PredicateParser {
@@ -13,6 +14,9 @@ extension PredicateParser {
     case .string(let value):
       _ = advance()
       return .constant(.string(value))
+    case .date(let value):
+      _ = advance()
+      return .constant(.date(value))
     case .variable(let name):
       _ = advance()
       return try parseSteps(after: .variable(name))
@@ -141,6 +145,14 @@ extension PredicateParser {
     try expectSymbol(")", "\")\" to close CAST")
     guard case .constant(let constant) = value else {
       throw QueryError.badCast(valueToken.text, to: type, column: valueToken.column)
+    }
+    if type == "NSDate", case .string(let text) = constant {
+      do {
+        return .constant(.date(try ISODate.date(from: text)))
+      } catch {
+        throw QueryError.badCast(
+          valueToken.text, to: type, reason: error.reason, column: valueToken.column)
+      }
     }
     guard let cast = QueryValue.cast(constant, to: type) else {
       if !QueryValue.castTypes.contains(type) {

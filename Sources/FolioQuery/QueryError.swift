@@ -105,6 +105,10 @@ extension QueryError {
     )
   }
 
+  static func badDate(_ text: String, reason: String, column: Int) -> QueryError {
+    QueryError(.syntax, "invalid date \"\(text)\": \(reason)", at: InputLocation(column: column))
+  }
+
   static func unsupportedCast(_ type: String, column: Int) -> QueryError {
     QueryError(
       .syntax,
@@ -113,9 +117,12 @@ extension QueryError {
       at: InputLocation(column: column))
   }
 
-  static func badCast(_ value: String, to type: String, column: Int) -> QueryError {
+  static func badCast(_ value: String, to type: String, reason: String? = nil, column: Int)
+    -> QueryError
+  {
     QueryError(
-      .syntax, "cannot CAST \(value) to \"\(type)\"", at: InputLocation(column: column))
+      .syntax, "cannot CAST \(value) to \"\(type)\"" + (reason.map { ": \($0)" } ?? ""),
+      at: InputLocation(column: column))
   }
 
   static func missingArgument(_ placeholder: String, number: Int, given: Int, column: Int)

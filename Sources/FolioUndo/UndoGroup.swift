@@ -85,6 +85,8 @@ struct GroupStack {
   var count: Int { storage.count - head }
   var isEmpty: Bool { count == 0 }
   var last: UndoGroup? { isEmpty ? nil : storage[storage.count - 1] }
+  /// The groups, oldest first.
+  var groups: ArraySlice<UndoGroup> { storage[head...] }
 
   mutating func push(_ group: UndoGroup) {
     storage.append(group)
@@ -99,14 +101,18 @@ struct GroupStack {
     return group
   }
 
-  mutating func dropOldest() {
-    guard !isEmpty else { return }
-    bytes -= storage[head].bytes
+  /// Removes the oldest group and returns it.
+  @discardableResult
+  mutating func dropOldest() -> UndoGroup? {
+    guard !isEmpty else { return nil }
+    let group = storage[head]
+    bytes -= group.bytes
     head += 1
     if head > 64, head * 2 > storage.count {
       storage.removeFirst(head)
       head = 0
     }
+    return group
   }
 
   mutating func removeAll() {

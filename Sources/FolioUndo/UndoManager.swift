@@ -72,6 +72,9 @@ public final class UndoManager {
     @exclusivity(unchecked)
   #endif
   var disableCount = 0
+  /// The state under the oldest group on the undo stack: the newest group dropped from it, or
+  /// `nil` while it reaches back to where recording started.
+  var baseStateIdentifier: Int?
   var nextGroupID = 1
   var observers: [Int: (UndoNotification) -> Void] = [:]
   var nextObserver = 0
@@ -319,6 +322,7 @@ public final class UndoManager {
     redoStack.removeAll()
     openGroups.removeAll()
     implicitGroupOpen = false
+    baseStateIdentifier = nil
   }
 
   /// Removes every action registered with `target`; groups left empty disappear.
@@ -337,28 +341,34 @@ public final class UndoManager {
 
   /// An opaque identifier of the state the recorded changes have reached: the identifier of
   /// the last change that ``undo()`` would undo (counting actions recorded in the open group),
-  /// or `nil` when there is none. A change keeps its identifier when it is undone and redone,
-  /// so comparing this with the value at a save tells exactly whether a document is back at
-  /// its saved state — even after undoing past it and redoing, and never again once a new
-  /// change has discarded the redo branch that led there.
+  /// or, when there is none, of the newest change ``levelsOfUndo`` or ``maximumUndoBytes``
+  /// dropped — `nil` when none was dropped since recording started. A change keeps its
+  /// identifier when it is undone and redone, so comparing this with the value at a save
+  /// tells exactly whether a document is back at its saved state — even after undoing past it
+  /// and redoing, and never again once a new change has discarded the redo branch that led
+  /// there, or the limits have dropped the changes that led back to it.
   public var stateIdentifier: Int? {
     if let open = openGroups.first, !open.actions.isEmpty { return open.id }
-    return undoStack.last?.id
+    return undoStack.last?.id ?? baseStateIdentifier
   }
 
   // MARK: Trimming
 
   func trim() {
     if levelsOfUndo > 0 {
-      while undoStack.count > levelsOfUndo { undoStack.dropOldest() }
+      while undoStack.count > levelsOfUndo { dropOldestUndoGroup() }
       while redoStack.count > levelsOfUndo { redoStack.dropOldest() }
     }
     if let budget = maximumUndoBytes {
       while undoStack.bytes + redoStack.bytes > budget, !redoStack.isEmpty {
         redoStack.dropOldest()
       }
-      while undoStack.bytes > budget, undoStack.count > 1 { undoStack.dropOldest() }
+      while undoStack.bytes > budget, undoStack.count > 1 { dropOldestUndoGroup() }
     }
+  }
+
+  private func dropOldestUndoGroup() {
+    if let dropped = undoStack.dropOldest() { baseStateIdentifier = dropped.id }
   }
 
   /// The estimated bytes the recorded actions on both stacks keep.

@@ -8,8 +8,11 @@ struct QueryCommand: ParsableCommand {
     commandName: "query",
     abstract: "Fetch objects of an entity from a store, filtered and sorted, as a table.",
     discussion: """
-      The predicate is Core Data's format syntax. --format chooses the output: a table \
-      (newlines and tabs in values shown as \\n and \\t, wide characters taking two columns), \
+      The predicate is Core Data's format syntax (Formats/predicate-format.md). Dates are \
+      written @YYYY-MM-DD (midnight UTC) or @YYYY-MM-DDTHH:MM:SSZ, with a fraction of a second \
+      and an offset such as +02:00 allowed: date >= @2024-05-01T12:30:00Z. --format chooses \
+      the output: a table (newlines and tabs in values shown as \\n and \\t, wide characters \
+      taking two columns), \
       CSV (RFC 4180), TSV (tabs, newlines and backslashes escaped as \\t, \\n, \\\\), JSON \
       ({"objects": [...]}, values typed as in dump --json, objects by URI) or JSON Lines. \
       Example:
@@ -22,7 +25,9 @@ struct QueryCommand: ParsableCommand {
   @Argument(help: "The entity to fetch (its subentities' objects included).")
   var entity: String
 
-  @Option(name: .customLong("where"), help: "A predicate, e.g. \"name BEGINSWITH[c] 'a'\".")
+  @Option(
+    name: .customLong("where"),
+    help: "A predicate, e.g. \"name BEGINSWITH[c] 'a'\" or \"date > @2024-05-01\".")
   var predicate: String?
 
   @Option(help: "A key path to sort by, KEY or KEY:desc; repeat for several levels.")

@@ -15,6 +15,10 @@ struct ReplayCommand: ParsableCommand {
       is 0 when every script ran to its end, 1 otherwise. The language is specified in \
       Formats/undo-script.md.
 
+      --trace writes each command as FILE:LINE: TEXT, then the state it leaves, then the \
+      current context's undo stack (oldest first), open group and redo stack (next redo \
+      first), with [saved] where the document's save point is (Formats/undo-script.md §14).
+
       With several scripts, each one's output follows a line naming it (== FILE), and a \
       summary ends the run on standard error: N scripts, N passed, N failed. --tap prints the \
       results as TAP (version 13) on standard output instead, the scripts' output as comments; \
@@ -30,7 +34,7 @@ struct ReplayCommand: ParsableCommand {
   @Argument(help: "The .undo scripts to run, in order; - reads one from standard input.")
   var scripts: [String]
 
-  @Flag(help: "Echo each command and the state it leaves.")
+  @Flag(help: "Echo each command, the state it leaves, and the undo and redo stacks.")
   var trace = false
 
   @Flag(help: "Print the results as TAP (Test Anything Protocol, version 13).")

@@ -176,7 +176,7 @@ struct ReplayCommandTests {
         == "typo.undo:4:3: unknown command \"insret\" (did you mean \"insert\"?)\n")
   }
 
-  @Test("--trace echoes each command and the state it leaves")
+  @Test("--trace echoes each command, the state it leaves and the undo stacks")
   func trace() throws {
     let directory = try folder(with: ["pass.undo": passing])
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -188,17 +188,66 @@ struct ReplayCommandTests {
           -> model loaded, no document
         pass.undo:2: new
           -> 0 objects (0 inserted, 0 updated, 0 deleted), no changes
+             undo: [saved]   redo: (empty)
         pass.undo:3: insert Person $p name="Ada"
           -> 1 object (1 inserted, 0 updated, 0 deleted), has changes
+             undo: [saved]   + pending changes   redo: (empty)
         pass.undo:4: insert Spending $s amount=42.5 person=$p
           -> 2 objects (2 inserted, 0 updated, 0 deleted), has changes
+             undo: [saved]   + pending changes   redo: (empty)
         pass.undo:5: expect $p.spendings.@sum.amount == 42.5
           -> 2 objects (2 inserted, 0 updated, 0 deleted), has changes
+             undo: [saved]   + pending changes   redo: (empty)
         pass.undo:6: print $p.spendings
         [$s]
           -> 2 objects (2 inserted, 0 updated, 0 deleted), has changes
+             undo: [saved]   + pending changes   redo: (empty)
 
         """)
+  }
+
+  @Test("--trace shows the undo and redo stacks, the open group and the save point")
+  func traceStacks() throws {
+    let script = """
+      model Expenses.xcdatamodeld
+      new
+      insert Person $ada name="Ada"
+      turn
+      name "Insert Ada"
+      begin "Add spendings"
+      insert Spending $tea amount=3 content="Tea" person=$ada
+      begin
+      set $tea.amount = 4
+      end
+      undo                            # a nested group is open
+      expect error open-group
+      end
+      turn
+      insert Spending $cake amount=2 content="Cake" person=$ada
+      turn
+      save trace.xml
+      set $ada.name = "Ada Lovelace"
+      turn
+      undo
+      undo                            # past the save point
+      redo
+      undo
+      set $ada.name = "Augusta"       # discards the redo branch that holds the save point
+      turn
+      save
+      levels 1
+      undo
+      redo
+      child sheet                     # another context: its own stacks, no save point
+      set $ada.name = "Ada King"
+      turn
+      """
+    let directory = try folder(with: ["trace.undo": script])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let result = try run(folio, ["replay", "--trace", "trace.undo"], in: directory)
+    #expect(result.status == 0)
+    #expect(result.standardError == "")
+    assertSnapshot(result.standardOutput, named: "replay-trace-stacks.txt", in: snapshots)
   }
 
   @Test("paths in a script are relative to its folder, not the current one")

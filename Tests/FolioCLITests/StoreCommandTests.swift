@@ -398,6 +398,41 @@ struct QueryCommandTests {
     #expect((document?["objects"] as? [[String: Any]])?.count == 3)
   }
 
+  @Test("ISO 8601 date literals filter a store's dates; a bad one is bad usage at its column")
+  func dates() throws {
+    // Ada's tea is at 1843-07-11T16:30:00Z, her notes at 1843-07-10T10:00:00Z; Babbage's gears
+    // and Somerville's book are from 1834; the punched cards have no date.
+    func query(_ predicate: String) throws -> ProcessResult {
+      try run(
+        folio,
+        [
+          "query", "Samples/Expenses/Expenses.xml", "Spending", "--where", predicate, "--sort",
+          "date", "--keys", "content,date",
+        ])
+    }
+    let after = try query("date > @1843-07-11")
+    #expect(after.status == 0, "\(after.standardError)")
+    #expect(
+      after.standardOutput == """
+        content  date
+        -------  --------------------
+        Tea      1843-07-11T16:30:00Z
+        (1 object)
+
+        """)
+    let times = try query(
+      "date >= @1843-07-10T11:00:00+01:00 AND date < CAST(\"1843-07-11T16:30:00Z\", \"NSDate\")")
+    #expect(times.status == 0, "\(times.standardError)")
+    #expect(times.standardOutput.contains("Notes on the Analytical Engine"))
+    #expect(!times.standardOutput.contains("Tea"))
+    let bad = try query("date > @1843-02-29")
+    #expect(bad.status == 64)
+    #expect(
+      bad.standardError.contains(
+        "--where \"date > @1843-02-29\": column 8: invalid date \"@1843-02-29\": February 1843 "
+          + "has no day 29"))
+  }
+
   @Test("a malformed predicate is bad usage naming the column; an unknown key fails")
   func errors() throws {
     let malformed = try run(

@@ -61,7 +61,11 @@ let parseErrors: [ParseErrorCase] = [
     "birthday > CAST(0, \"NSFoo\")",
     "column 20: cannot CAST to \"NSFoo\", expected \"NSDate\", \"NSNumber\", \"NSDecimalNumber\", "
       + "\"NSString\", \"NSUUID\", \"NSURL\" or \"NSData\""),
-  .init("birthday > CAST(\"x\", \"NSDate\")", "column 17: cannot CAST \"x\" to \"NSDate\""),
+  .init(
+    "birthday > CAST(\"x\", \"NSDate\")",
+    "column 17: cannot CAST \"x\" to \"NSDate\": expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS "
+      + "with Z or an offset such as +02:00"),
+  .init("birthday > CAST(YES, \"NSDate\")", "column 17: cannot CAST YES to \"NSDate\""),
   .init("age == %@", [], .missingArgument, "column 8: %@ needs argument 1, but 0 were given"),
   .init(
     "age == %@ OR age == %d", [.value(1)], .missingArgument,

@@ -315,7 +315,8 @@ struct ContextCommandTests {
         context main
         """, trace: true)
     #expect(result.failure == nil)
-    let lines = result.output.filter { !$0.hasPrefix("/") }
+    // The undo lines are the subject of the trace's own tests.
+    let lines = result.output.filter { !$0.hasPrefix("/") && !$0.hasPrefix("     undo: ") }
     #expect(
       Array(lines.suffix(13)) == [
         "  -> 2 objects (0 inserted, 0 updated, 0 deleted), no changes, in context other",

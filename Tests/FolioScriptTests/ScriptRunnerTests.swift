@@ -616,7 +616,7 @@ struct ScriptRunnerTests {
         """)
   }
 
-  @Test("trace echoes each command and the state it leaves")
+  @Test("trace echoes each command, the state it leaves and the undo stacks, errors included")
   func trace() {
     let result = replay(
       """
@@ -634,15 +634,20 @@ struct ScriptRunnerTests {
         "  -> model loaded, no document",
         "t.undo:2: new",
         "  -> 0 objects (0 inserted, 0 updated, 0 deleted), no changes",
+        "     undo: [saved]   redo: (empty)",
         "t.undo:3: insert Person $p name=\"Ada\"",
         "  -> 1 object (1 inserted, 0 updated, 0 deleted), has changes",
+        "     undo: [saved]   + pending changes   redo: (empty)",
         "t.undo:4: print $p.name",
         "\"Ada\"",
         "  -> 1 object (1 inserted, 0 updated, 0 deleted), has changes",
+        "     undo: [saved]   + pending changes   redo: (empty)",
         "t.undo:5: set $p.name = 3",
         "  -> error type-mismatch: 3 (an integer) is not of type String",
+        "     undo: [saved]   + pending changes   redo: (empty)",
         "t.undo:6: expect error type-mismatch",
         "  -> 1 object (1 inserted, 0 updated, 0 deleted), has changes",
+        "     undo: [saved]   + pending changes   redo: (empty)",
       ])
   }
 

@@ -392,6 +392,7 @@ extension SoakOracle {
     implicitGroupOpen = false
     collector = nil
     disableCount = 0
+    baseStateIdentifier = nil
   }
 }
 

@@ -127,6 +127,8 @@ public final class SoakOracle {
   public internal(set) var disableCount = 0
   public internal(set) var levelsOfUndo = 0
   var nextGroupID = 1
+  /// The state under the oldest undo group: the newest group the levels dropped, if any.
+  var baseStateIdentifier: Int?
   var savePoint: Int?
   /// Whether the save point can be compared: not after a rollback or changes registration
   /// did not record, until the next save.
@@ -194,7 +196,7 @@ public final class SoakOracle {
 
   var stateIdentifier: Int? {
     if let open = openGroups.first, !open.changes.isEmpty { return open.id }
-    return undoStack.last?.id
+    return undoStack.last?.id ?? baseStateIdentifier
   }
 
   // MARK: Changing the graph
@@ -547,7 +549,11 @@ public final class SoakOracle {
 
   private func trim() {
     guard levelsOfUndo > 0 else { return }
-    if undoStack.count > levelsOfUndo { undoStack.removeFirst(undoStack.count - levelsOfUndo) }
+    if undoStack.count > levelsOfUndo {
+      let dropped = undoStack.count - levelsOfUndo
+      baseStateIdentifier = undoStack[dropped - 1].id
+      undoStack.removeFirst(dropped)
+    }
     if redoStack.count > levelsOfUndo { redoStack.removeFirst(redoStack.count - levelsOfUndo) }
   }
 

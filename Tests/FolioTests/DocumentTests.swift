@@ -52,6 +52,21 @@ struct DocumentTests {
     #expect(try mix.value(forKey: "name") == nil)
   }
 
+  @Test("undoing every group levelsOfUndo kept does not reach a save point it dropped")
+  func savePointBelowDroppedGroups() throws {
+    let document = try Document(model: try musicModel(), eventLoop: ManualEventLoop())
+    let loop = try #require(document.undoManager?.eventLoop as? ManualEventLoop)
+    document.undoManager?.levelsOfUndo = 1
+    let mix = try document.context.insertNewObject(forEntityName: "Playlist")
+    loop.endTurn()
+    try mix.setValue("Mix", forKey: "name")
+    loop.endTurn()
+    try document.undoManager?.undo()
+    // The insertion, dropped from the stack, still stands: not the empty start.
+    #expect(document.context.insertedObjects == [mix])
+    #expect(document.isEdited)
+  }
+
   @Test("open, save, reopen; save as moves the document to the new file")
   func openSaveReopen() throws {
     let fixture = try DocumentFixture()

@@ -278,6 +278,13 @@ extension ManagedObjectContext {
 
   // MARK: Processing a turn
 
+  /// Whether the turn has changes that ``processPendingChanges()`` has not registered yet
+  /// (some may net to nothing, a value set back): what a trace shows beside the undo stack.
+  package var hasUnprocessedChanges: Bool {
+    !pendingDeletes.isEmpty || !turnInsertedRows.isEmpty || !turnDeleted.isEmpty
+      || !turnRows.isEmpty
+  }
+
   /// Applies pending deletes' rules, registers the turn's net change with the undo manager as
   /// one action, and posts one notification with the turn's inserted, updated (with their values
   /// before the turn) and deleted objects.

@@ -103,6 +103,7 @@ public final class ScriptRunner {
         pending = error
         if isTracing { output("  -> error \(error.code.rawValue): \(error.message)") }
       }
+      if isTracing, let undoTrace { output(undoTrace) }
     }
     if let pending { throw pending }
   }

@@ -1,11 +1,12 @@
+import FolioModel
 import Foundation
 
 /// The literal syntax shared by the lexer (reading values) and the printer (writing them), so
 /// that what `print` and `dump` write reads back as the same value.
 ///
-/// Dates are proleptic Gregorian in UTC, converted with Howard Hinnant's `days_from_civil`
-/// algorithm rather than a calendar object, so the result does not depend on the time zone or
-/// locale of the machine.
+/// Dates are proleptic Gregorian in UTC, read and converted by FolioModel's `ISODate` (without
+/// a calendar object), so the result does not depend on the time zone or locale of the
+/// machine.
 package enum Literal {
   // MARK: Strings
 
@@ -35,47 +36,11 @@ package enum Literal {
 
   // MARK: Dates
 
-  /// Seconds from 1970-01-01 to 2001-01-01, Foundation's reference date.
-  private static let referenceOffset: Int64 = 978_307_200
-
-  /// The date a literal's text after `@` names, or `nil` when it is not one.
-  ///
-  /// Accepts `YYYY-MM-DD` (midnight UTC) and `YYYY-MM-DDTHH:MM:SS`, optionally with a fraction
-  /// of a second, followed by `Z` or an offset `+HH:MM` / `-HH:MM`.
+  /// The date a literal's text after `@` names, or `nil` when it is not one (`ISODate`'s
+  /// syntax: `YYYY-MM-DD`, midnight UTC, or `YYYY-MM-DDTHH:MM:SS`, optionally with a fraction
+  /// of a second, followed by `Z` or an offset `+HH:MM` / `-HH:MM`).
   static func date(from text: String) -> Date? {
-    var reader = DigitReader(Array(text.unicodeScalars))
-    guard let year = reader.number(digits: 4), reader.skip("-"),
-      let month = reader.number(digits: 2), reader.skip("-"),
-      let day = reader.number(digits: 2),
-      (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
-    else { return nil }
-    var seconds = daysFromCivil(year: year, month: month, day: day) * 86_400
-    var fraction = 0.0
-    if !reader.isAtEnd {
-      guard reader.skip("T"), let hour = reader.number(digits: 2), reader.skip(":"),
-        let minute = reader.number(digits: 2), reader.skip(":"),
-        let second = reader.number(digits: 2),
-        hour < 24, minute < 60, second < 60
-      else { return nil }
-      seconds += Int64(hour * 3600 + minute * 60 + second)
-      if reader.skip(".") {
-        let digits = reader.digits()
-        guard !digits.isEmpty, let value = Double("0.\(digits)") else { return nil }
-        fraction = value
-      }
-      if reader.skip("Z") {
-        // UTC
-      } else if let sign = reader.sign() {
-        guard let hours = reader.number(digits: 2), reader.skip(":"),
-          let minutes = reader.number(digits: 2), hours < 24, minutes < 60
-        else { return nil }
-        seconds -= Int64(sign * (hours * 3600 + minutes * 60))
-      } else {
-        return nil
-      }
-    }
-    guard reader.isAtEnd else { return nil }
-    return Date(timeIntervalSinceReferenceDate: Double(seconds - referenceOffset) + fraction)
+    try? ISODate.date(from: text)
   }
 
   /// `@YYYY-MM-DDTHH:MM:SSZ`, with up to six digits of fraction when the date has one.
@@ -99,10 +64,10 @@ package enum Literal {
       whole += 1
       micros = 0
     }
-    let unix = whole + referenceOffset
+    let unix = whole + ISODate.referenceOffset
     let days = Int64((Double(unix) / 86_400).rounded(.down))
     let secondOfDay = unix - days * 86_400
-    let (year, month, day) = civilFromDays(days)
+    let (year, month, day) = ISODate.civilFromDays(days)
     if year < 0 { bytes.append(UInt8(ascii: "-")) }
     appendDigits(abs(year), 4, to: &bytes)
     bytes.append(UInt8(ascii: "-"))
@@ -139,84 +104,5 @@ package enum Literal {
       bytes.append(UInt8(48 + number / divisor % 10))
       divisor /= 10
     }
-  }
-
-  private static func isLeap(_ year: Int) -> Bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-  }
-
-  private static func daysIn(month: Int, year: Int) -> Int {
-    switch month {
-    case 2: isLeap(year) ? 29 : 28
-    case 4, 6, 9, 11: 30
-    default: 31
-    }
-  }
-
-  /// Days from 1970-01-01 to the given day of the proleptic Gregorian calendar.
-  static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-    let y = Int64(month <= 2 ? year - 1 : year)
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let m = Int64(month)
-    let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
-  }
-
-  /// The year, month and day `days` after 1970-01-01.
-  static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let mp = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    return (year, month, day)
-  }
-}
-
-/// Reads fixed-width numbers and separators from a date literal.
-private struct DigitReader {
-  let scalars: [Unicode.Scalar]
-  var position = 0
-
-  init(_ scalars: [Unicode.Scalar]) { self.scalars = scalars }
-
-  var isAtEnd: Bool { position == scalars.count }
-
-  mutating func skip(_ scalar: Unicode.Scalar) -> Bool {
-    guard position < scalars.count, scalars[position] == scalar else { return false }
-    position += 1
-    return true
-  }
-
-  mutating func number(digits count: Int) -> Int? {
-    guard position + count <= scalars.count else { return nil }
-    var value = 0
-    for scalar in scalars[position..<position + count] {
-      guard ("0"..."9").contains(scalar) else { return nil }
-      value = value * 10 + Int(scalar.value - 48)
-    }
-    position += count
-    return value
-  }
-
-  mutating func digits() -> String {
-    var text = ""
-    while position < scalars.count, ("0"..."9").contains(scalars[position]) {
-      text.unicodeScalars.append(scalars[position])
-      position += 1
-    }
-    return text
-  }
-
-  mutating func sign() -> Int? {
-    if skip("+") { return 1 }
-    if skip("-") { return -1 }
-    return nil
   }
 }
