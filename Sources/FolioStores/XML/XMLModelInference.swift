@@ -31,39 +31,218 @@ struct XMLModelInference {
     var parent: String?
   }
 
-  private struct Link: Hashable {
+  /// A link from one object to another, by their ID numbers (``number(ofID:)``).
+  private struct Link: Hashable, Comparable {
     let source: Int64
     let target: Int64
+
+    static func < (lhs: Link, rhs: Link) -> Bool {
+      (lhs.source, lhs.target) < (rhs.source, rhs.target)
+    }
+
+    var reversed: Link { Link(source: target, target: source) }
+  }
+
+  /// An attribute of an entity as written, with its type word: once seen, a repeat changes
+  /// nothing.
+  private struct AttributeSighting: Hashable {
+    let entity: String
+    let name: String
+    let word: String
+  }
+
+  /// A relationship of an entity as written, with its destination.
+  private struct RelationshipSighting: Hashable {
+    let entity: String
+    let name: String
+    let destination: String?
   }
 
   private var entities: [String: Entity] = [:]
   private var order: [String] = []
-  /// The entities of the objects with each ID text (several when hierarchies share a number).
-  private var objectEntities: [String: [String]] = [:]
-  /// Links by (entity disk name, relationship name), as object ID texts.
-  private var links: [String: [(String, String)]] = [:]
+  /// Entity keys by the type objects are written with.
+  private var typeKeys: [String: String] = [:]
+  /// The entity of the objects with each ID (by ``number(ofID:)``), and the further entities
+  /// of an ID several hierarchies share.
+  private var objectEntities: [Int64: String] = [:]
+  private var moreObjectEntities: [Int64: [String]] = [:]
+  /// IDs that are not `z` and a number without leading zeros, numbered from -1 down.
+  private var otherIDs: [String: Int64] = [:]
+  /// Each relationship's links, by "ENTITY.name" in `linkKeys` at the same index.
+  private var linkKeys: [String] = []
+  private var links: [[Link]] = []
+  private var attributesSeen: Set<AttributeSighting> = []
+  /// Each relationship seen: the entity's key, its index there, and its links' index.
+  private var relationshipsSeen: [RelationshipSighting: (key: String, index: Int, links: Int)] =
+    [:]
 
-  static func infer(from url: URL) throws(StoreError) -> ManagedObjectModel {
+  /// Infers the model of the store at `url`. With `checksFile` false, from a scan of the file's
+  /// tags (``XMLTagScan``) when the scan reads the file, which checks only what the tags show;
+  /// otherwise, and when the scan gives up, through libxml2, which checks the whole file.
+  static func infer(from url: URL, checksFile: Bool = true) throws(StoreError)
+    -> ManagedObjectModel
+  {
     let parser = try XMLStoreParser(url: url)
+    // Sorted: entities the hashes name without objects come in the same order every time.
+    let spellings = parser.metadata.modelVersionHashes.keys.sorted()
+    if !checksFile, var scanned = scan(url) {
+      return try scanned.model(spellings: spellings, path: url.path)
+    }
     var inference = XMLModelInference()
     try inference.collect(parser)
-    return try inference.model(
-      spellings: Array(parser.metadata.modelVersionHashes.keys), path: url.path)
+    return try inference.model(spellings: spellings, path: url.path)
+  }
+
+  /// What a scan of the file's tags shows, or `nil` when the scan gives up or the tags show
+  /// something wrong (a parse then says what, and where).
+  static func scan(_ url: URL) -> XMLModelInference? {
+    guard var scan = XMLTagScan(path: url.path) else { return nil }
+    defer { scan.close() }
+    var inference = XMLModelInference()
+    var key = ""
+    var source: Int64 = 0
+    do {
+      while let tag = try scan.next() {
+        switch tag {
+        case .object(let type, let id):
+          (key, source) = inference.object(type: type, id: id)
+        case .attribute(let name, let word):
+          guard !key.isEmpty else { return nil }
+          func location() -> InputLocation { InputLocation(file: url.path) }
+          if let type = try inference.attributeType(name, word: word, of: key, location: location) {
+            try inference.addAttribute(name, type, word: word, to: key, location: location)
+          }
+        case .relationship(let name, let type, let destination, let idrefs):
+          guard !key.isEmpty, XMLObjectIDs.isRelationshipType(type) else { return nil }
+          var targets: [Int64] = []
+          for text in idrefs.split(separator: 32) {
+            targets.append(text.withUnsafeBufferPointer { inference.number(ofID: $0) })
+          }
+          inference.relationship(
+            name, type: type, destination: destination, of: key, from: source, to: targets)
+        }
+      }
+    } catch {
+      return nil
+    }
+    return inference
   }
 
   private mutating func entity(_ diskName: String) -> String {
+    if let key = typeKeys[diskName] { return key }
     let key = diskName.uppercased()
     if entities[key] == nil {
       entities[key] = Entity(diskName: key)
       order.append(key)
     }
+    typeKeys[diskName] = key
     return key
+  }
+
+  /// The number an object ID is known by: a Core Data ID's own (`z102` is 102), another text
+  /// one of its own below zero. Two IDs have the same number exactly when their texts match.
+  private mutating func number(ofID id: UnsafeBufferPointer<UInt8>) -> Int64 {
+    if id.count >= 2, id.count <= 19, id[0] == UInt8(ascii: "z"),
+      id.count == 2 || id[1] != UInt8(ascii: "0")
+    {
+      var value: Int64 = 0
+      var digits = true
+      for byte in id[1...] {
+        guard byte &- 48 < 10 else {
+          digits = false
+          break
+        }
+        value = value * 10 + Int64(byte &- 48)
+      }
+      if digits { return value }
+    }
+    let text = String(decoding: id, as: UTF8.self)
+    if let number = otherIDs[text] { return number }
+    let number = -Int64(otherIDs.count) - 1
+    otherIDs[text] = number
+    return number
+  }
+
+  private mutating func number(ofID id: String) -> Int64 {
+    var id = id
+    return id.withUTF8 { number(ofID: $0) }
+  }
+
+  /// An object of type `type` with ID `id`: its entity's key and its ID's number.
+  private mutating func object(type: String, id: String) -> (String, Int64) {
+    let key = entity(type)
+    let number = number(ofID: id)
+    if objectEntities[number] == nil {
+      objectEntities[number] = key
+    } else {
+      moreObjectEntities[number, default: []].append(key)
+    }
+    return (key, number)
+  }
+
+  /// The entities of the objects with ID number `number`, in the order they were read.
+  private func entities(ofObject number: Int64) -> [String] {
+    guard let first = objectEntities[number] else { return [] }
+    return [first] + (moreObjectEntities[number] ?? [])
+  }
+
+  /// The type of an attribute `name` written with type word `word` on an object of `key`;
+  /// `nil` when such an attribute was seen before and adds nothing.
+  private func attributeType(
+    _ name: String, word: String, of key: String, location: () -> InputLocation
+  ) throws(StoreError) -> AttributeType? {
+    if attributesSeen.contains(AttributeSighting(entity: key, name: name, word: word)) {
+      return nil
+    }
+    guard let type = XMLValueCoding.attributeType(forWord: word) else {
+      throw StoreError.unknownTypeWord(word, at: location())
+    }
+    guard type != .composite else { throw StoreError.compositeNotInferable(at: location()) }
+    return type
+  }
+
+  /// A relationship `name` of an object of `key` (ID number `source`) to `targets`.
+  private mutating func relationship(
+    _ name: String, type: String, destination: String?, of key: String, from source: Int64,
+    to targets: [Int64]
+  ) {
+    let sighting = RelationshipSighting(entity: key, name: name, destination: destination)
+    let seen: (key: String, index: Int, links: Int)
+    if let found = relationshipsSeen[sighting] {
+      seen = found
+    } else {
+      let destinationKey = entity(destination ?? key)
+      var relationships = entities[key]?.relationships ?? []
+      let index: Int
+      if let found = relationships.firstIndex(where: {
+        $0.name.lowercased() == name.lowercased()
+      }) {
+        index = found
+      } else {
+        relationships.append(Relationship(name: name, destination: destinationKey))
+        index = relationships.count - 1
+      }
+      entities[key]?.relationships = relationships
+      let linkKey = key + "." + relationships[index].name
+      let list = linkKeys.firstIndex(of: linkKey) ?? linkKeys.count
+      if list == linkKeys.count {
+        linkKeys.append(linkKey)
+        links.append([])
+      }
+      seen = (key, index, list)
+      relationshipsSeen[sighting] = seen
+    }
+    if type == "0/0" || targets.count > 1,
+      entities[seen.key]?.relationships[seen.index].isToMany == false
+    {
+      entities[seen.key]?.relationships[seen.index].isToMany = true
+    }
+    for target in targets { links[seen.links].append(Link(source: source, target: target)) }
   }
 
   private mutating func collect(_ parser: XMLStoreParser) throws(StoreError) {
     while let object = try parser.nextObject() {
-      let key = entity(object.type)
-      objectEntities[object.id, default: []].append(key)
+      let (key, source) = self.object(type: object.type, id: object.id)
       while let header = try parser.nextProperty() {
         switch header {
         case .attribute(let name, let word, let line):
@@ -71,41 +250,29 @@ struct XMLModelInference {
           func location() -> InputLocation {
             parser.location(tag: "attribute", named: name, line: line)
           }
-          guard let type = XMLValueCoding.attributeType(forWord: word) else {
-            throw StoreError.unknownTypeWord(word, at: location())
-          }
-          guard type != .composite else { throw StoreError.compositeNotInferable(at: location()) }
+          let type = try attributeType(name, word: word, of: key, location: location)
           try parser.skipAttribute()
-          try addAttribute(name, type, to: key, line: line, parser: parser)
+          if let type { try addAttribute(name, type, word: word, to: key, location: location) }
         case .relationship(let name, let type, let destination, let idrefs, let line):
           guard XMLObjectIDs.isRelationshipType(type) else {
             throw StoreError.badRelationshipType(
               type, at: parser.location(tag: "relationship", named: name, line: line))
           }
-          let targets = idrefs.split(separator: " ").map(String.init)
-          let destinationKey = entity(destination ?? object.type)
-          var relationships = entities[key]?.relationships ?? []
-          let index: Int
-          if let found = relationships.firstIndex(where: {
-            $0.name.lowercased() == name.lowercased()
-          }) {
-            index = found
-          } else {
-            relationships.append(Relationship(name: name, destination: destinationKey))
-            index = relationships.count - 1
-          }
-          if type == "0/0" || targets.count > 1 { relationships[index].isToMany = true }
-          entities[key]?.relationships = relationships
-          let linkKey = key + "." + relationships[index].name
-          for target in targets { links[linkKey, default: []].append((object.id, target)) }
+          let targets = idrefs.split(separator: " ").map { number(ofID: String($0)) }
+          relationship(
+            name, type: type, destination: destination, of: key, from: source, to: targets)
         }
       }
     }
   }
 
+  /// Adds an attribute `name` of `type` (written `word`) to the entity `key`, or widens the
+  /// type of the one it has.
   private mutating func addAttribute(
-    _ name: String, _ type: AttributeType, to key: String, line: Int, parser: XMLStoreParser
+    _ name: String, _ type: AttributeType, word: String, to key: String,
+    location: () -> InputLocation
   ) throws(StoreError) {
+    defer { attributesSeen.insert(AttributeSighting(entity: key, name: name, word: word)) }
     guard var entity = entities[key] else { return }
     if let index = entity.attributes.firstIndex(where: { $0.name.lowercased() == name.lowercased() }
     ) {
@@ -115,7 +282,7 @@ struct XMLModelInference {
           .malformedStore,
           "attribute \"\(name)\" is written both as \(XMLValueCoding.typeWord(for: old)) and "
             + "as \(XMLValueCoding.typeWord(for: type))",
-          at: parser.location(tag: "attribute", named: name, line: line))
+          at: location())
       }
       entity.attributes[index].type = wider
     } else {
@@ -153,9 +320,11 @@ struct XMLModelInference {
   private mutating func inferInheritance() {
     for key in order {
       for relationship in entities[key]?.relationships ?? [] {
-        for (_, target) in links[key + "." + relationship.name] ?? [] {
-          let candidates = objectEntities[target] ?? []
-          guard !candidates.contains(relationship.destination), let actual = candidates.first,
+        guard let list = linkKeys.firstIndex(of: key + "." + relationship.name) else { continue }
+        for link in links[list] {
+          // The entities of the target, in the order they were read: almost always one.
+          guard let actual = objectEntities[link.target], actual != relationship.destination,
+            moreObjectEntities[link.target]?.contains(relationship.destination) != true,
             !ancestors(of: actual).contains(relationship.destination),
             entities[actual]?.parent == nil,
             !ancestors(of: relationship.destination).contains(actual)
@@ -183,30 +352,33 @@ struct XMLModelInference {
     return key
   }
 
+  /// Each relationship's inverse, by "ENTITY.name": the one relationship whose links are
+  /// exactly its links reversed (as sets, and not empty).
   private func inverses() -> [String: String] {
-    var byDeclaration: [String: Set<Link>] = [:]
-    var numbers: [String: Int64] = [:]
-    func number(_ text: String) -> Int64 {
-      if let value = numbers[text] { return value }
-      let value = Int64(numbers.count)
-      numbers[text] = value
-      return value
-    }
-    for (key, pairs) in links {
+    var byDeclaration: [String: [Link]] = [:]
+    for (index, key) in linkKeys.enumerated() where !links[index].isEmpty {
       guard let dot = key.firstIndex(of: ".") else { continue }
       let name = String(key[key.index(after: dot)...])
       let owner = declaringEntity(of: name, from: String(key[..<dot]))
-      for (source, target) in pairs {
-        byDeclaration[owner + "." + name, default: []].insert(
-          Link(source: number(source), target: number(target)))
-      }
+      byDeclaration[owner + "." + name, default: []] += links[index]
     }
+    func sortedSet(_ links: [Link]) -> [Link] {
+      var sorted = links.sorted()
+      var kept = 0
+      for index in sorted.indices where index == 0 || sorted[index] != sorted[kept - 1] {
+        sorted[kept] = sorted[index]
+        kept += 1
+      }
+      sorted.removeLast(sorted.count - kept)
+      return sorted
+    }
+    let forward = byDeclaration.mapValues(sortedSet)
     var partners: [String: [String]] = [:]
-    let keys = byDeclaration.keys.sorted()
+    let keys = forward.keys.sorted()
     for first in keys {
-      guard let forward = byDeclaration[first] else { continue }
-      let reversed = Set(forward.map { Link(source: $0.target, target: $0.source) })
-      for second in keys where byDeclaration[second] == reversed {
+      guard let links = forward[first] else { continue }
+      let reversed = sortedSet(links.map(\.reversed))
+      for second in keys where forward[second] == reversed {
         partners[first, default: []].append(second)
       }
     }
@@ -289,5 +461,19 @@ extension XMLStore {
   /// - Complexity: O(*n*) in the size of the file, plus O(*l*) memory for its *l* links.
   public static func inferModel(from url: URL) throws(StoreError) -> ManagedObjectModel {
     try XMLModelInference.infer(from: url)
+  }
+
+  /// Infers a model from the XML store at `url` as ``inferModel(from:)`` does, for a caller that
+  /// reads the store with it next: from a scan of the file's tags, many times faster than a
+  /// parse, when the scan can read the file (UTF-8, the markup Core Data writes), else as
+  /// ``inferModel(from:)``. The scan checks only what the tags show, so a file that is not well
+  /// formed may give a model; reading the store with it then fails, naming the place.
+  ///
+  /// - Throws: what ``inferModel(from:)`` throws.
+  /// - Complexity: O(*n*) in the size of the file, plus O(*l* log *l*) for its *l* links.
+  public static func inferModelForReading(from url: URL) throws(StoreError)
+    -> ManagedObjectModel
+  {
+    try XMLModelInference.infer(from: url, checksFile: false)
   }
 }

@@ -36,9 +36,8 @@ struct XMLObjectIDs {
 
   /// Whether `type` has the form of a relationship type, `M/N` (`1/1`, `0/0`, `0/1`).
   static func isRelationshipType(_ type: String) -> Bool {
-    let parts = type.split(separator: "/", omittingEmptySubsequences: false)
-    return parts.count == 2
-      && parts.allSatisfy { part in !part.isEmpty && part.utf8.allSatisfy { $0 &- 48 < 10 } }
+    var type = type
+    return type.withUTF8 { isRelationshipType($0) }
   }
 
   /// Whether the bytes `type` have the form of a relationship type, `M/N`.
