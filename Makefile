@@ -1,14 +1,16 @@
-# Folio — make demo, make test, make bench, make soak OPS=N SEED=S.
+# Folio — make demo, make test, make bench, make soak OPS=N SEED=S, make install PREFIX=DIR.
 # Each target that runs Swift first checks that there is a Swift toolchain, then installs the
 # system libraries Folio links (libxml2, zlib, SQLite) when missing.
 
 SWIFT ?= swift
+# The version of this source tree (README.md, "Versions"); `folio --version` prints the same.
+VERSION := $(shell cat VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FOLIO := .build/release/folio
 OPS ?= 10000000
 SEED ?= 1
 
-.PHONY: all build demo test test-asan test-asan-unsafe test-tsan api test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay toolchain
+.PHONY: all build demo test test-asan test-asan-unsafe test-tsan api test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay toolchain install uninstall tag
 
 all: build
 
@@ -162,5 +164,48 @@ soak: toolchain deps
 	$(SWIFT) build -c release --product FolioSoakRunner
 	FOLIO_SOAK_OPS=$(OPS) FOLIO_SOAK_SEED=$(SEED) .build/release/FolioSoakRunner
 
+# Installing: `make install PREFIX=DIR` (default /usr/local; DESTDIR=STAGE puts the tree under
+# STAGE, for packaging) installs folio, its man page and its bash, zsh and fish completions.
+# folio is built in release with the Swift runtime linked in (--static-swift-stdlib), so the
+# installed binary needs no toolchain; that build has its own folder, so the release builds of
+# `make demo` and `make bench` stay as they are. The man page is what swift-argument-parser's
+# generate-manual plugin writes from folio's help, the plugin building the package's products
+# in debug, as `make build` does; the completion scripts are folio's own.
+PREFIX ?= /usr/local
+INSTALL_ROOT = $(DESTDIR)$(patsubst ~%,$(HOME)%,$(PREFIX))
+INSTALL_BUILD := --scratch-path .build-install -c release --static-swift-stdlib
+INSTALL_FOLIO := .build-install/release/folio
+INSTALL_STAGE := .build-install/share
+MANUAL := .build/plugins/GenerateManual/outputs/folio/folio.1
+INSTALLED := bin/folio share/man/man1/folio.1 share/bash-completion/completions/folio \
+  share/zsh/site-functions/_folio share/fish/vendor_completions.d/folio.fish
+
+install: toolchain deps
+	$(SWIFT) build $(INSTALL_BUILD) --product folio
+	@[ "$$($(INSTALL_FOLIO) --version)" = "$(VERSION)" ] || { \
+	  echo "folio --version says $$($(INSTALL_FOLIO) --version), VERSION says $(VERSION)" >&2; exit 1; }
+	$(SWIFT) package plugin generate-manual --configuration debug
+	mkdir -p $(INSTALL_STAGE)
+	for shell in bash zsh fish; do \
+	  $(INSTALL_FOLIO) --generate-completion-script $$shell > $(INSTALL_STAGE)/folio.$$shell || exit 1; \
+	done
+	install -d "$(INSTALL_ROOT)/bin" "$(INSTALL_ROOT)/share/man/man1" \
+	  "$(INSTALL_ROOT)/share/bash-completion/completions" "$(INSTALL_ROOT)/share/zsh/site-functions" \
+	  "$(INSTALL_ROOT)/share/fish/vendor_completions.d"
+	install -m 755 $(INSTALL_FOLIO) "$(INSTALL_ROOT)/bin/folio"
+	install -m 644 $(MANUAL) "$(INSTALL_ROOT)/share/man/man1/folio.1"
+	install -m 644 $(INSTALL_STAGE)/folio.bash "$(INSTALL_ROOT)/share/bash-completion/completions/folio"
+	install -m 644 $(INSTALL_STAGE)/folio.zsh "$(INSTALL_ROOT)/share/zsh/site-functions/_folio"
+	install -m 644 $(INSTALL_STAGE)/folio.fish "$(INSTALL_ROOT)/share/fish/vendor_completions.d/folio.fish"
+	@echo "Installed folio $(VERSION) in $(INSTALL_ROOT) (README.md, \"Install\", turns completions on)."
+
+uninstall:
+	rm -f $(foreach file,$(INSTALLED),"$(INSTALL_ROOT)/$(file)")
+
+# A release: VERSION and CHANGELOG.md's heading say X.Y.Z, committed; `make tag` tags that commit.
+tag:
+	@git diff --quiet HEAD || { echo "commit your changes before tagging v$(VERSION)" >&2; exit 1; }
+	git tag -a "v$(VERSION)" -m "Folio $(VERSION)"
+
 clean:
-	rm -rf .build .build-fuzz .build-asan .build-asan-unsafe .build-tsan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*
+	rm -rf .build .build-fuzz .build-install .build-asan .build-asan-unsafe .build-tsan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*

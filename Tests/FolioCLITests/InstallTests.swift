@@ -67,7 +67,7 @@ struct InstallTests {
   @Test(
     "make without Swift says which Swift to get and how, and stops",
     .enabled(if: make != nil, "make is not installed"),
-    arguments: ["build", "test", "demo", "lint"])
+    arguments: ["build", "test", "demo", "install", "lint"])
   func noToolchain(target: String) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
