@@ -1,15 +1,37 @@
-# Folio — make demo, make test, make bench, make soak OPS=N SEED=S.
-# Each target first installs the system libraries Folio links (libxml2, zlib, SQLite) when missing.
+# Folio — make demo, make test, make bench, make soak OPS=N SEED=S, make install PREFIX=DIR.
+# Each target that runs Swift first checks that there is a Swift toolchain, then installs the
+# system libraries Folio links (libxml2, zlib, SQLite) when missing.
 
 SWIFT ?= swift
+# The version of this source tree (README.md, "Versions"); `folio --version` prints the same.
+VERSION := $(shell cat VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FOLIO := .build/release/folio
 OPS ?= 10000000
 SEED ?= 1
 
-.PHONY: all build demo test test-asan test-asan-unsafe test-tsan api test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay
+.PHONY: all build demo test test-asan test-asan-unsafe test-tsan api test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay toolchain install uninstall tag
 
 all: build
+
+# The oldest Swift that builds Folio: Package.swift's tools version.
+SWIFT_MINIMUM := $(shell sed -n '1s|^// swift-tools-version: *\([0-9.]*\).*|\1|p' Package.swift)
+
+# A Swift toolchain, SWIFT_MINIMUM or later, or a message saying how to get one.
+toolchain:
+	@command -v $(SWIFT) >/dev/null 2>&1 || { \
+	  echo "Folio needs a Swift toolchain, Swift $(SWIFT_MINIMUM) or later, and there is no '$(SWIFT)' command here." >&2; \
+	  echo "Get one from https://www.swift.org/install/linux/ — with swiftly, which installs and updates it:" >&2; \
+	  echo '  curl -O https://download.swift.org/swiftly/linux/swiftly-$$(uname -m).tar.gz' >&2; \
+	  echo '  tar zxf swiftly-$$(uname -m).tar.gz && ./swiftly init' >&2; \
+	  echo "then open a new shell and run make again, or name a toolchain: make SWIFT=/path/to/usr/bin/swift" >&2; \
+	  exit 1; }
+	@version=$$($(SWIFT) --version 2>/dev/null | sed -n 's/.*Swift version \([0-9][0-9.]*\).*/\1/p' | head -n 1); \
+	  if [ -n "$$version" ] && ! printf '%s\n%s\n' "$(SWIFT_MINIMUM)" "$$version" | sort -V -C; then \
+	    echo "Folio needs Swift $(SWIFT_MINIMUM) or later, and '$(SWIFT)' is Swift $$version:" >&2; \
+	    echo "get a newer one from https://www.swift.org/install/linux/ (swiftly install latest)." >&2; \
+	    exit 1; \
+	  fi
 
 deps:
 	@{ pkg-config --exists libxml-2.0 zlib sqlite3 2>/dev/null && command -v sqlite3 >/dev/null; } || { \
@@ -17,10 +39,10 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) apt-get install -y -qq pkg-config libxml2-dev zlib1g-dev libsqlite3-dev sqlite3; }
 
-build: deps
+build: toolchain deps
 	$(SWIFT) build
 
-demo: deps
+demo: toolchain deps
 	@command -v dot >/dev/null 2>&1 || { \
 	  echo "Installing graphviz for the diagram"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq graphviz; }
@@ -35,7 +57,7 @@ demo: deps
 	$(FOLIO) info Samples/Expenses/Expenses-session.folio
 	$(FOLIO) migrate Samples/Library/Library.xml --model Samples/Library/Library.xcdatamodeld --dry-run
 
-test: deps
+test: toolchain deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	.build/debug/folio replay Samples/*/*.undo
@@ -57,7 +79,7 @@ ASAN_SUITES := $(subst $(comma),|,$(ASAN_TARGETS))
 ASAN_UNSAFE_BUILD := --scratch-path .build-asan-unsafe --sanitize=address
 # Its build holds only the test targets it runs (FOLIO_TEST_SUBSET, read by Package.swift), in
 # its own folder.
-test-asan-unsafe: deps
+test-asan-unsafe: toolchain deps
 	FOLIO_TEST_SUBSET=$(ASAN_TARGETS) $(SWIFT) build --build-tests $(ASAN_UNSAFE_BUILD)
 	FOLIO_TEST_SUBSET=$(ASAN_TARGETS) $(ASAN_ENV) $(SWIFT) test --skip-build \
 	  $(ASAN_UNSAFE_BUILD) --filter '$(ASAN_SUITES)'
@@ -66,18 +88,18 @@ test-asan-unsafe: deps
 	ASAN_OPTIONS=detect_leaks=0 $(MAKE) --no-print-directory fuzz-replay \
 	  FUZZ_REPLAY_BIN=.build-asan-unsafe/debug
 
-test-asan: deps
+test-asan: toolchain deps
 	$(SWIFT) build --build-tests $(ASAN_BUILD)
 	$(ASAN_ENV) $(SWIFT) test --skip-build $(ASAN_BUILD)
 
 # The whole suite under ThreadSanitizer, in its own build folder, for a nightly or pre-release run.
 TSAN_BUILD := --scratch-path .build-tsan --sanitize=thread
-test-tsan: deps
+test-tsan: toolchain deps
 	$(SWIFT) build --build-tests $(TSAN_BUILD)
 	$(SWIFT) test --skip-build $(TSAN_BUILD)
 
 # The store limits at their full size (values of 128 MiB): gigabytes of memory, minutes of CPU.
-test-limits: deps
+test-limits: toolchain deps
 	FOLIO_HEAVY_TESTS=1 $(SWIFT) test --filter StoreLimitFullSizeTests
 
 # The fuzz executables of the normal build (or of FUZZ_REPLAY_BIN) replay inputs: every checked-in seed and fuzz
@@ -105,7 +127,7 @@ FUZZ_BUILD := .build-fuzz
 FUZZ_TARGETS := FuzzXMLStore FuzzBinaryStore FuzzBinaryBody FuzzXcodeModel FuzzPredicate \
   FuzzUndoScript FuzzSQLiteStore FuzzMappingModel
 
-fuzz-build: deps
+fuzz-build: toolchain deps
 	for target in $(FUZZ_TARGETS); do \
 	  nice -n 10 $(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product $$target \
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFOLIO_FUZZING \
@@ -122,24 +144,67 @@ fuzz: fuzz-build
 # checks that each library module's graph was written by this dump.
 SYMBOL_GRAPHS = mkdir -p .build && touch .build/symbol-graph-stamp && \
   $(SWIFT) package dump-symbol-graph --minimum-access-level public > /dev/null 2>&1 || true
-lint:
+lint: toolchain
 	$(SWIFT) format lint --strict --recursive Sources Tests Plugins Samples Package.swift
 	$(SYMBOL_GRAPHS)
 	python3 scripts/api-baseline.py check
 
-api:
+api: toolchain
 	$(SYMBOL_GRAPHS)
 	python3 scripts/api-baseline.py write
 
-bench: deps
+bench: toolchain deps
 	$(SWIFT) build -c release --product FolioBenchmarks
 	.build/release/FolioBenchmarks
 
 # A differential soak: OPS random operations on Folio and on a simple oracle, compared after
 # each one; a divergence prints a shrunk undo script that reproduces it.
-soak: deps
+soak: toolchain deps
 	$(SWIFT) build -c release --product FolioSoakRunner
 	FOLIO_SOAK_OPS=$(OPS) FOLIO_SOAK_SEED=$(SEED) .build/release/FolioSoakRunner
 
+# Installing: `make install PREFIX=DIR` (default /usr/local; DESTDIR=STAGE puts the tree under
+# STAGE, for packaging) installs folio, its man page and its bash, zsh and fish completions.
+# folio is built in release with the Swift runtime linked in (--static-swift-stdlib), so the
+# installed binary needs no toolchain; that build has its own folder, so the release builds of
+# `make demo` and `make bench` stay as they are. The man page is what swift-argument-parser's
+# generate-manual plugin writes from folio's help, the plugin building the package's products
+# in debug, as `make build` does; the completion scripts are folio's own.
+PREFIX ?= /usr/local
+INSTALL_ROOT = $(DESTDIR)$(patsubst ~%,$(HOME)%,$(PREFIX))
+INSTALL_BUILD := --scratch-path .build-install -c release --static-swift-stdlib
+INSTALL_FOLIO := .build-install/release/folio
+INSTALL_STAGE := .build-install/share
+MANUAL := .build/plugins/GenerateManual/outputs/folio/folio.1
+INSTALLED := bin/folio share/man/man1/folio.1 share/bash-completion/completions/folio \
+  share/zsh/site-functions/_folio share/fish/vendor_completions.d/folio.fish
+
+install: toolchain deps
+	$(SWIFT) build $(INSTALL_BUILD) --product folio
+	@[ "$$($(INSTALL_FOLIO) --version)" = "$(VERSION)" ] || { \
+	  echo "folio --version says $$($(INSTALL_FOLIO) --version), VERSION says $(VERSION)" >&2; exit 1; }
+	$(SWIFT) package plugin generate-manual --configuration debug
+	mkdir -p $(INSTALL_STAGE)
+	for shell in bash zsh fish; do \
+	  $(INSTALL_FOLIO) --generate-completion-script $$shell > $(INSTALL_STAGE)/folio.$$shell || exit 1; \
+	done
+	install -d "$(INSTALL_ROOT)/bin" "$(INSTALL_ROOT)/share/man/man1" \
+	  "$(INSTALL_ROOT)/share/bash-completion/completions" "$(INSTALL_ROOT)/share/zsh/site-functions" \
+	  "$(INSTALL_ROOT)/share/fish/vendor_completions.d"
+	install -m 755 $(INSTALL_FOLIO) "$(INSTALL_ROOT)/bin/folio"
+	install -m 644 $(MANUAL) "$(INSTALL_ROOT)/share/man/man1/folio.1"
+	install -m 644 $(INSTALL_STAGE)/folio.bash "$(INSTALL_ROOT)/share/bash-completion/completions/folio"
+	install -m 644 $(INSTALL_STAGE)/folio.zsh "$(INSTALL_ROOT)/share/zsh/site-functions/_folio"
+	install -m 644 $(INSTALL_STAGE)/folio.fish "$(INSTALL_ROOT)/share/fish/vendor_completions.d/folio.fish"
+	@echo "Installed folio $(VERSION) in $(INSTALL_ROOT) (README.md, \"Install\", turns completions on)."
+
+uninstall:
+	rm -f $(foreach file,$(INSTALLED),"$(INSTALL_ROOT)/$(file)")
+
+# A release: VERSION and CHANGELOG.md's heading say X.Y.Z, committed; `make tag` tags that commit.
+tag:
+	@git diff --quiet HEAD || { echo "commit your changes before tagging v$(VERSION)" >&2; exit 1; }
+	git tag -a "v$(VERSION)" -m "Folio $(VERSION)"
+
 clean:
-	rm -rf .build .build-fuzz .build-asan .build-asan-unsafe .build-tsan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*
+	rm -rf .build .build-fuzz .build-install .build-asan .build-asan-unsafe .build-tsan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*

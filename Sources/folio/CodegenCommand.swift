@@ -28,10 +28,12 @@ struct CodegenCommand: ParsableCommand {
 
   @OptionGroup var model: ModelOptions
 
-  @Option(help: "The folder to write the files into (created if missing).")
+  @Option(help: "The folder to write the files into (created if missing).", completion: .directory)
   var output: String
 
-  @Option(help: "An entity to write classes for; repeat for several. All entities by default.")
+  @Option(
+    help: "An entity to write classes for; repeat for several. All entities by default.",
+    completion: Completions.codegenEntity)
   var entity: [String] = []
 
   @Flag(help: "Write what each entity's Codegen setting asks for, as the build plugin does.")

@@ -9,6 +9,10 @@ import Foundation
 /// The `folio` command-line tool.
 @main
 struct FolioCommand: ParsableCommand {
+  /// The version `folio --version` prints: the one the top-level VERSION file names, which a
+  /// test keeps this equal to.
+  static let version = "0.1.0"
+
   static let configuration = CommandConfiguration(
     commandName: "folio",
     abstract: "Core Data's object graph, stores and undo, on Linux.",
@@ -22,7 +26,7 @@ struct FolioCommand: ParsableCommand {
         folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" --sort amount:desc
         folio codegen Samples/Company/Company.xcdatamodeld --output Sources/App/Model
       """,
-    version: "0.1.0",
+    version: version,
     subcommands: [
       ModelCommand.self, ReplayCommand.self, InfoCommand.self, DumpCommand.self,
       ConvertCommand.self, ValidateCommand.self, QueryCommand.self, MetadataCommand.self,

@@ -20,13 +20,19 @@ struct MetadataCommand: ParsableCommand {
         folio metadata notes.folio --set author=Ada --remove draft
       """)
 
-  @Argument(help: "A store file: a Core Data XML store or a .folio binary store.")
+  @Argument(
+    help: "A store file: a Core Data XML store or a .folio binary store.",
+    completion: Completions.metadataStore)
   var file: String
 
-  @Option(name: .customLong("set"), help: "Set user metadata KEY to the string VALUE.")
+  @Option(
+    name: .customLong("set"), help: "Set user metadata KEY to the string VALUE.",
+    completion: Completions.typed)
   var assignments: [String] = []
 
-  @Option(name: .customLong("remove"), help: "Remove user metadata KEY.")
+  @Option(
+    name: .customLong("remove"), help: "Remove user metadata KEY.",
+    completion: Completions.metadataKey)
   var removals: [String] = []
 
   @Flag(help: "Print the metadata as JSON.")

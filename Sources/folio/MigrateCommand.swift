@@ -33,17 +33,22 @@ struct MigrateCommand: ParsableCommand {
         folio migrate Library.sqlite --model Library.xcdatamodeld --to "Library 2"
       """)
 
-  @Argument(help: "The store: a Core Data SQLite or XML store, or a .folio binary store.")
+  @Argument(
+    help: "The store: a Core Data SQLite or XML store, or a .folio binary store.",
+    completion: Completions.store)
   var file: String
 
-  @Option(help: "The model bundle (.xcdatamodeld) holding the store's version and the destination.")
+  @Option(
+    help: "The model bundle (.xcdatamodeld) holding the store's version and the destination.",
+    completion: Completions.modelBundle)
   var model: String
 
   @Option(
     help: """
       The destination version: its name in the bundle (its .xcdatamodel folder without the \
       extension) or its version identifier. Default: the bundle's current version.
-      """)
+      """,
+    completion: Completions.migrationVersion)
   var to: String?
 
   @Option(
@@ -51,7 +56,8 @@ struct MigrateCommand: ParsableCommand {
     help: """
       An Xcode mapping model (.xcmappingmodel, or its xcmapping.xml) for one step; repeat it \
       for several. The source and destination model versions it names choose its step.
-      """)
+      """,
+    completion: Completions.mappingModel)
   var mappings: [String] = []
 
   @Flag(help: "Print what the migration would do, and change nothing.")

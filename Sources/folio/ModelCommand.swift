@@ -22,7 +22,9 @@ struct ModelCommand: ParsableCommand {
 
 /// The model path and loading flags every `model` subcommand takes.
 struct ModelOptions: ParsableArguments {
-  @Argument(help: "An .xcdatamodeld bundle, an .xcdatamodel folder or a bare contents file.")
+  @Argument(
+    help: "An .xcdatamodeld bundle, an .xcdatamodel folder or a bare contents file.",
+    completion: Completions.model)
   var path: String
 
   @Flag(help: "Treat warnings (lenient default values, missing inverses) as errors.")
@@ -148,7 +150,7 @@ extension ModelCommand {
         """
     )
 
-    @Argument(help: "A Core Data SQLite or XML store.")
+    @Argument(help: "A Core Data SQLite or XML store.", completion: Completions.store)
     var store: String
 
     func run() throws {
@@ -180,11 +182,11 @@ extension ModelCommand {
 
     @Argument(
       help:
-        "The older version: an .xcdatamodel folder, a contents file, or a bundle (its current version)."
-    )
+        "The older version: an .xcdatamodel folder, a contents file, or a bundle (its current version).",
+      completion: Completions.model)
     var old: String
 
-    @Argument(help: "The newer version, likewise.")
+    @Argument(help: "The newer version, likewise.", completion: Completions.model)
     var new: String
 
     func run() throws {

@@ -22,24 +22,33 @@ struct QueryCommand: ParsableCommand {
 
   @OptionGroup var store: StoreOptions
 
-  @Argument(help: "The entity to fetch (its subentities' objects included).")
+  @Argument(
+    help: "The entity to fetch (its subentities' objects included).",
+    completion: Completions.queryEntity)
   var entity: String
 
   @Option(
     name: .customLong("where"),
-    help: "A predicate, e.g. \"name BEGINSWITH[c] 'a'\" or \"date > @2024-05-01\".")
+    help: "A predicate, e.g. \"name BEGINSWITH[c] 'a'\" or \"date > @2024-05-01\".",
+    completion: Completions.typed)
   var predicate: String?
 
-  @Option(help: "A key path to sort by, KEY or KEY:desc; repeat for several levels.")
+  @Option(
+    help: "A key path to sort by, KEY or KEY:desc; repeat for several levels.",
+    completion: Completions.typed)
   var sort: [String] = []
 
-  @Option(help: "The most objects to print.")
+  @Option(help: "The most objects to print.", completion: Completions.typed)
   var limit: Int?
 
-  @Option(help: "Comma-separated key paths to print (default: the entity's attributes).")
+  @Option(
+    help: "Comma-separated key paths to print (default: the entity's attributes).",
+    completion: Completions.typed)
   var keys: String?
 
-  @Option(help: "The output: table, csv, tsv, json or jsonl.")
+  @Option(
+    help: "The output: table, csv, tsv, json or jsonl.",
+    completion: .list(QueryFormat.allCases.map(\.rawValue)))
   var format: QueryFormat = .table
 
   @Flag(help: "The same as --format json.")

@@ -31,7 +31,9 @@ struct ReplayCommand: ParsableCommand {
       """
   )
 
-  @Argument(help: "The .undo scripts to run, in order; - reads one from standard input.")
+  @Argument(
+    help: "The .undo scripts to run, in order; - reads one from standard input.",
+    completion: Completions.undoScript)
   var scripts: [String]
 
   @Flag(help: "Echo each command, the state it leaves, and the undo and redo stacks.")
@@ -40,7 +42,9 @@ struct ReplayCommand: ParsableCommand {
   @Flag(help: "Print the results as TAP (Test Anything Protocol, version 13).")
   var tap = false
 
-  @Option(help: "Also write the results as a JUnit XML report to this file.")
+  @Option(
+    help: "Also write the results as a JUnit XML report to this file.",
+    completion: Completions.xmlReport)
   var junit: String?
 
   /// One script's result.

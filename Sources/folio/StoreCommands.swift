@@ -15,7 +15,8 @@ struct StoreOptions: ParsableArguments {
     help: """
       A store file: a Core Data SQLite or XML store, or a .folio binary store; - reads it \
       from standard input.
-      """)
+      """,
+    completion: Completions.store)
   var file: String
 
   @Option(
@@ -23,7 +24,8 @@ struct StoreOptions: ParsableArguments {
       The model the store was written with (.xcdatamodeld, .xcdatamodel or contents). \
       Without it, an XML store's model is inferred from the file, a .folio store's is \
       the one it carries, and a SQLite store's the one Core Data cached in it.
-      """)
+      """,
+    completion: Completions.model)
   var model: String?
 
   @Flag(
@@ -271,7 +273,9 @@ struct ConvertCommand: ParsableCommand {
 
   @OptionGroup var store: StoreOptions
 
-  @Argument(help: "The file to write; its extension chooses the format.")
+  @Argument(
+    help: "The file to write; its extension chooses the format.",
+    completion: Completions.writableStore)
   var output: String
 
   /// The format OUT's extension names, checked before anything is read.
