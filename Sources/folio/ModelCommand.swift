@@ -105,10 +105,13 @@ extension ModelCommand {
 
     @OptionGroup var model: ModelOptions
 
-    @Option(help: "The diagram: dot, mermaid or svg.")
+    @Option(
+      help: "The diagram: dot, mermaid or svg.", completion: .list(["dot", "mermaid", "svg"]))
     var format: Format = .dot
 
-    @Option(help: "Write the diagram to this file instead of standard output.")
+    @Option(
+      help: "Write the diagram to this file instead of standard output.",
+      completion: .file(extensions: ["dot", "mmd", "svg"]))
     var output: String?
 
     /// Finds Graphviz before any work, for SVG. Not a usage error, so it exits 1.
