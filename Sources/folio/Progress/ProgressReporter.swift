@@ -5,7 +5,7 @@ import Synchronization
   import Glibc
 #endif
 
-// How long work shows its progress. The work itself only stores a count of objects now and
+// How long work shows how far it has come. The work itself only stores a count of objects now and
 // then (a relaxed atomic store, a plain move on x86), or nothing at all; a timer thread samples
 // that count and the process's I/O counters (`ProcessIO`) ten times a second, works out the
 // fraction done, the rate over the last few seconds and the time left, and redraws one line on
@@ -18,7 +18,8 @@ import Synchronization
 /// or written, objects, or both.
 ///
 /// ```swift
-/// let progress = ProgressReporter(workSize: ProgressReporter.size(of: url))
+/// let size = ProgressReporter.size(of: url)
+/// let progress = ProgressReporter(workSize: size)
 /// defer { progress.finish() }
 /// progress.begin(.init(name: "reading", bytes: .read, totalBytes: size, countsObjects: true))
 /// for record in records { done += 1; progress.count(objects: done) }
