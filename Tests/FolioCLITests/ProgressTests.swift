@@ -4,6 +4,10 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The progress line is drawn only on a terminal: these tests run `folio` under util-linux's
 /// `script`, which gives it a pseudo-terminal, and read what the terminal was sent. The store
 /// is a few megabytes, so `FOLIO_PROGRESS_THRESHOLD` lowers the 8 MB threshold below it.
@@ -19,8 +23,24 @@ struct ProgressTests {
   /// A folder with an XML store of items and its model's bundle, made once for the suite.
   static let files = Result { try makeFiles() }
 
+  /// The files, in a temporary folder of a fixed name kept from one run to the next (the
+  /// suite has no end to remove them at), made there once.
   static func makeFiles() throws -> (store: URL, bundle: URL) {
+    let kept = FileManager.default.temporaryDirectory
+      .appendingPathComponent("folio-progress-tests-1", isDirectory: true)
+    let files = (
+      kept.appendingPathComponent("items.xml"),
+      kept.appendingPathComponent("Items.xcdatamodeld")
+    )
+    if FileManager.default.fileExists(atPath: files.0.path) { return files }
     let folder = try makeTemporaryFolder()
+    try writeFiles(in: folder)
+    // Another run may have put its own there meanwhile: those are as good.
+    if rename(folder.path, kept.path) != 0 { try? FileManager.default.removeItem(at: folder) }
+    return files
+  }
+
+  static func writeFiles(in folder: URL) throws {
     let model = try ManagedObjectModel {
       EntityDescription("Item") {
         AttributeDescription("name", .string)
@@ -45,7 +65,6 @@ struct ProgressTests {
     try XMLStore().write(
       StoreContents(metadata: StoreMetadata(storeType: "XML"), records: records), model: model,
       to: store)
-    return (store, bundle)
   }
 
   /// `folio arguments` with its standard streams on a terminal, standard output sent to
