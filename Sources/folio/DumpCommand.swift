@@ -19,6 +19,8 @@ struct DumpCommand: ParsableCommand {
         folio dump Samples/Expenses/Expenses.xml
         folio dump --json Samples/Expenses/Expenses.folio --model Samples/Expenses/Expenses.xcdatamodeld
         folio dump --jsonl Samples/Expenses/Expenses.xml | jq 'select(.attributes.amount > 100)'
+
+      \(progressHelp) The line is not drawn while standard output is the terminal too.
       """)
 
   @OptionGroup var store: StoreOptions
@@ -34,12 +36,14 @@ struct DumpCommand: ParsableCommand {
   }
 
   func run() throws {
-    let source = try store.open()
+    let progress = try store.progress(standardOutputBusy: true)
+    defer { progress.finish() }
+    let source = try store.open(progress: progress)
     let mode: DumpPrinter.Mode =
       json ? .json(format: source.format.typeName) : jsonl ? .jsonl : .text
     var printer = DumpPrinter(mode: mode, model: source.model)
     do {
-      try store.read(source, into: &printer)
+      try store.read(source, into: &printer, progress: progress)
     } catch {
       // Output that cannot be written stops the reading; that is the error to show.
       if let failure = printer.failure { throw failure }

@@ -31,6 +31,8 @@ struct MigrateCommand: ParsableCommand {
       Examples:
         folio migrate Library.xml --model Library.xcdatamodeld --dry-run
         folio migrate Library.sqlite --model Library.xcdatamodeld --to "Library 2"
+
+      \(progressHelp)
       """)
 
   @Argument(
@@ -90,23 +92,10 @@ struct MigrateCommand: ParsableCommand {
     var migration = try StoreMigration(
       storeAt: url, format: format, bundle: bundle, to: to, mappings: given)
     migration.keepsBackup = keepBackup
-    let progress = Progress(enabled: isatty(STDERR_FILENO) == 1)
-    let show: (StoreMigrationProgress) -> Void = { state in
-      let objects = state.objects
-      let fraction =
-        objects.totalObjects > 0
-        ? Double(objects.completedObjects) / Double(objects.totalObjects) : 1
-      let stage: Double =
-        switch objects.stage {
-        case .creatingObjects: 0
-        case .relationships: 1
-        case .validating: 2
-        }
-      progress.show(
-        "step \(state.step + 1) of \(state.steps): \(objects.stage.rawValue), "
-          + "\(objects.completedObjects) of \(objects.totalObjects) objects",
-        fraction: (Double(state.step) + (stage + fraction) / 3) / Double(max(state.steps, 1)))
-    }
+    let progress = ProgressReporter(workSize: ProgressReporter.size(of: url))
+    defer { progress.finish() }
+    progress.begin(.scanning(url, as: "reading"))
+    let show = progressShown(on: progress)
     Interruption.catchInterrupts()
     let interrupted = { Interruption.requested }
     let report: StoreMigrationReport
@@ -131,6 +120,38 @@ struct MigrateCommand: ParsableCommand {
 }
 
 extension MigrateCommand {
+  /// What shows a migration's reports on `progress`: each step's stages, its objects done of
+  /// all, and once the last stage of the last step is done, the new file's bytes written.
+  func progressShown(on progress: ProgressReporter) -> (StoreMigrationProgress) -> Void {
+    var current: (step: Int, stage: MigrationProgress.Stage)?
+    var isWriting = false
+    return { state in
+      let objects = state.objects
+      guard !isWriting else { return }
+      if current?.step != state.step || current?.stage != objects.stage {
+        current = (state.step, objects.stage)
+        let stage =
+          switch objects.stage {
+          case .creatingObjects: "creating objects"
+          case .relationships: "relationships"
+          case .validating: "validating"
+          }
+        progress.begin(
+          .init(
+            name: "step \(state.step + 1) of \(state.steps): \(stage)", countsObjects: true,
+            totalObjects: objects.totalObjects))
+      }
+      progress.count(objects: objects.completedObjects)
+      if !dryRun, state.step == state.steps - 1, objects.stage == .validating,
+        objects.completedObjects == objects.totalObjects
+      {
+        // What is left is writing the new file.
+        isWriting = true
+        progress.begin(.writing(objects: objects.totalObjects))
+      }
+    }
+  }
+
   func migrate(
     _ migration: StoreMigration, progress: @escaping (StoreMigrationProgress) -> Void,
     _ interrupted: @escaping () -> Bool

@@ -18,6 +18,8 @@ struct QueryCommand: ParsableCommand {
       Example:
         folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" \\
           --sort amount:desc --keys content,amount,person.name --format csv
+
+      \(progressHelp)
       """)
 
   @OptionGroup var store: StoreOptions
@@ -67,12 +69,15 @@ struct QueryCommand: ParsableCommand {
   }
 
   func run() throws {
-    let url = try store.url()
-    let storeFormat = try PersistentStoreCoordinator.format(of: url, among: store.formats)
-    let model = try store.loadModel(for: url, format: storeFormat)
+    let progress = try store.progress()
+    defer { progress.finish() }
+    let source = try store.open(progress: progress)
+    let model = source.model
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    progress.begin(.reading(source))
     do {
-      try coordinator.addPersistentStore(at: url, format: storeFormat)
+      try coordinator.addPersistentStore(
+        at: source.url, format: ProgressCountingFormat(base: source.format, progress: progress))
     } catch {
       throw store.hinted(error)
     }
@@ -91,6 +96,7 @@ struct QueryCommand: ParsableCommand {
         keyPath: parts[0], ascending: parts.count < 2 || parts[1].lowercased() != "desc")
     }
     request.fetchLimit = limit ?? 0
+    progress.begin(.init(name: "fetching \(entity)"))
     let objects = try context.fetch(request)
     let columns =
       keys.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
@@ -99,6 +105,7 @@ struct QueryCommand: ParsableCommand {
       try columns.map { column in try object.value(forKeyPath: column) }
     }
     let output: QueryFormat = json ? .json : format
+    progress.finish()
     switch output {
     case .json, .jsonl:
       let lines = values.map { row in

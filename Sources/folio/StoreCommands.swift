@@ -59,19 +59,16 @@ struct StoreOptions: ParsableArguments {
     ]
   }
 
-  /// The file's format, its model, its contents, and the version of a bundle `--model` names
-  /// that the store was found to be written with.
-  func read() throws -> (
-    format: any StoreFormat, model: ManagedObjectModel, contents: StoreContents, version: String?
-  ) {
-    let source = try open()
-    let contents: StoreContents
+  /// The whole store `source` names, its records in the file's order; `progress` shows the
+  /// bytes read.
+  func readContents(_ source: Source, progress: ProgressReporter) throws -> StoreContents {
+    progress.begin(.reading(source, isWhole: true))
+    let format = ProgressCountingFormat(base: source.format, progress: progress)
     do {
-      contents = try source.format.read(from: source.url, model: source.model)
+      return try format.read(from: source.url, model: source.model)
     } catch {
       throw hinted(error)
     }
-    return (source.format, source.model, contents, source.version)
   }
 
   /// A store recognised and its model found, ready to be read.
@@ -83,27 +80,30 @@ struct StoreOptions: ParsableArguments {
     var version: String?
   }
 
-  /// The store's file, format and model, before any object is read.
-  func open() throws -> Source {
+  /// The store's file, format and model, before any object is read; `progress` shows the
+  /// pass over the file that infers an XML store's model.
+  func open(progress: ProgressReporter? = nil) throws -> Source {
     let url = try self.url()
     let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+    if let progress, model == nil, format is XMLStore {
+      progress.begin(.scanning(url, as: "inferring the model"))
+    }
     let (model, version) = try loadModelAndVersion(for: url, format: format)
     return Source(url: url, format: format, model: model, version: version)
   }
 
-  /// Reads `source`'s records into `consumer`, one at a time where the format can.
-  func read<Consumer: StoreRecordConsumer>(_ source: Source, into consumer: inout Consumer)
-    throws
-  {
+  /// Reads `source`'s records into `consumer`, one at a time where the format can; `progress`
+  /// shows the bytes and objects read.
+  func read<Consumer: StoreRecordConsumer>(
+    _ source: Source, into consumer: inout Consumer, progress: ProgressReporter
+  ) throws {
+    progress.begin(.reading(source))
+    let format = ProgressCountingFormat(base: source.format, progress: progress)
     do {
-      try source.format.read(from: source.url, model: source.model, into: &consumer)
+      try format.read(from: source.url, model: source.model, into: &consumer)
     } catch {
       throw hinted(error)
     }
-  }
-
-  func loadModel(for url: URL, format: any StoreFormat) throws -> ManagedObjectModel {
-    try loadModelAndVersion(for: url, format: format).model
   }
 
   /// The model, and with `--model` naming a bundle, the name of the version found to have
@@ -195,6 +195,8 @@ struct InfoCommand: ParsableCommand {
     discussion: """
       Example:
         folio info Samples/Expenses/Expenses.xml
+
+      \(progressHelp)
       """)
 
   @OptionGroup var store: StoreOptions
@@ -203,10 +205,13 @@ struct InfoCommand: ParsableCommand {
   var json = false
 
   func run() throws {
-    let source = try store.open()
+    let progress = try store.progress()
+    defer { progress.finish() }
+    let source = try store.open(progress: progress)
     let (format, model, version) = (source.format, source.model, source.version)
     var tally = RecordTally()
-    try store.read(source, into: &tally)
+    try store.read(source, into: &tally, progress: progress)
+    progress.finish()
     let (metadata, counts, total) = (tally.metadata, tally.counts, tally.total)
     if json {
       let entities = counts.keys.sorted().map {
@@ -269,6 +274,8 @@ struct ConvertCommand: ParsableCommand {
       The output is written atomically: an existing OUT is replaced only once the new file is \
       complete. Example:
         folio convert Samples/Expenses/Expenses.xml /tmp/Expenses.folio
+
+      \(progressHelp)
       """)
 
   @OptionGroup var store: StoreOptions
@@ -295,15 +302,13 @@ struct ConvertCommand: ParsableCommand {
   func run() throws {
     let format = try outputFormat()
     let url = URL(fileURLWithPath: output)
-    let progress = Progress(enabled: isatty(STDERR_FILENO) == 1)
-    progress.show("reading", fraction: 0)
-    let (_, model, contents, _) = try store.read()
-    progress.show("writing \(contents.records.count) objects", fraction: 0.5)
-    var converted = contents
+    let progress = try store.progress()
+    defer { progress.finish() }
+    let source = try store.open(progress: progress)
+    var converted = try store.readContents(source, progress: progress)
+    progress.begin(.writing(objects: converted.records.count))
     converted.metadata.storeType = format.typeName
-    try format.write(converted, model: model, to: url)
-    progress.show("done", fraction: 1)
-    progress.finish()
+    try format.write(converted, model: source.model, to: url)
   }
 }
 
@@ -320,6 +325,8 @@ struct ValidateCommand: ParsableCommand {
       value's type and each relationship's shape: that is all that is checked, and the \
       output says so. Example:
         folio validate Samples/Expenses/Expenses.xml --model Samples/Expenses/Expenses.xcdatamodeld
+
+      \(progressHelp)
       """)
 
   @OptionGroup var store: StoreOptions
@@ -332,17 +339,22 @@ struct ValidateCommand: ParsableCommand {
   var json = false
 
   func run() throws {
-    let url = try store.url()
-    let format = try PersistentStoreCoordinator.format(of: url, among: store.formats)
-    let model = try store.loadModel(for: url, format: format)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(at: url, format: format)
+    let progress = try store.progress()
+    defer { progress.finish() }
+    let opened = try store.open(progress: progress)
+    let (url, format) = (opened.url, opened.format)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: opened.model)
+    progress.begin(.reading(opened))
+    try coordinator.addPersistentStore(
+      at: url, format: ProgressCountingFormat(base: format, progress: progress))
     let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
     let count = context.registeredObjects.count
     let source = store.modelSource(for: format, version: nil)
     let inferred = store.model == nil && source.hasPrefix("inferred")
+    progress.begin(.init(name: "validating \(ProgressLine.objects(count, of: nil))"))
     guard json else {
       try context.validateAllObjects()
+      progress.finish()
       report(count: count, source: source, inferred: inferred)
       return
     }
@@ -353,6 +365,7 @@ struct ValidateCommand: ParsableCommand {
       guard !error.failures.isEmpty else { throw error }
       failures = error.failures
     }
+    progress.finish()
     let listed = failures.map { failure in
       "{\"object\":\(ObjectJSON.string(failure.objectID.uriRepresentation.absoluteString)),"
         + "\"entity\":\(ObjectJSON.string(failure.entityName)),"
@@ -377,25 +390,6 @@ struct ValidateCommand: ParsableCommand {
     } else {
       print("\(store.file): \(count) objects, all valid")
     }
-  }
-}
-
-/// A one-line progress bar on standard error, drawn only when it is a terminal.
-final class Progress {
-  let enabled: Bool
-  init(enabled: Bool) { self.enabled = enabled }
-
-  func show(_ phase: String, fraction: Double) {
-    guard enabled else { return }
-    let width = 30
-    let filled = Int((fraction * Double(width)).rounded())
-    let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-    FileHandle.standardError.write(Data("\r[\(bar)] \(phase)\u{1B}[K".utf8))
-  }
-
-  func finish() {
-    guard enabled else { return }
-    FileHandle.standardError.write(Data("\n".utf8))
   }
 }
 

@@ -1,0 +1,54 @@
+import Folio
+import Foundation
+
+/// What the help of the commands that read or write whole stores says of their progress line.
+let progressHelp = """
+  On a terminal, a store of 8 MB or more shows the progress of the work on standard error: \
+  the phase, the bytes and objects so far, a percentage, the rate and the time left, on one \
+  line erased when the work ends. Nothing is drawn when standard error is not a terminal or \
+  TERM is dumb; NO_COLOR, set and not empty, leaves the line without bold.
+  """
+
+extension StoreOptions {
+  /// The progress line for this store's command: shown when the store is large and standard
+  /// error a terminal; `standardOutputBusy` when the command prints as it reads.
+  func progress(standardOutputBusy: Bool = false) throws -> ProgressReporter {
+    ProgressReporter(
+      workSize: ProgressReporter.size(of: try url()), standardOutputBusy: standardOutputBusy)
+  }
+}
+
+extension ProgressReporter.Phase {
+  /// A pass over the store at `url` that counts the bytes read against its size, and no
+  /// objects: inferring an XML store's model.
+  static func scanning(_ url: URL, as name: String) -> Self {
+    Self(name: name, bytes: .read, totalBytes: ProgressReporter.size(of: url))
+  }
+
+  /// Reading the store `source` names, through a `ProgressCountingFormat`: by its records one
+  /// at a time, or with `isWhole` by `read(from:model:)`.
+  ///
+  /// How far a read has come shows differently by format. The XML reader parses the file as
+  /// it reads it, so its bytes tell, and its objects have no total up front. A SQLite store
+  /// gives its number of objects before the first, and `pread`s its pages as it goes (some
+  /// twice): its objects tell. A binary store is read and checked whole before its objects are
+  /// decoded: its bytes are the first half, its objects the second. A whole read hands over no
+  /// object one at a time, but for the binary store's, which is its streaming read collected.
+  static func reading(_ source: StoreOptions.Source, isWhole: Bool = false) -> Self {
+    var phase = Self(
+      name: "reading", bytes: .read, totalBytes: ProgressReporter.size(of: source.url),
+      countsObjects: !isWhole || source.format is BinaryStore)
+    phase.bytesShare =
+      switch source.format {
+      case is XMLStore: 1
+      case is SQLiteStore: 0
+      default: 0.5
+      }
+    return phase
+  }
+
+  /// Writing `objects` objects, counting the bytes written.
+  static func writing(objects: Int) -> Self {
+    Self(name: "writing \(ProgressLine.objects(objects, of: nil))", bytes: .written)
+  }
+}
