@@ -58,7 +58,10 @@ enum Completions {
       let command = try parsed(QueryCommand.self, words: words, before: index, adding: ["_"])
       let url = URL(fileURLWithPath: command.store.file)
       let format = try PersistentStoreCoordinator.format(of: url, among: command.store.formats)
-      return try command.store.loadModel(for: url, format: format).entities.map(\.name).sorted()
+      return try command.store.loadModelAndVersion(for: url, format: format).model.entities.map(
+        \.name
+      )
+      .sorted()
     }
   }
 
