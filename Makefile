@@ -153,8 +153,13 @@ api: toolchain
 	$(SYMBOL_GRAPHS)
 	python3 scripts/api-baseline.py write
 
+# The CLI cases run the release `folio` beside the benchmarks, and xmllint as their floor.
 bench: toolchain deps
+	@command -v xmllint >/dev/null 2>&1 || { \
+	  echo "Installing libxml2-utils for xmllint"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libxml2-utils; }
 	$(SWIFT) build -c release --product FolioBenchmarks
+	$(SWIFT) build -c release --product folio
 	.build/release/FolioBenchmarks
 
 # A differential soak: OPS random operations on Folio and on a simple oracle, compared after
