@@ -213,6 +213,7 @@ struct InfoCommand: ParsableCommand {
     try store.read(source, into: &tally, progress: progress)
     progress.finish()
     let (metadata, counts, total) = (tally.metadata, tally.counts, tally.total)
+    let layout = try StoreLayout(url: source.url, format: format)
     if json {
       let entities = counts.keys.sorted().map {
         ObjectJSON.string($0) + ":" + "\(counts[$0] ?? 0)"
@@ -226,12 +227,14 @@ struct InfoCommand: ParsableCommand {
           + "\"model\":{\"source\":\(ObjectJSON.string(store.modelSource(for: format, version: version))),"
           + "\"version\":\(version.map(ObjectJSON.string) ?? "null"),"
           + "\"entities\":\(model.entities.count)},"
-          + "\"objects\":\(total),\"objectsByEntity\":{\(entities.joined(separator: ","))}}"
+          + "\"objects\":\(total),\"objectsByEntity\":{\(entities.joined(separator: ","))}"
+          + "\(layout.json)}"
       )
       return
     }
     print("File: \(store.file)")
     print("Format: \(format.typeName)")
+    for line in layout.lines { print(line) }
     print("Store UUID: \(metadata.identifier)")
     if let version = metadata.frameworkVersion { print("Framework version: \(version)") }
     if !metadata.modelVersionIdentifiers.isEmpty {

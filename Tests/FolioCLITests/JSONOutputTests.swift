@@ -36,6 +36,40 @@ struct JSONOutputTests {
     #expect(sqlite["format"] as? String == "SQLite")
   }
 
+  @Test("info gives a store's file size, and a binary store's sections with their compression")
+  func layout() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("expenses.folio").path
+    let made = try run(
+      folio, ["convert", StoreCommandTests.sample, file, "--model", StoreCommandTests.model])
+    #expect(made.status == 0, "\(made.standardError)")
+    let size = try #require(
+      try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+    let info = try check(try run(folio, ["info", "--json", file]).standardOutput, against: "info")
+    #expect(info["fileSize"] as? Int == size)
+    let sections = try #require(info["sections"] as? [[String: Any]])
+    #expect(sections.map { $0["name"] as? String } == ["META", "BODY", "MODL"])
+    for section in sections {
+      let offset = try #require(section["offset"] as? Int)
+      let stored = try #require(section["storedBytes"] as? Int)
+      #expect(offset + stored <= size, "a section lies inside the file")
+    }
+    let body = try #require(sections.first { $0["name"] as? String == "BODY" })
+    #expect(body["deflated"] as? Bool == true)
+    #expect(try #require(body["bytes"] as? Int) > (try #require(body["storedBytes"] as? Int)))
+    let text = try run(folio, ["info", file]).standardOutput
+    #expect(text.contains("File size: \(size) bytes\nSections:\n  META: "))
+    #expect(
+      text.range(
+        of: #"  BODY: \d+ bytes at offset \d+, \d+ inflated \(\d+\.\d:1\)"#,
+        options: .regularExpression) != nil)
+    // Another format has a size and no sections.
+    let xml = try check(
+      try run(folio, ["info", "--json", StoreCommandTests.sample]).standardOutput, against: "info")
+    #expect(xml["fileSize"] as? Int != nil && xml["sections"] == nil)
+  }
+
   @Test("validate --json lists every failure with its object's URI, and exits as without it")
   func validate() throws {
     let folder = try makeTemporaryFolder()

@@ -49,15 +49,7 @@ public struct BinaryStore: StoreFormat {
     let file = BinaryFile(url: url)
     let handle = try file.open()
     defer { try? handle.close() }
-    let size = try file.size(of: handle)
-    let header = try file.read(handle, at: 0, count: min(size, BinaryFormat.headerLength))
-    let prefixLength = try withBytes(of: header) { (raw) throws(StoreError) in
-      try BinaryContainer.prefixLength(header: raw, fileSize: size, file: file.path)
-    }
-    let prefix = try file.read(handle, at: 0, count: prefixLength)
-    let container = try withBytes(of: prefix) { (raw) throws(StoreError) in
-      try BinaryContainer(prefix: raw, fileSize: size, file: file.path)
-    }
+    let container = try Self.container(of: file, handle).container
     let meta = try BinarySections(container, file: file.path).metadata
     let bytes = try file.read(handle, at: meta.offset, count: meta.storedLength)
     return try withBytes(of: bytes) { (raw) throws(StoreError) in
@@ -78,15 +70,7 @@ public struct BinaryStore: StoreFormat {
     let file = BinaryFile(url: url)
     let handle = try file.open()
     defer { try? handle.close() }
-    let size = try file.size(of: handle)
-    let header = try file.read(handle, at: 0, count: min(size, BinaryFormat.headerLength))
-    let prefixLength = try withBytes(of: header) { (raw) throws(StoreError) in
-      try BinaryContainer.prefixLength(header: raw, fileSize: size, file: file.path)
-    }
-    let prefix = try file.read(handle, at: 0, count: prefixLength)
-    let container = try withBytes(of: prefix) { (raw) throws(StoreError) in
-      try BinaryContainer(prefix: raw, fileSize: size, file: file.path)
-    }
+    let container = try Self.container(of: file, handle).container
     guard let section = try BinarySections(container, file: file.path).model else { return nil }
     let stored = try file.read(handle, at: section.offset, count: section.storedLength)
     let text = try withBytes(of: stored) { (raw) throws(StoreError) in
