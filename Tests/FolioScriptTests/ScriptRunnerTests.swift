@@ -17,8 +17,8 @@ struct ExpectCase: Sendable, CustomTestStringConvertible {
   }
 }
 
-/// Expenses with Ada, her lunch (12.5) and books (30), and a lone coffee.
-private let expenses = """
+/// A script opening Expenses with Ada, her lunch (12.5) and books (30), and a lone coffee.
+let adaExpenses = """
   model \(expensesModel)
   new
   insert Person $ada name="Ada"
@@ -55,7 +55,7 @@ struct ScriptRunnerTests {
 
   @Test("insert binds the variable and sets every property, keeping inverses")
   func insert() throws {
-    let result = replay(expenses)
+    let result = replay(adaExpenses)
     #expect(result.failure == nil)
     let ada = try #require(result.runner.object(named: "ada"))
     let lunch = try #require(result.runner.object(named: "lunch"))
@@ -107,7 +107,7 @@ struct ScriptRunnerTests {
   @Test("set changes attributes and to-one relationships, and the inverse follows")
   func set() throws {
     let result = replay(
-      expenses + """
+      adaExpenses + """
         insert Person $bob name="Bob"
         set $books.person = $bob
         expect $ada.spendings == [$lunch]
@@ -154,7 +154,7 @@ struct ScriptRunnerTests {
 
   @Test("add names what it takes when given something else")
   func addNotObject() {
-    let result = replay(expenses + "add $ada.spendings 3")
+    let result = replay(adaExpenses + "add $ada.spendings 3")
     #expect(
       result.failure == "t.undo:7: \"add\" takes an object or a list of objects, found 3")
     #expect(result.error?.code == .typeMismatch)
@@ -163,7 +163,7 @@ struct ScriptRunnerTests {
   @Test("delete applies the delete rules when pending changes are processed")
   func delete() {
     let result = replay(
-      expenses + """
+      adaExpenses + """
         delete $ada
         expect deleted $ada
         expect !deleted $lunch
@@ -201,7 +201,7 @@ struct ScriptRunnerTests {
 
   @Test("process posts the turn's changes and validate leaves the graph as it is")
   func processAndValidate() throws {
-    let result = replay(expenses + "validate\nprocess")
+    let result = replay(adaExpenses + "validate\nprocess")
     #expect(result.failure == nil)
     #expect(try #require(result.runner.context).insertedObjects.count == 4)
   }
@@ -327,7 +327,7 @@ struct ScriptRunnerTests {
 
   @Test("graph errors keep the entity and key they name")
   func graphErrors() {
-    let result = replay(expenses + "set $ada.nme = \"Ada\"")
+    let result = replay(adaExpenses + "set $ada.nme = \"Ada\"")
     #expect(
       result.failure
         == "t.undo:7: Person.nme: \"Person\" has no property \"nme\" (did you mean \"name\"?)")
@@ -361,7 +361,7 @@ struct ScriptRunnerTests {
   @Test("a failing command stops the script unless expect error follows it")
   func failingCommandStops() throws {
     let result = replay(
-      expenses + """
+      adaExpenses + """
         set $ada.name = 3
         # comments and blank lines do not count
 
@@ -376,7 +376,7 @@ struct ScriptRunnerTests {
 
   @Test("a failing last command fails the script")
   func failingLastCommand() {
-    let result = replay(expenses + "delete $nobody")
+    let result = replay(adaExpenses + "delete $nobody")
     #expect(result.failure == "t.undo:7: unknown variable $nobody")
   }
 
@@ -409,7 +409,7 @@ struct ScriptRunnerTests {
 
   @Test("expect error fails when the previous command succeeded")
   func expectErrorAfterSuccess() {
-    let result = replay(expenses + "validate\nexpect error validation")
+    let result = replay(adaExpenses + "validate\nexpect error validation")
     #expect(
       result.failure == "t.undo:8: expected error validation, but the previous command succeeded")
     #expect(result.error?.code == .expectationFailed)
@@ -418,7 +418,7 @@ struct ScriptRunnerTests {
   @Test("a failed expect can itself be expected, and so can a syntax error")
   func expectedFailures() {
     let result = replay(
-      expenses + """
+      adaExpenses + """
         expect $ada.name == "Bob"
         expect error expectation-failed
         insert Person $bob name=
@@ -480,21 +480,21 @@ struct ScriptRunnerTests {
   @Test("an unknown variable is named, with a suggestion")
   func unknownVariable() {
     #expect(
-      replay(expenses + "delete $adda").failure
+      replay(adaExpenses + "delete $adda").failure
         == "t.undo:7: unknown variable $adda (did you mean \"$ada\"?)")
-    #expect(replay(expenses + "expect deleted $x").error?.code == .unknownVariable)
+    #expect(replay(adaExpenses + "expect deleted $x").error?.code == .unknownVariable)
   }
 
   @Test("new starts over: the old document's variables are gone")
   func newStartsOver() {
-    let result = replay(expenses + "new\nexpect count Person == 0\ndelete $ada")
+    let result = replay(adaExpenses + "new\nexpect count Person == 0\ndelete $ada")
     #expect(result.failure == "t.undo:9: unknown variable $ada")
   }
 
   @Test("a failing insert leaves the object inserted and bound, with the values before the error")
   func failingInsert() throws {
     let result = replay(
-      expenses + """
+      adaExpenses + """
         insert Person $bob name="Bob" spendings=3 nope=1
         expect error type-mismatch
         expect $bob.name == "Bob"
@@ -548,124 +548,10 @@ struct ScriptRunnerTests {
 
   // MARK: Output
 
-  @Test("print writes values in script syntax; unordered ones sorted")
-  func print() {
-    let result = replay(
-      expenses + """
-        print $ada
-        print $ada.spendings
-        print $ada.spendings.amount
-        print $ada.spendings.content
-        print $ada.spendings.date
-        print $ada.spendings.@sum.amount
-        print $ada.spendings.@avg.amount
-        print count Spending
-        print has-changes
-        print deleted $ada
-        print $ada.name == "Ada"
-        print $lunch.date
-        print $coffee.person
-        """)
-    #expect(result.failure == nil)
-    #expect(
-      result.output == [
-        "$ada", "[$lunch, $books]", "[12.5, 30.0]", "[\"Books\", \"Lunch\"]",
-        "[@2026-11-21T12:30:00Z]", "42.5", "21.25", "3", "true", "false", "true",
-        "@2026-11-21T12:30:00Z", "nil",
-      ])
-  }
-
-  @Test(
-    "dump prints objects in the order they were met, properties in model order; a deletion's rules wait for process"
-  )
-  func dump() {
-    let result = replay(
-      expenses + """
-        delete $books
-        insert Person $bob name="Bob" spendings=[$coffee]
-        insert Person $p2 name="Bob's twin"
-        insert Person $p2 name="Bob's other twin"
-        dump
-        """)
-    #expect(result.failure == nil)
-    #expect(
-      result.output.joined(separator: "\n") == """
-        6 objects (6 inserted, 0 updated, 0 deleted), has changes
-        Person $ada (inserted)
-          name = "Ada"
-          spendings = [$lunch, $books]
-        Spending $lunch (inserted)
-          amount = 12.5
-          content = "Lunch"
-          date = @2026-11-21T12:30:00Z
-          person = $ada
-        Spending $coffee (inserted)
-          amount = 2.5
-          content = "Coffee"
-          date = nil
-          person = $bob
-        Person $bob (inserted)
-          name = "Bob"
-          spendings = [$coffee]
-        Person#6 (inserted)
-          name = "Bob's twin"
-          spendings = []
-        Person $p2 (inserted)
-          name = "Bob's other twin"
-          spendings = []
-        """)
-  }
-
-  @Test("trace echoes each command, the state it leaves and the undo stacks, errors included")
-  func trace() {
-    let result = replay(
-      """
-      model \(expensesModel)   # the model
-      new
-      insert Person $p name="Ada"
-      print $p.name
-      set $p.name = 3
-      expect error type-mismatch
-      """, trace: true)
-    #expect(result.failure == nil)
-    #expect(
-      result.output == [
-        "t.undo:1: model \(expensesModel)",
-        "  -> model loaded, no document",
-        "t.undo:2: new",
-        "  -> 0 objects (0 inserted, 0 updated, 0 deleted), no changes",
-        "     undo: [saved]   redo: (empty)",
-        "t.undo:3: insert Person $p name=\"Ada\"",
-        "  -> 1 object (1 inserted, 0 updated, 0 deleted), has changes",
-        "     undo: [saved]   + pending changes   redo: (empty)",
-        "t.undo:4: print $p.name",
-        "\"Ada\"",
-        "  -> 1 object (1 inserted, 0 updated, 0 deleted), has changes",
-        "     undo: [saved]   + pending changes   redo: (empty)",
-        "t.undo:5: set $p.name = 3",
-        "  -> error type-mismatch: 3 (an integer) is not of type String",
-        "     undo: [saved]   + pending changes   redo: (empty)",
-        "t.undo:6: expect error type-mismatch",
-        "  -> 1 object (1 inserted, 0 updated, 0 deleted), has changes",
-        "     undo: [saved]   + pending changes   redo: (empty)",
-      ])
-  }
-
-  @Test("trace shows a kept syntax error as its line")
-  func traceSyntaxError() {
-    let result = replay("  bogus 1 # c\nexpect error syntax", trace: true)
-    #expect(result.failure == nil)
-    #expect(
-      result.output == [
-        "t.undo:1: bogus 1 # c", "  -> error syntax: unknown command \"bogus\"",
-        "t.undo:2: expect error syntax", "  -> no model",
-      ])
-  }
-
   @Test("an object with no variable left is named Entity#N, N its place in the script's order")
   func objectNames() {
     let result = replay(
-      expenses + """
+      adaExpenses + """
         insert Person $ada name="Ann"
         print $lunch.person
         expect $lunch.person == $ada
