@@ -41,6 +41,26 @@ func measureCommand(_ executable: String, _ arguments: [String], output: String 
   return CommandRun(seconds: seconds, peakBytes: Int(usage.ru_maxrss) * 1024, status: code)
 }
 
+/// Each command run `runs` times, in turn, and its fastest run (with the most memory any run
+/// held): the figure least disturbed by whatever else the machine did meanwhile.
+func measureFastest(_ commands: [(String, [String])], runs: Int = 3) throws -> [CommandRun] {
+  var best: [CommandRun?] = Array(repeating: nil, count: commands.count)
+  for _ in 0..<runs {
+    for (index, (executable, arguments)) in commands.enumerated() {
+      let run = try measureCommand(executable, arguments)
+      guard run.status == 0 else { return commands.indices.map { _ in run } }
+      if let previous = best[index] {
+        best[index] = CommandRun(
+          seconds: min(previous.seconds, run.seconds),
+          peakBytes: max(previous.peakBytes, run.peakBytes), status: 0)
+      } else {
+        best[index] = run
+      }
+    }
+  }
+  return best.compactMap { $0 }
+}
+
 /// The path of `name` on `PATH`, if it is there.
 func onPath(_ name: String) -> String? {
   let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
@@ -136,7 +156,12 @@ func cliBenchmark(objects count: Int) throws -> (String, [Case]) {
   let size = (try FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) ?? 0
 
   let dump = try measureCommand(folio, ["dump", "--jsonl", store.path])
-  let info = try measureCommand(folio, ["info", store.path])
+  // The two are run in turn, three times each, and each's fastest run is compared.
+  let xmllint = onPath("xmllint")
+  let runs = try measureFastest(
+    [(folio, ["info", store.path])]
+      + (xmllint.map { [($0, ["--stream", "--noout", store.path])] } ?? []))
+  let info = runs[0]
   guard dump.status == 0, info.status == 0 else {
     throw BenchmarkFailure("folio failed: dump \(dump.status), info \(info.status)")
   }
@@ -158,14 +183,13 @@ func cliBenchmark(objects count: Int) throws -> (String, [Case]) {
     Case(
       title: "folio dump --jsonl, peak memory", value: Double(dump.peakBytes) / megabyte,
       unit: "MB", limit: 300),
-    Case(title: "folio info, no model", value: info.seconds, unit: "s"),
+    Case(title: "folio info, no model (fastest of 3)", value: info.seconds, unit: "s"),
     Case(
       title: "folio info, peak memory", value: Double(info.peakBytes) / megabyte, unit: "MB"),
   ]
-  if let xmllint = onPath("xmllint") {
-    let floor = try measureCommand(xmllint, ["--stream", "--noout", store.path])
+  if xmllint != nil, let floor = runs.last, floor.status == 0 {
     cases += [
-      Case(title: "xmllint --stream --noout", value: floor.seconds, unit: "s"),
+      Case(title: "xmllint --stream --noout (fastest of 3)", value: floor.seconds, unit: "s"),
       Case(
         title: "folio info / xmllint --stream", value: info.seconds / floor.seconds, unit: "×",
         limit: 1.3),

@@ -98,7 +98,9 @@ public struct QuerySortDescriptor: Sendable, Hashable, CustomStringConvertible {
         return a.localizedStandardCompare(b)
       }
     }
-    if let a = QueryValues.number(first), let b = QueryValues.number(second) {
+    if let first, let second, let a = QueryValues.number(first),
+      let b = QueryValues.number(second)
+    {
       return QueryValues.sortOrder(a, b)
     }
     return try QueryValues.order(first, second, options: [], operator: "with")

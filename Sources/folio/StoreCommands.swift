@@ -92,6 +92,35 @@ struct StoreOptions: ParsableArguments {
     return Source(url: url, format: format, model: model, version: version)
   }
 
+  /// The store, and its records read into a consumer `makeConsumer` makes. An XML store's
+  /// model, without `--model`, is inferred while the store is read, by
+  /// `XMLStore.readInferringModel`, which may start again with a new consumer: for consumers
+  /// that only gather, such as counts.
+  func openAndRead<Consumer: StoreRecordConsumer>(
+    making makeConsumer: () -> Consumer, progress: ProgressReporter
+  ) throws -> (Source, Consumer) {
+    let url = try self.url()
+    let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+    guard model == nil, format is XMLStore else {
+      let source = try open(progress: progress)
+      var consumer = makeConsumer()
+      try read(source, into: &consumer, progress: progress)
+      return (source, consumer)
+    }
+    progress.begin(.readingWhileInferring(url))
+    let counting = ProgressCountingFormat(base: format, progress: progress)
+    do {
+      let (model, consumer) = try XMLStore.readInferringModel(
+        from: url, making: makeConsumer,
+        reading: { model, consumer throws(StoreError) in
+          try counting.read(from: url, model: model, into: &consumer)
+        })
+      return (Source(url: url, format: format, model: model), consumer)
+    } catch {
+      throw hinted(error)
+    }
+  }
+
   /// Reads `source`'s records into `consumer`, one at a time where the format can; `progress`
   /// shows the bytes and objects read.
   func read<Consumer: StoreRecordConsumer>(
@@ -207,10 +236,8 @@ struct InfoCommand: ParsableCommand {
   func run() throws {
     let progress = try store.progress()
     defer { progress.finish() }
-    let source = try store.open(progress: progress)
+    let (source, tally) = try store.openAndRead(making: { RecordTally() }, progress: progress)
     let (format, model, version) = (source.format, source.model, source.version)
-    var tally = RecordTally()
-    try store.read(source, into: &tally, progress: progress)
     progress.finish()
     let (metadata, counts, total) = (tally.metadata, tally.counts, tally.total)
     let layout = try StoreLayout(url: source.url, format: format)

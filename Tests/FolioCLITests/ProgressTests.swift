@@ -120,15 +120,16 @@ struct ProgressTests {
     let converted = folder.appendingPathComponent("items.folio")
     var arguments = command.map { $0 == "STORE" ? store.path : $0 == "OUT" ? converted.path : $0 }
     if !command.contains("STORE") { arguments.append(store.path) }
-    // Only info infers the model, a pass over the file of its own: the others save the time.
+    // Only info infers the model, on another thread as it reads: the others save the work.
     let infers = command[0] == "info"
     if !infers { arguments += ["--model", bundle.path] }
     let output = folder.appendingPathComponent("stdout")
     let shown = try runOnTerminal(arguments, output: output)
     #expect(shown.status == 0, "\(shown.standardOutput)")
     let frames = Self.frames(shown.standardOutput).map(Self.plain)
-    // Without --model, the model is inferred from the file first, then the file is read.
-    #expect(frames.contains { $0.hasPrefix("inferring the model") } == infers)
+    // Without --model, the model is inferred from the file as it is read.
+    #expect(
+      frames.contains { $0.hasPrefix("reading, inferring") } == infers, "\(frames)")
     let isConvert = command[0] == "convert"
     #expect(
       frames.contains { $0.hasPrefix("reading") && Self.showsWorkDone($0, objects: !isConvert) },

@@ -43,38 +43,54 @@ struct XMLModelInference {
     var reversed: Link { Link(source: target, target: source) }
   }
 
-  /// An attribute of an entity as written, with its type word: once seen, a repeat changes
-  /// nothing.
+  /// An attribute of an entity as written, by the numbers of the entity, its name and its type
+  /// word: once seen, a repeat changes nothing.
   private struct AttributeSighting: Hashable {
-    let entity: String
-    let name: String
-    let word: String
+    let entity: Int32
+    let name: Int32
+    let word: Int32
   }
 
-  /// A relationship of an entity as written, with its destination.
+  /// A relationship of an entity as written, by the numbers of the entity, its name and its
+  /// destination's type (-1 for none).
   private struct RelationshipSighting: Hashable {
-    let entity: String
-    let name: String
-    let destination: String?
+    let entity: Int32
+    let name: Int32
+    let destination: Int32
+  }
+
+  /// A relationship seen: its entity's key, its index there, its links' index, and whether it
+  /// is known to be to-many.
+  private struct RelationshipSeen {
+    let key: String
+    let index: Int
+    let links: Int
+    var isToMany: Bool
   }
 
   private var entities: [String: Entity] = [:]
+  /// Entity keys, numbered in the order they were first seen.
   private var order: [String] = []
-  /// Entity keys by the type objects are written with.
-  private var typeKeys: [String: String] = [:]
-  /// The entity of the objects with each ID (by ``number(ofID:)``), and the further entities
-  /// of an ID several hierarchies share.
-  private var objectEntities: [Int64: String] = [:]
-  private var moreObjectEntities: [Int64: [String]] = [:]
-  /// IDs that are not `z` and a number without leading zeros, numbered from -1 down.
-  private var otherIDs: [String: Int64] = [:]
+  private var orderNumbers: [String: Int] = [:]
+  /// Types objects are written with, property names and type words, by number.
+  private var types = ByteInterner()
+  private var names = ByteInterner()
+  private var words = ByteInterner()
+  /// The entity number of each type's number.
+  private var typeEntities: [Int] = []
+  /// The entities of the objects, by their IDs' numbers.
+  private var objects = ObjectEntityTable()
+  /// IDs that are not `z` and a number without leading zeros; their numbers are -1 - theirs.
+  private var otherIDs = ByteInterner()
   /// Each relationship's links, by "ENTITY.name" in `linkKeys` at the same index.
   private var linkKeys: [String] = []
   private var links: [[Link]] = []
   private var attributesSeen: Set<AttributeSighting> = []
-  /// Each relationship seen: the entity's key, its index there, and its links' index.
-  private var relationshipsSeen: [RelationshipSighting: (key: String, index: Int, links: Int)] =
-    [:]
+  private var relationshipsSeen: [RelationshipSighting: Int] = [:]
+  private var relationships: [RelationshipSeen] = []
+  /// The entity of the object being read, and its ID's number.
+  private var current = -1
+  private var source: Int64 = 0
 
   /// Infers the model of the store at `url`. With `checksFile` false, from a scan of the file's
   /// tags (``XMLTagScan``) when the scan reads the file, which checks only what the tags show;
@@ -93,50 +109,82 @@ struct XMLModelInference {
     return try inference.model(spellings: spellings, path: url.path)
   }
 
+  /// The model ``infer(from:checksFile:)`` infers with `checksFile` false, and the same model
+  /// with no inverses.
+  static func inferWithAndWithoutInverses(from url: URL, spellings: [String]) throws(StoreError)
+    -> (ManagedObjectModel, ManagedObjectModel)
+  {
+    var inference: XMLModelInference
+    if let scanned = scan(url) {
+      inference = scanned
+    } else {
+      inference = XMLModelInference()
+      try inference.collect(try XMLStoreParser(url: url))
+    }
+    var bare = inference
+    return (
+      try inference.model(spellings: spellings, path: url.path),
+      try bare.model(spellings: spellings, path: url.path, withInverses: false)
+    )
+  }
+
   /// What a scan of the file's tags shows, or `nil` when the scan gives up or the tags show
   /// something wrong (a parse then says what, and where).
   static func scan(_ url: URL) -> XMLModelInference? {
+    scan(url, upTo: nil)?.inference
+  }
+
+  /// What a scan of the file's tags up to the byte offset `limit` shows (the whole file without
+  /// one), and whether that was the whole file; `nil` as ``scan(_:)``.
+  static func scan(_ url: URL, upTo limit: Int?) -> (
+    inference: XMLModelInference, isWholeFile: Bool
+  )? {
     guard var scan = XMLTagScan(path: url.path) else { return nil }
     defer { scan.close() }
     var inference = XMLModelInference()
-    var key = ""
-    var source: Int64 = 0
+    func location() -> InputLocation { InputLocation(file: url.path) }
     do {
-      while let tag = try scan.next() {
+      let isWholeFile = try scan.scan(upTo: limit) { tag in
         switch tag {
         case .object(let type, let id):
-          (key, source) = inference.object(type: type, id: id)
+          inference.object(type: type, id: id)
+          return true
         case .attribute(let name, let word):
-          guard !key.isEmpty else { return nil }
-          func location() -> InputLocation { InputLocation(file: url.path) }
-          if let type = try inference.attributeType(name, word: word, of: key, location: location) {
-            try inference.addAttribute(name, type, word: word, to: key, location: location)
+          do {
+            try inference.attribute(name: name, word: word, location: location)
+            return true
+          } catch {
+            return false
           }
         case .relationship(let name, let type, let destination, let idrefs):
-          guard !key.isEmpty, XMLObjectIDs.isRelationshipType(type) else { return nil }
-          var targets: [Int64] = []
-          for text in idrefs.split(separator: 32) {
-            targets.append(text.withUnsafeBufferPointer { inference.number(ofID: $0) })
-          }
-          inference.relationship(
-            name, type: type, destination: destination, of: key, from: source, to: targets)
+          guard XMLObjectIDs.isRelationshipType(type) else { return false }
+          return inference.relationship(
+            name: name, type: type, destination: destination, idrefs: idrefs)
         }
       }
+      return (inference, isWholeFile)
     } catch {
       return nil
     }
-    return inference
   }
 
-  private mutating func entity(_ diskName: String) -> String {
-    if let key = typeKeys[diskName] { return key }
+  /// The number of the entity `diskName` names (upper-cased, its key), new if it is new.
+  private mutating func entity(_ diskName: String) -> Int {
     let key = diskName.uppercased()
-    if entities[key] == nil {
-      entities[key] = Entity(diskName: key)
-      order.append(key)
+    if let number = orderNumbers[key] { return number }
+    entities[key] = Entity(diskName: key)
+    order.append(key)
+    orderNumbers[key] = order.count - 1
+    return order.count - 1
+  }
+
+  /// The number of the entity objects of `type` are of.
+  private mutating func entity(ofType type: UnsafeBufferPointer<UInt8>) -> Int {
+    let number = types.number(of: type)
+    if number == typeEntities.count {
+      typeEntities.append(entity(String(decoding: type, as: UTF8.self)))
     }
-    typeKeys[diskName] = key
-    return key
+    return typeEntities[number]
   }
 
   /// The number an object ID is known by: a Core Data ID's own (`z102` is 102), another text
@@ -156,111 +204,143 @@ struct XMLModelInference {
       }
       if digits { return value }
     }
-    let text = String(decoding: id, as: UTF8.self)
-    if let number = otherIDs[text] { return number }
-    let number = -Int64(otherIDs.count) - 1
-    otherIDs[text] = number
-    return number
+    return -1 - Int64(otherIDs.number(of: id))
   }
 
-  private mutating func number(ofID id: String) -> Int64 {
-    var id = id
-    return id.withUTF8 { number(ofID: $0) }
+  /// An object of type `type` with ID `id`, whose properties come next.
+  private mutating func object(type: UnsafeBufferPointer<UInt8>, id: UnsafeBufferPointer<UInt8>) {
+    current = entity(ofType: type)
+    source = number(ofID: id)
+    objects.add(source, entity: current)
   }
 
-  /// An object of type `type` with ID `id`: its entity's key and its ID's number.
-  private mutating func object(type: String, id: String) -> (String, Int64) {
-    let key = entity(type)
-    let number = number(ofID: id)
-    if objectEntities[number] == nil {
-      objectEntities[number] = key
-    } else {
-      moreObjectEntities[number, default: []].append(key)
+  /// An attribute `name` written with type word `word` on the current object.
+  private mutating func attribute(
+    name: UnsafeBufferPointer<UInt8>, word: UnsafeBufferPointer<UInt8>,
+    location: () -> InputLocation
+  ) throws(StoreError) {
+    guard current >= 0 else {
+      throw StoreError(.malformedStore, "an attribute outside an object", at: location())
     }
-    return (key, number)
-  }
-
-  /// The entities of the objects with ID number `number`, in the order they were read.
-  private func entities(ofObject number: Int64) -> [String] {
-    guard let first = objectEntities[number] else { return [] }
-    return [first] + (moreObjectEntities[number] ?? [])
-  }
-
-  /// The type of an attribute `name` written with type word `word` on an object of `key`;
-  /// `nil` when such an attribute was seen before and adds nothing.
-  private func attributeType(
-    _ name: String, word: String, of key: String, location: () -> InputLocation
-  ) throws(StoreError) -> AttributeType? {
-    if attributesSeen.contains(AttributeSighting(entity: key, name: name, word: word)) {
-      return nil
-    }
+    let sighting = AttributeSighting(
+      entity: Int32(truncatingIfNeeded: current),
+      name: Int32(truncatingIfNeeded: names.number(of: name)),
+      word: Int32(truncatingIfNeeded: words.number(of: word)))
+    guard !attributesSeen.contains(sighting) else { return }
+    let name = names.string(Int(sighting.name))
+    let word = words.string(Int(sighting.word))
     guard let type = XMLValueCoding.attributeType(forWord: word) else {
       throw StoreError.unknownTypeWord(word, at: location())
     }
     guard type != .composite else { throw StoreError.compositeNotInferable(at: location()) }
-    return type
+    try addAttribute(name, type, word: word, to: order[current], location: location)
+    attributesSeen.insert(sighting)
   }
 
-  /// A relationship `name` of an object of `key` (ID number `source`) to `targets`.
+  /// A relationship `name` of type `type` of the current object to the objects `idrefs` names
+  /// (IDs apart by spaces, tabs or line breaks); false when there is no current object.
   private mutating func relationship(
-    _ name: String, type: String, destination: String?, of key: String, from source: Int64,
-    to targets: [Int64]
-  ) {
-    let sighting = RelationshipSighting(entity: key, name: name, destination: destination)
-    let seen: (key: String, index: Int, links: Int)
-    if let found = relationshipsSeen[sighting] {
-      seen = found
+    name: UnsafeBufferPointer<UInt8>, type: UnsafeBufferPointer<UInt8>,
+    destination: UnsafeBufferPointer<UInt8>?, idrefs: UnsafeBufferPointer<UInt8>
+  ) -> Bool {
+    guard current >= 0 else { return false }
+    let sighting = RelationshipSighting(
+      entity: Int32(truncatingIfNeeded: current),
+      name: Int32(truncatingIfNeeded: names.number(of: name)),
+      destination: destination.map { Int32(truncatingIfNeeded: entity(ofType: $0)) } ?? -1)
+    let seen = relationshipsSeen[sighting] ?? firstSight(sighting)
+    var targets = 0
+    var start = 0
+    for index in 0...idrefs.count {
+      guard index == idrefs.count || Self.isSpace(idrefs[index]) else { continue }
+      if index > start {
+        let target = number(ofID: UnsafeBufferPointer(rebasing: idrefs[start..<index]))
+        links[relationships[seen].links].append(Link(source: source, target: target))
+        targets += 1
+      }
+      start = index + 1
+    }
+    let toMany =
+      type.count == 3 && type[0] == UInt8(ascii: "0") && type[1] == UInt8(ascii: "/")
+      && type[2] == UInt8(ascii: "0")
+    if toMany || targets > 1, !relationships[seen].isToMany {
+      relationships[seen].isToMany = true
+      let found = relationships[seen]
+      entities[found.key]?.relationships[found.index].isToMany = true
+    }
+    return true
+  }
+
+  private static func isSpace(_ byte: UInt8) -> Bool {
+    byte == 32 || byte == 9 || byte == 10 || byte == 13
+  }
+
+  /// Adds the relationship `sighting` names to its entity, unless it has one of that name
+  /// already; the number of its record in `relationships`.
+  private mutating func firstSight(_ sighting: RelationshipSighting) -> Int {
+    let key = order[Int(sighting.entity)]
+    let name = names.string(Int(sighting.name))
+    let destinationKey = sighting.destination < 0 ? key : order[Int(sighting.destination)]
+    var list = entities[key]?.relationships ?? []
+    let index: Int
+    if let found = list.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) {
+      index = found
     } else {
-      let destinationKey = entity(destination ?? key)
-      var relationships = entities[key]?.relationships ?? []
-      let index: Int
-      if let found = relationships.firstIndex(where: {
-        $0.name.lowercased() == name.lowercased()
-      }) {
-        index = found
-      } else {
-        relationships.append(Relationship(name: name, destination: destinationKey))
-        index = relationships.count - 1
-      }
-      entities[key]?.relationships = relationships
-      let linkKey = key + "." + relationships[index].name
-      let list = linkKeys.firstIndex(of: linkKey) ?? linkKeys.count
-      if list == linkKeys.count {
-        linkKeys.append(linkKey)
-        links.append([])
-      }
-      seen = (key, index, list)
-      relationshipsSeen[sighting] = seen
+      list.append(Relationship(name: name, destination: destinationKey))
+      index = list.count - 1
     }
-    if type == "0/0" || targets.count > 1,
-      entities[seen.key]?.relationships[seen.index].isToMany == false
-    {
-      entities[seen.key]?.relationships[seen.index].isToMany = true
+    entities[key]?.relationships = list
+    let linkKey = key + "." + list[index].name
+    let linksIndex = linkKeys.firstIndex(of: linkKey) ?? linkKeys.count
+    if linksIndex == linkKeys.count {
+      linkKeys.append(linkKey)
+      links.append([])
     }
-    for target in targets { links[seen.links].append(Link(source: source, target: target)) }
+    relationships.append(
+      RelationshipSeen(key: key, index: index, links: linksIndex, isToMany: list[index].isToMany))
+    relationshipsSeen[sighting] = relationships.count - 1
+    return relationships.count - 1
   }
 
   private mutating func collect(_ parser: XMLStoreParser) throws(StoreError) {
     while let object = try parser.nextObject() {
-      let (key, source) = self.object(type: object.type, id: object.id)
+      var type = object.type
+      var id = object.id
+      type.withUTF8 { type in id.withUTF8 { id in self.object(type: type, id: id) } }
       while let header = try parser.nextProperty() {
         switch header {
-        case .attribute(let name, let word, let line):
+        case .attribute(let label, var word, let line):
           // Found only for an error: finding a column reads the file up to the line.
           func location() -> InputLocation {
-            parser.location(tag: "attribute", named: name, line: line)
+            parser.location(tag: "attribute", named: label, line: line)
           }
-          let type = try attributeType(name, word: word, of: key, location: location)
+          var name = label
+          let added = name.withUTF8 { name in
+            word.withUTF8 { word in
+              Result { () throws(StoreError) in
+                try attribute(name: name, word: word, location: location)
+              }
+            }
+          }
+          try added.get()
           try parser.skipAttribute()
-          if let type { try addAttribute(name, type, word: word, to: key, location: location) }
-        case .relationship(let name, let type, let destination, let idrefs, let line):
+        case .relationship(var name, var type, let destination, var idrefs, let line):
           guard XMLObjectIDs.isRelationshipType(type) else {
             throw StoreError.badRelationshipType(
               type, at: parser.location(tag: "relationship", named: name, line: line))
           }
-          let targets = idrefs.split(separator: " ").map { number(ofID: String($0)) }
-          relationship(
-            name, type: type, destination: destination, of: key, from: source, to: targets)
+          var destinationText = destination ?? ""
+          name.withUTF8 { name in
+            type.withUTF8 { type in
+              idrefs.withUTF8 { idrefs in
+                destinationText.withUTF8 { destinationText in
+                  _ = relationship(
+                    name: name, type: type, destination: destination == nil ? nil : destinationText,
+                    idrefs: idrefs)
+                }
+              }
+            }
+          }
         }
       }
     }
@@ -272,7 +352,6 @@ struct XMLModelInference {
     _ name: String, _ type: AttributeType, word: String, to key: String,
     location: () -> InputLocation
   ) throws(StoreError) {
-    defer { attributesSeen.insert(AttributeSighting(entity: key, name: name, word: word)) }
     guard var entity = entities[key] else { return }
     if let index = entity.attributes.firstIndex(where: { $0.name.lowercased() == name.lowercased() }
     ) {
@@ -323,8 +402,11 @@ struct XMLModelInference {
         guard let list = linkKeys.firstIndex(of: key + "." + relationship.name) else { continue }
         for link in links[list] {
           // The entities of the target, in the order they were read: almost always one.
-          guard let actual = objectEntities[link.target], actual != relationship.destination,
-            moreObjectEntities[link.target]?.contains(relationship.destination) != true,
+          guard let actualNumber = objects.first(link.target),
+            case let actual = order[actualNumber], actual != relationship.destination,
+            orderNumbers[relationship.destination].map({
+              objects.hasMore(link.target, of: $0)
+            }) != true,
             !ancestors(of: actual).contains(relationship.destination),
             entities[actual]?.parent == nil,
             !ancestors(of: relationship.destination).contains(actual)
@@ -400,8 +482,10 @@ struct XMLModelInference {
     return ownerFits && partnerFits
   }
 
-  private mutating func model(spellings: [String], path: String) throws(StoreError)
-    -> ManagedObjectModel
+  /// The model the objects seen show, its entity names spelled as in `spellings` (the
+  /// metadata's version hash keys); with `withInverses` false, no relationship has an inverse.
+  mutating func model(spellings: [String], path: String, withInverses: Bool = true)
+    throws(StoreError) -> ManagedObjectModel
   {
     for spelling in spellings { _ = entity(spelling) }
     inferInheritance()
@@ -410,7 +494,7 @@ struct XMLModelInference {
       names[key] =
         spellings.first { $0.uppercased() == key } ?? (key.prefix(1) + key.dropFirst().lowercased())
     }
-    let inverse = inverses()
+    let inverse = withInverses ? inverses() : [:]
     var descriptions: [EntityDescription] = []
     for key in order {
       guard let entity = entities[key], let name = names[key] else { continue }

@@ -17,14 +17,18 @@ struct XMLTagScan {
   /// The file holds something the scan does not read.
   struct Unsupported: Error {}
 
-  /// A start tag of the store's structure.
-  enum Tag: Equatable {
+  /// A text of a tag: a view of the scan's buffer, valid only while the visitor runs.
+  typealias Text = UnsafeBufferPointer<UInt8>
+
+  /// A start tag of the store's structure, its texts with their character references
+  /// replaced. IDs, names and types hold no tab or line break; `idrefs` may.
+  enum Tag {
     /// `<object type id>`, a child of `<database>`.
-    case object(type: String, id: String)
+    case object(type: Text, id: Text)
     /// `<attribute name type>`, a child of an `<object>`.
-    case attribute(name: String, type: String)
+    case attribute(name: Text, type: Text)
     /// `<relationship name type destination idrefs>`, a child of an `<object>`.
-    case relationship(name: String, type: String, destination: String?, idrefs: [UInt8])
+    case relationship(name: Text, type: Text, destination: Text?, idrefs: Text)
   }
 
   private let descriptor: Int32
@@ -33,6 +37,8 @@ struct XMLTagScan {
   private var start = 0
   private var end = 0
   private var atEndOfFile = false
+  /// Where `buffer` starts in the file.
+  private var bufferOffset = 0
   /// How many elements are open around the scan's position.
   private var depth = 0
   private var sawRoot = false
@@ -62,6 +68,7 @@ struct XMLTagScan {
         }
       }
       end -= start
+      bufferOffset += start
       start = 0
     }
     if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
@@ -78,8 +85,11 @@ struct XMLTagScan {
     return true
   }
 
-  /// The next tag of the structure, or `nil` at the end of the file.
-  mutating func next() throws(Unsupported) -> Tag? {
+  /// Gives each tag of the structure to `visit`, in file order, up to the end of the file, or
+  /// with a `limit`, up to the first markup that starts at or after that byte offset; gives up
+  /// when `visit` returns false. Whether it reached the end of the file.
+  @discardableResult
+  mutating func scan(upTo limit: Int? = nil, _ visit: (Tag) -> Bool) throws(Unsupported) -> Bool {
     while true {
       let found = buffer.withUnsafeBytes { bytes in
         index(of: UInt8(ascii: "<"), in: bytes, from: start, to: end)
@@ -88,46 +98,38 @@ struct XMLTagScan {
         start = end
         if try refill() { continue }
         guard sawRoot, depth == 0 else { throw Unsupported() }
-        return nil
+        return true
       }
+      if let limit, bufferOffset + found >= limit { return false }
       start = found
       // The whole markup is in the buffer, or more is read and it is tried again.
-      var outcome = try markup()
-      while outcome == .needMore, try refill() { outcome = try markup() }
-      switch outcome {
-      case .needMore: throw Unsupported()
-      case .skipped: continue
-      case .tag(let tag): return tag
-      }
+      var complete = try markup(visit)
+      while !complete, try refill() { complete = try markup(visit) }
+      guard complete else { throw Unsupported() }
     }
   }
 
-  private enum Outcome: Equatable {
-    case needMore
-    case skipped
-    case tag(Tag)
-  }
-
-  /// Reads the markup at `start` (a `<`), moving past it when it is all in the buffer.
-  private mutating func markup() throws(Unsupported) -> Outcome {
-    try buffer.withUnsafeBufferPointer { bytes throws(Unsupported) -> Outcome in
+  /// Reads the markup at `start` (a `<`), moving past it and giving a tag of the structure to
+  /// `visit` when it is all in the buffer; whether it was.
+  private mutating func markup(_ visit: (Tag) -> Bool) throws(Unsupported) -> Bool {
+    try buffer.withUnsafeBufferPointer { bytes throws(Unsupported) -> Bool in
       var cursor = Cursor(bytes: bytes, position: start + 1, end: end)
-      guard let first = cursor.peek() else { return .needMore }
+      guard let first = cursor.peek() else { return false }
       switch first {
       case UInt8(ascii: "?"):
-        guard let after = cursor.find("?>") else { return .needMore }
+        guard let after = cursor.find("?>") else { return false }
         if depth == 0, !sawRoot {
           try Self.checkDeclaration(bytes, from: start, to: after)
         }
         start = after
-        return .skipped
+        return true
       case UInt8(ascii: "!"):
         if cursor.hasPrefix("!--") {
-          guard let after = cursor.find("-->") else { return .needMore }
+          guard let after = cursor.find("-->") else { return false }
           start = after
         } else if cursor.hasPrefix("![CDATA[") {
           guard depth > 0 else { throw Unsupported() }
-          guard let after = cursor.find("]]>") else { return .needMore }
+          guard let after = cursor.find("]]>") else { return false }
           start = after
         } else if cursor.hasPrefix("!DOCTYPE") {
           guard !sawRoot else { throw Unsupported() }
@@ -136,57 +138,72 @@ struct XMLTagScan {
             if byte == UInt8(ascii: "[") { throw Unsupported() }
             if byte == UInt8(ascii: ">") {
               start = cursor.position
-              return .skipped
+              return true
             }
           }
-          return .needMore
+          return false
         } else {
-          guard cursor.remaining >= 8 else { return .needMore }
+          guard cursor.remaining >= 8 else { return false }
           throw Unsupported()
         }
-        return .skipped
+        return true
       case UInt8(ascii: "/"):
-        guard let after = cursor.find(">") else { return .needMore }
+        guard let after = cursor.find(">") else { return false }
         guard depth > 0 else { throw Unsupported() }
         depth -= 1
         if depth <= 1 { inObject = false }
         start = after
-        return .skipped
+        return true
       default:
         break
       }
-      guard let element = try cursor.startTag() else { return .needMore }
+      guard let element = try cursor.startTag() else { return false }
       start = cursor.position
       let level = depth
       if !element.isEmpty { depth += 1 }
       if level == 0 {
         guard !sawRoot, element.name == .database else { throw Unsupported() }
         sawRoot = true
-        return .skipped
+        return true
       }
+      // Values with character references are replaced into `scratch`; the others are read
+      // where they are.
+      var scratch: [UInt8] = []
+      let accepted: Bool
       switch (level, element.name) {
       case (1, .object):
-        guard let type = try element.value(.type, in: bytes),
-          let id = try element.value(.id, in: bytes)
+        guard let type = try element.span(.type, in: bytes, scratch: &scratch),
+          let id = try element.span(.id, in: bytes, scratch: &scratch)
         else { throw Unsupported() }
         inObject = !element.isEmpty
-        return .tag(.object(type: type, id: id))
+        accepted = scratch.withUnsafeBufferPointer { scratch in
+          visit(.object(type: type.text(bytes, scratch), id: id.text(bytes, scratch)))
+        }
       case (2, .attribute) where inObject:
-        guard let name = try element.value(.name, in: bytes),
-          let type = try element.value(.type, in: bytes)
+        guard let name = try element.span(.name, in: bytes, scratch: &scratch),
+          let type = try element.span(.type, in: bytes, scratch: &scratch)
         else { throw Unsupported() }
-        return .tag(.attribute(name: name, type: type))
+        accepted = scratch.withUnsafeBufferPointer { scratch in
+          visit(.attribute(name: name.text(bytes, scratch), type: type.text(bytes, scratch)))
+        }
       case (2, .relationship) where inObject:
-        guard let name = try element.value(.name, in: bytes),
-          let type = try element.value(.type, in: bytes)
+        guard let name = try element.span(.name, in: bytes, scratch: &scratch),
+          let type = try element.span(.type, in: bytes, scratch: &scratch)
         else { throw Unsupported() }
-        return .tag(
-          .relationship(
-            name: name, type: type, destination: try element.value(.destination, in: bytes),
-            idrefs: try element.idrefValue(in: bytes)))
+        let destination = try element.span(.destination, in: bytes, scratch: &scratch)
+        let idrefs = try element.span(.idrefs, in: bytes, scratch: &scratch, anyText: true)
+        accepted = scratch.withUnsafeBufferPointer { scratch in
+          visit(
+            .relationship(
+              name: name.text(bytes, scratch), type: type.text(bytes, scratch),
+              destination: destination?.text(bytes, scratch),
+              idrefs: idrefs?.text(bytes, scratch) ?? Text(start: nil, count: 0)))
+        }
       default:
-        return .skipped
+        return true
       }
+      guard accepted else { throw Unsupported() }
+      return true
     }
   }
 
@@ -250,34 +267,36 @@ private struct StartTag {
     if escaped { self.escaped |= 1 << UInt8(key.rawValue) }
   }
 
-  /// The value of the attribute `key`, if the tag has it.
-  func value(_ key: Key, in buffer: UnsafeBufferPointer<UInt8>) throws(XMLTagScan.Unsupported)
-    -> String?
-  {
+  /// Where the value of the attribute `key` is, if the tag has it: in the buffer, or, when it
+  /// has character references, replaced and appended to `scratch`. A tab or a line break is
+  /// read only where `anyText` allows it (libxml2 gives it as a space; Core Data writes none in
+  /// names, types and IDs), and never from a character reference (libxml2 keeps it).
+  func span(
+    _ key: Key, in buffer: UnsafeBufferPointer<UInt8>, scratch: inout [UInt8],
+    anyText: Bool = false
+  ) throws(XMLTagScan.Unsupported) -> Span? {
     guard let range = self[key] else { return nil }
     let raw = UnsafeBufferPointer(rebasing: buffer[range])
-    // Names, types and IDs with line breaks or tabs are not Core Data's: libxml2 would give
-    // them as spaces; not read here.
-    guard !raw.contains(where: { $0 == 9 || $0 == 10 || $0 == 13 }) else {
-      throw XMLTagScan.Unsupported()
+    func isBreak(_ byte: UInt8) -> Bool { byte == 9 || byte == 10 || byte == 13 }
+    guard anyText || !raw.contains(where: isBreak) else { throw XMLTagScan.Unsupported() }
+    guard escaped & (1 << UInt8(key.rawValue)) != 0 else { return Span(range: range) }
+    let spaced = raw.map { isBreak($0) ? 32 : $0 }
+    let value = try spaced.withUnsafeBufferPointer { spaced throws(XMLTagScan.Unsupported) in
+      try Cursor.unescaped(spaced)
     }
-    if escaped & (1 << UInt8(key.rawValue)) != 0 {
-      let value = try Cursor.unescaped(raw)
-      guard !value.contains(where: { $0 == 9 || $0 == 10 || $0 == 13 }) else {
-        throw XMLTagScan.Unsupported()
-      }
-      return String(decoding: value, as: UTF8.self)
-    }
-    return String(decoding: raw, as: UTF8.self)
+    guard !value.contains(where: isBreak) else { throw XMLTagScan.Unsupported() }
+    scratch += value
+    return Span(range: (scratch.count - value.count)..<scratch.count, inScratch: true)
   }
+}
 
-  /// The `idrefs` value, line breaks and tabs as spaces, as libxml2 gives it.
-  func idrefValue(in buffer: UnsafeBufferPointer<UInt8>) throws(XMLTagScan.Unsupported) -> [UInt8] {
-    guard let range = self[.idrefs] else { return [] }
-    let raw = UnsafeBufferPointer(rebasing: buffer[range])
-    let value =
-      escaped & (1 << UInt8(Key.idrefs.rawValue)) != 0 ? try Cursor.unescaped(raw) : Array(raw)
-    return value.map { $0 == 9 || $0 == 10 || $0 == 13 ? 32 : $0 }
+/// Where a value of a start tag is: in the scan's buffer or in its scratch bytes.
+private struct Span {
+  var range: Range<Int>
+  var inScratch = false
+
+  func text(_ buffer: XMLTagScan.Text, _ scratch: XMLTagScan.Text) -> XMLTagScan.Text {
+    XMLTagScan.Text(rebasing: (inScratch ? scratch : buffer)[range])
   }
 }
 

@@ -47,6 +47,9 @@ final class ProgressReporter: Sendable {
     /// objects; its objects stand for the rest (and count nothing while their total is
     /// unknown).
     var bytesShare = 1.0
+    /// How many passes read the file at once (a model inferred as the store is read): the
+    /// bytes counted are shared out among them.
+    var passes: Int64 = 1
   }
 
   /// Whether the line is drawn at all; when it is not, every method returns at once.
@@ -172,6 +175,7 @@ final class ProgressReporter: Sendable {
     var bytes: Int64 = 0
     if let counted = phase.bytes, let baseline = state.baseline, let now = ProcessIO.current() {
       bytes = counted == .read ? now.read - baseline.read : now.written - baseline.written
+      bytes /= max(phase.passes, 1)
       if let total = phase.totalBytes { bytes = min(bytes, total) }
       line.bytes = bytes
       line.totalBytes = phase.totalBytes

@@ -47,6 +47,16 @@ extension ProgressReporter.Phase {
     return phase
   }
 
+  /// Reading the XML store at `url` while its model is inferred on another thread: the bytes
+  /// of both passes count, halved, against the file's size.
+  static func readingWhileInferring(_ url: URL) -> Self {
+    var phase = Self(
+      name: "reading, inferring", bytes: .read, totalBytes: ProgressReporter.size(of: url),
+      countsObjects: true)
+    phase.passes = 2
+    return phase
+  }
+
   /// Writing `objects` objects, counting the bytes written.
   static func writing(objects: Int) -> Self {
     Self(name: "writing \(ProgressLine.objects(objects, of: nil))", bytes: .written)

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Texts by number: each distinct sequence of bytes gets the next number, found again by a hash
+/// of its bytes, so that a text read millions of times is compared, not copied into a `String`.
+struct ByteInterner {
+  private var bytes: [UInt8] = []
+  /// Text `n` is `bytes[starts[n]..<starts[n + 1]]`.
+  private var starts: [Int] = [0]
+  /// Each slot holds a text's number, or -1; the table is never more than half full.
+  private var slots = [Int32](repeating: -1, count: 64)
+
+  /// How many texts there are.
+  var count: Int { starts.count - 1 }
+
+  /// The number of `text`, new if it is new.
+  mutating func number(of text: UnsafeBufferPointer<UInt8>) -> Int {
+    let hash = Self.hash(text)
+    let mask = slots.count - 1
+    var slot = Int(truncatingIfNeeded: hash) & mask
+    while true {
+      let entry = Int(slots[slot])
+      if entry < 0 { break }
+      if matches(entry, text) { return entry }
+      slot = (slot + 1) & mask
+    }
+    let number = count
+    bytes.append(contentsOf: text)
+    starts.append(bytes.count)
+    slots[slot] = Int32(truncatingIfNeeded: number)
+    if count * 2 > slots.count { grow() }
+    return number
+  }
+
+  /// The number of `text`, new if it is new.
+  mutating func number(of text: String) -> Int {
+    var text = text
+    return text.withUTF8 { number(of: $0) }
+  }
+
+  /// Text `number`, as a string.
+  func string(_ number: Int) -> String {
+    String(decoding: bytes[starts[number]..<starts[number + 1]], as: UTF8.self)
+  }
+
+  private func matches(_ number: Int, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    let start = starts[number]
+    guard starts[number + 1] - start == text.count else { return false }
+    return bytes.withUnsafeBufferPointer { stored in
+      guard let base = stored.baseAddress, let other = text.baseAddress else { return true }
+      return memcmp(base + start, other, text.count) == 0
+    }
+  }
+
+  private mutating func grow() {
+    slots = [Int32](repeating: -1, count: slots.count * 2)
+    let mask = slots.count - 1
+    for number in 0..<count {
+      let hash = bytes.withUnsafeBufferPointer { stored in
+        Self.hash(UnsafeBufferPointer(rebasing: stored[starts[number]..<starts[number + 1]]))
+      }
+      var slot = Int(truncatingIfNeeded: hash) & mask
+      while slots[slot] >= 0 { slot = (slot + 1) & mask }
+      slots[slot] = Int32(truncatingIfNeeded: number)
+    }
+  }
+
+  /// FNV-1a, then mixed so that the low bits the table uses depend on every byte.
+  private static func hash(_ text: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return (hash ^ (hash >> 29)) &* 0xbf58_476d_1ce4_e5b9
+  }
+}
+
+/// The entities of objects by the numbers of their IDs: in an array where the numbers are
+/// dense (Core Data's `z1`, `z2`…), in a dictionary where they are not.
+struct ObjectEntityTable {
+  /// Entity + 1 of the object numbered by the index; 0 where there is none.
+  private var dense: [Int32] = []
+  private var sparse: [Int64: Int32] = [:]
+  /// The further entities of IDs that objects of several entities share.
+  private var more: [Int64: [Int]] = [:]
+  private var objects = 0
+
+  /// Records an object numbered `number` of the entity `entity`.
+  mutating func add(_ number: Int64, entity: Int) {
+    objects += 1
+    guard first(number) == nil else {
+      more[number, default: []].append(entity)
+      return
+    }
+    let value = Int32(truncatingIfNeeded: entity + 1)
+    if number >= 0, number < dense.count {
+      dense[Int(number)] = value
+    } else if number >= 0, number < max(1 << 16, 4 * Int64(objects)) {
+      dense += [Int32](repeating: 0, count: max(Int(number) + 1, 2 * dense.count) - dense.count)
+      dense[Int(number)] = value
+    } else {
+      sparse[number] = value
+    }
+  }
+
+  /// The entity of the first object numbered `number`.
+  func first(_ number: Int64) -> Int? {
+    let value: Int32
+    if number >= 0, number < dense.count {
+      value = dense[Int(number)]
+    } else {
+      value = sparse[number] ?? 0
+    }
+    return value == 0 ? nil : Int(value) - 1
+  }
+
+  /// Whether one of the further objects numbered `number` is of `entity`.
+  func hasMore(_ number: Int64, of entity: Int) -> Bool {
+    more[number]?.contains(entity) == true
+  }
+}
