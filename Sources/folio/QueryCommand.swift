@@ -15,7 +15,9 @@ struct QueryCommand: ParsableCommand {
       taking two columns), \
       CSV (RFC 4180), TSV (tabs, newlines and backslashes escaped as \\t, \\n, \\\\), JSON \
       ({"objects": [...]}, values typed as in dump --json, objects by URI) or JSON Lines. \
-      Example:
+      Objects come in the order of their IDs, and so do ties of --sort. A query that reads \
+      only the entity's stored attributes is answered as the store is read, keeping only the \
+      matches; one that follows relationships loads the whole store first. Example:
         folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" \\
           --sort amount:desc --keys content,amount,person.name --format csv
 
@@ -69,11 +71,72 @@ struct QueryCommand: ParsableCommand {
   }
 
   func run() throws {
+    // The predicate and sort keys are checked before the store is read.
+    var parsed: QueryPredicate?
+    if let predicate {
+      do {
+        parsed = try QueryPredicate(format: predicate)
+      } catch {
+        throw ValidationError("--where \"\(predicate)\": \(error.description)")
+      }
+    }
+    let descriptors = sort.map { spec in
+      let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+      return QuerySortDescriptor(
+        keyPath: parts[0], ascending: parts.count < 2 || parts[1].lowercased() != "desc")
+    }
     let progress = try store.progress()
     defer { progress.finish() }
     let source = try store.open(progress: progress)
-    let model = source.model
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let columns =
+      keys.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+      ?? (source.model.entity(named: entity)?.allAttributes.map(\.name) ?? [])
+    // Objects come in the order of their IDs, sorted or not: ties in ID order. A query of
+    // stored attributes alone is answered from the records as they are read.
+    var answered: [[Any?]]?
+    if var query = RecordQuery(
+      model: source.model, entity: entity, predicate: parsed,
+      sortKeys: descriptors.map(\.keyPath), columns: columns)
+    {
+      try store.read(source, into: &query, progress: progress)
+      if !query.failed {
+        answered = Self.rows(of: query.matches, by: descriptors, columns: columns.count)
+      }
+    }
+    var rows =
+      try answered
+      ?? contextRows(
+        source, predicate: parsed, descriptors: descriptors, columns: columns, progress: progress)
+    if let limit, limit > 0, rows.count > limit { rows.removeLast(rows.count - limit) }
+    progress.finish()
+    printRows(rows, columns: columns)
+  }
+
+  /// The rows of the records `matches` (their IDs, the values of `columns` columns, then of
+  /// each descriptor's key), in ID order sorted by `descriptors`; `nil` when two values have
+  /// no order (a context then reports it, as a fetch does).
+  static func rows(
+    of matches: [(id: Int64, values: [AttributeValue?])], by descriptors: [QuerySortDescriptor],
+    columns: Int
+  ) -> [[Any?]]? {
+    var ordered = matches.sorted { $0.id < $1.id }
+    if !descriptors.isEmpty {
+      // Stable: ties keep their ID order.
+      guard
+        let sorted = try? ordered.sorted(
+          by: descriptors, key: { match, index in match.values[columns + index]?.readerValue })
+      else { return nil }
+      ordered = sorted
+    }
+    return ordered.map { match in match.values.prefix(columns).map { $0?.readerValue } }
+  }
+
+  /// The rows of the objects the query matches, fetched from a context holding the store.
+  private func contextRows(
+    _ source: StoreOptions.Source, predicate: QueryPredicate?,
+    descriptors: [QuerySortDescriptor], columns: [String], progress: ProgressReporter
+  ) throws -> [[Any?]] {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: source.model)
     progress.begin(.reading(source))
     do {
       try coordinator.addPersistentStore(
@@ -83,29 +146,33 @@ struct QueryCommand: ParsableCommand {
     }
     let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
     var request = FetchRequest(entityName: entity)
-    if let predicate {
-      do {
-        request.predicate = try QueryPredicate(format: predicate)
-      } catch {
-        throw ValidationError("--where \"\(predicate)\": \(error.description)")
-      }
-    }
-    request.sortDescriptors = sort.map { spec in
-      let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
-      return QuerySortDescriptor(
-        keyPath: parts[0], ascending: parts.count < 2 || parts[1].lowercased() != "desc")
-    }
-    request.fetchLimit = limit ?? 0
+    request.predicate = predicate
+    request.sortDescriptors = descriptors
     progress.begin(.init(name: "fetching \(entity)"))
-    let objects = try context.fetch(request)
-    let columns =
-      keys.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
-      ?? (model.entity(named: entity)?.allAttributes.map(\.name) ?? [])
-    let values = try objects.map { object in
+    var objects = try context.fetch(request)
+    // The fetch leaves ties in the context's order: they go in ID order.
+    func id(_ object: ManagedObject) -> Int64 { object.objectID.primaryKey ?? 0 }
+    var start = 0
+    while start < objects.count {
+      var end = start + 1
+      while end < objects.count,
+        try descriptors.allSatisfy({
+          try $0.compare(objects[end - 1], objects[end]) == .orderedSame
+        })
+      {
+        end += 1
+      }
+      if end - start > 1 { objects[start..<end].sort { id($0) < id($1) } }
+      start = end
+    }
+    return try objects.map { object in
       try columns.map { column in try object.value(forKeyPath: column) }
     }
+  }
+
+  /// Prints `values`, a row per object, in the chosen format.
+  private func printRows(_ values: [[Any?]], columns: [String]) {
     let output: QueryFormat = json ? .json : format
-    progress.finish()
     switch output {
     case .json, .jsonl:
       let lines = values.map { row in

@@ -459,19 +459,25 @@ struct GraphLoader: StoreRecordConsumer {
     } else {
       message += "does not name \(name) \(id)"
     }
+    // The store contradicts itself: no target is missing, so it is not a dangling reference
+    // (which --drop-dangling-references would leave out).
     return Self.error(
       GraphError(
         .objectNotFound, "the two sides of a relationship disagree: " + message,
-        at: InputLocation(entity: name, property: relationship.name)))
+        at: InputLocation(entity: name, property: relationship.name)), as: .malformedStore)
   }
 
   /// A graph error carried through the store reader, which `load` unwraps.
-  private static func error(_ error: GraphError) -> StoreError {
+  private static func error(_ error: GraphError, as given: StoreError.Code? = nil) -> StoreError {
     let code: StoreError.Code
-    switch error.code {
-    case .typeMismatch: code = .typeMismatch
-    case .objectNotFound: code = .danglingReference
-    default: code = .modelMismatch
+    if let given {
+      code = given
+    } else {
+      switch error.code {
+      case .typeMismatch: code = .typeMismatch
+      case .objectNotFound: code = .danglingReference
+      default: code = .modelMismatch
+      }
     }
     return StoreError(code, error.message, at: error.location, underlying: error)
   }

@@ -40,6 +40,13 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     self.uriNumber = uriNumber ?? primaryKey
   }
 
+  /// The store's primary key of a permanent ID (the store record's ID); `nil` for a temporary
+  /// one.
+  package var primaryKey: Int64? {
+    if case .permanent(let key) = key { return key }
+    return nil
+  }
+
   /// Whether the object has not been saved yet.
   public var isTemporaryID: Bool {
     if case .temporary = key { return true }

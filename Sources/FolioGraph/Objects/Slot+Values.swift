@@ -66,22 +66,7 @@ extension Slot {
     }
   }
 
-  static func publicValue(of value: AttributeValue) -> Any {
-    switch value {
-    case .integer(let number): return Int(number)
-    case .decimal(let number): return number
-    case .double(let number): return number
-    case .float(let number): return number
-    case .string(let text): return text
-    case .boolean(let flag): return flag
-    case .date(let date): return date
-    case .binaryData(let data), .transformable(let data): return data
-    case .uuid(let uuid): return uuid
-    case .uri(let url): return url
-    case .objectID(let text): return text
-    case .composite(let members): return members.mapValues { publicValue(of: $0) }
-    }
-  }
+  static func publicValue(of value: AttributeValue) -> Any { value.readerValue }
 
   /// The slot for `value` written to `attribute`, or a `typeMismatch` naming what was wrong.
   static func checked(_ value: Any?, for attribute: AttributeDescription, entity: String)

@@ -102,3 +102,25 @@ extension AttributeValue {
     }
   }
 }
+
+extension AttributeValue {
+  /// The value as a reader of the attribute gets it from an object: `Int` for the integer
+  /// types, `Decimal`, `Double`, `Float`, `String`, `Bool`, `Date`, `Data` (binary and
+  /// transformable), `UUID`, `URL`, the text of an object ID, and a composite's members by name.
+  package var readerValue: Any {
+    switch self {
+    case .integer(let number): return Int(number)
+    case .decimal(let number): return number
+    case .double(let number): return number
+    case .float(let number): return number
+    case .string(let text): return text
+    case .boolean(let flag): return flag
+    case .date(let date): return date
+    case .binaryData(let data), .transformable(let data): return data
+    case .uuid(let uuid): return uuid
+    case .uri(let url): return url
+    case .objectID(let text): return text
+    case .composite(let members): return members.mapValues(\.readerValue)
+    }
+  }
+}
