@@ -263,6 +263,30 @@ void folio_xml_events_clear(folio_xml_events *queue) {
   queue->byteCount = 0;
 }
 
+void folio_xml_events_swap(folio_xml_events *a, folio_xml_events *b) {
+  folio_xml_events kept = *a;
+  a->events = b->events;
+  a->eventCount = b->eventCount;
+  a->eventCapacity = b->eventCapacity;
+  a->attributes = b->attributes;
+  a->attributeCount = b->attributeCount;
+  a->attributeCapacity = b->attributeCapacity;
+  a->bytes = b->bytes;
+  a->byteCount = b->byteCount;
+  a->byteCapacity = b->byteCapacity;
+  a->isOutOfMemory = b->isOutOfMemory;
+  b->events = kept.events;
+  b->eventCount = kept.eventCount;
+  b->eventCapacity = kept.eventCapacity;
+  b->attributes = kept.attributes;
+  b->attributeCount = kept.attributeCount;
+  b->attributeCapacity = kept.attributeCapacity;
+  b->bytes = kept.bytes;
+  b->byteCount = kept.byteCount;
+  b->byteCapacity = kept.byteCapacity;
+  b->isOutOfMemory = kept.isOutOfMemory;
+}
+
 void folio_xml_events_free(folio_xml_events *queue) {
   free(queue->events);
   free(queue->attributes);

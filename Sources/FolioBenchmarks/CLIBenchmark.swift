@@ -187,6 +187,26 @@ func cliBenchmark(objects count: Int) throws -> (String, [Case]) {
     Case(
       title: "folio info, peak memory", value: Double(info.peakBytes) / megabyte, unit: "MB"),
   ]
+  // In the library: inferring the model from the tags against reading the store with it.
+  func fastest(_ body: () throws -> Void) rethrows -> Double {
+    var best = Double.infinity
+    for _ in 0..<3 {
+      let start = now()
+      try body()
+      best = min(best, Double(now() - start) / 1e9)
+    }
+    return best
+  }
+  let inference = try fastest { _ = try XMLStore.inferModelForReading(from: store) }
+  let read = try fastest {
+    var counter = CountingConsumer()
+    try XMLStore().read(from: store, model: model, into: &counter)
+  }
+  cases += [
+    Case(title: "inferring the model from the tags (fastest of 3)", value: inference, unit: "s"),
+    Case(title: "reading the store with the model (fastest of 3)", value: read, unit: "s"),
+    Case(title: "inference / read", value: inference / read, unit: "×", limit: 0.3),
+  ]
   if xmllint != nil, let floor = runs.last, floor.status == 0 {
     cases += [
       Case(title: "xmllint --stream --noout (fastest of 3)", value: floor.seconds, unit: "s"),

@@ -158,6 +158,10 @@ typedef struct {
 /* Empties the queue before the parser is given more input. */
 void folio_xml_events_clear(folio_xml_events *queue);
 
+/* Swaps the events, attributes and bytes of two queues (and their counts and capacities),
+   leaving each queue's parser, error and known names where they are. */
+void folio_xml_events_swap(folio_xml_events *a, folio_xml_events *b);
+
 void folio_xml_events_free(folio_xml_events *queue);
 
 /* A push parser whose SAX2 callbacks fill `queue`, with the first error kept in `queue`'s

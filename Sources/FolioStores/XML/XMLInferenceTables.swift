@@ -9,7 +9,7 @@ struct ByteInterner {
   /// Text `n` is `bytes[starts[n]..<starts[n + 1]]`.
   private var starts: [Int] = [0]
   /// Each slot holds a text's number, or -1; the table is never more than half full.
-  private var slots = [Int32](repeating: -1, count: 64)
+  private var slots = [Int](repeating: -1, count: 64)
 
   /// How many texts there are.
   var count: Int { starts.count - 1 }
@@ -20,7 +20,7 @@ struct ByteInterner {
     let mask = slots.count - 1
     var slot = Int(truncatingIfNeeded: hash) & mask
     while true {
-      let entry = Int(slots[slot])
+      let entry = slots[slot]
       if entry < 0 { break }
       if matches(entry, text) { return entry }
       slot = (slot + 1) & mask
@@ -28,7 +28,7 @@ struct ByteInterner {
     let number = count
     bytes.append(contentsOf: text)
     starts.append(bytes.count)
-    slots[slot] = Int32(truncatingIfNeeded: number)
+    slots[slot] = number
     if count * 2 > slots.count { grow() }
     return number
   }
@@ -54,7 +54,7 @@ struct ByteInterner {
   }
 
   private mutating func grow() {
-    slots = [Int32](repeating: -1, count: slots.count * 2)
+    slots = [Int](repeating: -1, count: slots.count * 2)
     let mask = slots.count - 1
     for number in 0..<count {
       let hash = bytes.withUnsafeBufferPointer { stored in
@@ -62,7 +62,7 @@ struct ByteInterner {
       }
       var slot = Int(truncatingIfNeeded: hash) & mask
       while slots[slot] >= 0 { slot = (slot + 1) & mask }
-      slots[slot] = Int32(truncatingIfNeeded: number)
+      slots[slot] = number
     }
   }
 
@@ -116,5 +116,56 @@ struct ObjectEntityTable {
   /// Whether one of the further objects numbered `number` is of `entity`.
   func hasMore(_ number: Int64, of entity: Int) -> Bool {
     more[number]?.contains(entity) == true
+  }
+}
+
+/// Numbers by keys of two 64-bit halves, in an open-addressing table hashed by multiplication:
+/// for keys met millions of times, cheaper than a `Dictionary`'s seeded hashing. Keys come
+/// from the file, but only as numbers the scan gave out in order, so they cannot be chosen to
+/// collide.
+struct PairTable {
+  private var firsts = [UInt64](repeating: 0, count: 64)
+  private var seconds = [UInt64](repeating: 0, count: 64)
+  /// Each slot's value plus one; 0 for an empty slot.
+  private var values = [Int32](repeating: 0, count: 64)
+  private var count = 0
+
+  /// The value of the key (`first`, `second`), if it has one.
+  func value(_ first: UInt64, _ second: UInt64) -> Int32? {
+    let mask = values.count - 1
+    var slot = Self.slot(first, second, mask: mask)
+    while values[slot] != 0 {
+      if firsts[slot] == first, seconds[slot] == second { return values[slot] - 1 }
+      slot = (slot + 1) & mask
+    }
+    return nil
+  }
+
+  /// Gives the key (`first`, `second`), which has no value yet, the value `value` (0 or more).
+  mutating func insert(_ value: Int32, _ first: UInt64, _ second: UInt64) {
+    if (count + 1) * 2 > values.count { grow() }
+    let mask = values.count - 1
+    var slot = Self.slot(first, second, mask: mask)
+    while values[slot] != 0 { slot = (slot + 1) & mask }
+    firsts[slot] = first
+    seconds[slot] = second
+    values[slot] = value + 1
+    count += 1
+  }
+
+  private mutating func grow() {
+    let old = (firsts, seconds, values)
+    firsts = [UInt64](repeating: 0, count: old.2.count * 2)
+    seconds = firsts
+    values = [Int32](repeating: 0, count: old.2.count * 2)
+    count = 0
+    for slot in old.2.indices where old.2[slot] != 0 {
+      insert(old.2[slot] - 1, old.0[slot], old.1[slot])
+    }
+  }
+
+  private static func slot(_ first: UInt64, _ second: UInt64, mask: Int) -> Int {
+    let mixed = (first &* 0x9e37_79b9_7f4a_7c15) ^ (second &* 0xc2b2_ae3d_27d4_eb4f)
+    return Int(truncatingIfNeeded: mixed >> 32 ^ mixed) & mask
   }
 }

@@ -43,17 +43,9 @@ struct XMLModelInference {
     var reversed: Link { Link(source: target, target: source) }
   }
 
-  /// An attribute of an entity as written, by the numbers of the entity, its name and its type
-  /// word: once seen, a repeat changes nothing.
-  private struct AttributeSighting: Hashable {
-    let entity: Int32
-    let name: Int32
-    let word: Int32
-  }
-
   /// A relationship of an entity as written, by the numbers of the entity, its name and its
   /// destination's type (-1 for none).
-  private struct RelationshipSighting: Hashable {
+  private struct RelationshipSighting {
     let entity: Int32
     let name: Int32
     let destination: Int32
@@ -85,8 +77,13 @@ struct XMLModelInference {
   /// Each relationship's links, by "ENTITY.name" in `linkKeys` at the same index.
   private var linkKeys: [String] = []
   private var links: [[Link]] = []
-  private var attributesSeen: Set<AttributeSighting> = []
-  private var relationshipsSeen: [RelationshipSighting: Int] = [:]
+  // The tables below key an entity and a name by their numbers side by side in 64 bits: a
+  // store would need over four billion names for two keys to meet.
+  /// Attributes seen, by entity and name, and type word: a repeat changes nothing.
+  private var attributesSeen = PairTable()
+  /// Relationships seen, by entity and name, and destination + 1: their index in
+  /// `relationships`.
+  private var relationshipsSeen = PairTable()
   private var relationships: [RelationshipSeen] = []
   /// The entity of the object being read, and its ID's number.
   private var current = -1
@@ -222,19 +219,18 @@ struct XMLModelInference {
     guard current >= 0 else {
       throw StoreError(.malformedStore, "an attribute outside an object", at: location())
     }
-    let sighting = AttributeSighting(
-      entity: Int32(truncatingIfNeeded: current),
-      name: Int32(truncatingIfNeeded: names.number(of: name)),
-      word: Int32(truncatingIfNeeded: words.number(of: word)))
-    guard !attributesSeen.contains(sighting) else { return }
-    let name = names.string(Int(sighting.name))
-    let word = words.string(Int(sighting.word))
+    let nameNumber = names.number(of: name)
+    let wordNumber = words.number(of: word)
+    let key = UInt64(current) << 32 | UInt64(nameNumber)
+    guard attributesSeen.value(key, UInt64(wordNumber)) == nil else { return }
+    let name = names.string(nameNumber)
+    let word = words.string(wordNumber)
     guard let type = XMLValueCoding.attributeType(forWord: word) else {
       throw StoreError.unknownTypeWord(word, at: location())
     }
     guard type != .composite else { throw StoreError.compositeNotInferable(at: location()) }
     try addAttribute(name, type, word: word, to: order[current], location: location)
-    attributesSeen.insert(sighting)
+    attributesSeen.insert(0, key, UInt64(wordNumber))
   }
 
   /// A relationship `name` of type `type` of the current object to the objects `idrefs` names
@@ -248,7 +244,10 @@ struct XMLModelInference {
       entity: Int32(truncatingIfNeeded: current),
       name: Int32(truncatingIfNeeded: names.number(of: name)),
       destination: destination.map { Int32(truncatingIfNeeded: entity(ofType: $0)) } ?? -1)
-    let seen = relationshipsSeen[sighting] ?? firstSight(sighting)
+    let key = UInt64(current) << 32 | UInt64(UInt32(bitPattern: sighting.name))
+    let seen =
+      relationshipsSeen.value(key, UInt64(Int64(sighting.destination) + 1)).map(Int.init)
+      ?? firstSight(sighting)
     var targets = 0
     var start = 0
     for index in 0...idrefs.count {
@@ -298,7 +297,10 @@ struct XMLModelInference {
     }
     relationships.append(
       RelationshipSeen(key: key, index: index, links: linksIndex, isToMany: list[index].isToMany))
-    relationshipsSeen[sighting] = relationships.count - 1
+    relationshipsSeen.insert(
+      Int32(truncatingIfNeeded: relationships.count - 1),
+      UInt64(sighting.entity) << 32 | UInt64(UInt32(bitPattern: sighting.name)),
+      UInt64(Int64(sighting.destination) + 1))
     return relationships.count - 1
   }
 

@@ -37,9 +37,10 @@ final class XMLStoreParser {
   #endif
   private var scratch: [UInt8] = []
 
-  /// Opens `url` and reads up to the first object.
-  init(url: URL) throws(StoreError) {
-    reader = try XMLStreamReader(url: url)
+  /// Opens `url` and reads up to the first object; `parsesAhead` as ``XMLStreamReader`` takes
+  /// it.
+  init(url: URL, parsesAhead: Bool? = nil) throws(StoreError) {
+    reader = try XMLStreamReader(url: url, parsesAhead: parsesAhead)
     metadata = StoreMetadata(storeType: "XML", identifier: "")
     try readHeader()
   }

@@ -34,7 +34,9 @@ final class XMLStreamReader {
   private static let chunkSize = 1 << 16
   /// How many bytes libxml2 is given at a time: xmlTextReader's 512, so that an error stops
   /// the events at the same place.
-  private static let pieceSize = 512
+  static let pieceSize = 512
+  /// The smallest file parsed ahead on a second thread.
+  static let parseAheadMinimum = 1 << 20
 
   let path: String
   private let parser: xmlParserCtxtPtr
@@ -43,7 +45,13 @@ final class XMLStreamReader {
   /// The first error libxml2 reports outside the parser's context: a byte the declared
   /// encoding cannot decode.
   private let threadError: UnsafeMutablePointer<folio_xml_first_error>
+  /// The queue libxml2's callbacks fill.
   private let queue: UnsafeMutablePointer<folio_xml_events>
+  /// The queue the reader's events come from: `queue` itself, or when a thread parses ahead,
+  /// the one it swaps each parsed chunk's events into.
+  private let view: UnsafeMutablePointer<folio_xml_events>
+  /// The thread parsing ahead, for a large file.
+  private let ahead: ParseAhead?
   private let chunk: UnsafeMutableRawBufferPointer
   #if !DEBUG
     @exclusivity(unchecked)
@@ -88,11 +96,19 @@ final class XMLStreamReader {
   #endif
   /// Which ``KnownName`` the current element has, 0 for none.
   private var nameKnown: Int32 = 0
+  #if !DEBUG
+    @exclusivity(unchecked)
+  #endif
+  /// With a thread parsing ahead, the parser's line after the last chunk it handed over: the
+  /// line between events, which the parser, busy on that thread, cannot be asked for.
+  private var aheadLine = 1
 
-  /// Opens `url` and checks its prolog.
+  /// Opens `url` and checks its prolog. With `parsesAhead` (by default, for a file of
+  /// ``parseAheadMinimum`` bytes or more), a second thread parses the next chunk while the
+  /// reader's events are read: the same events and errors, sooner.
   ///
   /// - Throws: `.notFound`, `.unreadable`, `.malformedXML` for a refused prolog.
-  init(url: URL) throws(StoreError) {
+  init(url: URL, parsesAhead: Bool? = nil) throws(StoreError) {
     path = url.path
     descriptor = try StoreError.openForReading(url.path)
     do {
@@ -143,9 +159,29 @@ final class XMLStreamReader {
     parser = made
     bytesGiven = max(head, 0)
     hasFailed = folio_xml_parser_failed(parser) != 0
+    var size = stat()
+    let isLarge = fstat(descriptor, &size) == 0 && Int(size.st_size) >= Self.parseAheadMinimum
+    if parsesAhead ?? isLarge, !hasFailed {
+      let view = UnsafeMutablePointer<folio_xml_events>.allocate(capacity: 1)
+      view.initialize(to: folio_xml_events())
+      self.view = view
+      aheadLine = Int(folio_xml_parser_line(made))
+      ahead = ParseAhead(
+        ParseAhead.Parts(
+          parser: made, queue: queue, view: view, chunk: chunk, descriptor: descriptor,
+          threadError: threadError))
+    } else {
+      view = queue
+      ahead = nil
+    }
   }
 
   deinit {
+    if let ahead {
+      ahead.finish()
+      folio_xml_events_free(view)
+      view.deallocate()
+    }
     xmlFreeParserCtxt(parser)
     close(descriptor)
     firstError.deallocate()
@@ -156,7 +192,7 @@ final class XMLStreamReader {
   }
 
   /// Reads up to `buffer.count` bytes, retrying after a signal; -1 on failure.
-  private static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+  static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
     var total = 0
     while total < buffer.count {
       let count = Glibc.read(
@@ -173,6 +209,23 @@ final class XMLStreamReader {
   private func refill() throws(StoreError) -> Bool {
     if hasFailed { throw libxmlError() }
     if isTerminated { return false }
+    if let ahead {
+      cursor = 0
+      let outcome = ahead.next()
+      aheadLine = outcome.line
+      switch outcome.kind {
+      case .events: break
+      case .failed: hasFailed = true
+      case .end(let failed):
+        isTerminated = true
+        hasFailed = failed
+      case .readError(let code):
+        throw StoreError.unreadable(path, String(cString: strerror(code)))
+      case .outOfMemory:
+        throw StoreError.unreadable(path, "out of memory")
+      }
+      return true
+    }
     folio_xml_events_clear(queue)
     cursor = 0
     let count = Self.read(descriptor, into: chunk)
@@ -182,7 +235,7 @@ final class XMLStreamReader {
     if count == 0 {
       isTerminated = true
       let handlers = folio_xml_capture_thread_handlers(threadError)
-      parse(nil, count: 0, terminate: true)
+      hasFailed = Self.parse(nil, count: 0, terminate: true, parser: parser, queue: queue)
       folio_xml_restore_thread_handlers(handlers)
     } else if let base = chunk.baseAddress?.assumingMemoryBound(to: CChar.self) {
       // libxml2 reports a byte its decoder refuses to this thread, not to the parser.
@@ -191,7 +244,8 @@ final class XMLStreamReader {
       var offset = 0
       while offset < count, !hasFailed {
         let size = min(Self.pieceSize, count - offset)
-        parse(base + offset, count: size, terminate: false)
+        hasFailed = Self.parse(
+          base + offset, count: size, terminate: false, parser: parser, queue: queue)
         offset += size
         bytesGiven += size
       }
@@ -202,16 +256,19 @@ final class XMLStreamReader {
     return true
   }
 
-  /// Parses one piece. When it fails, the events it made are dropped, as xmlTextReader, which
-  /// gives up at a piece that fails, never shows them: the error is reported where it was.
-  private func parse(_ bytes: UnsafePointer<CChar>?, count: Int, terminate: Bool) {
+  /// Parses one piece into `queue`; whether the parser has failed. When it fails, the events
+  /// the piece made are dropped, as xmlTextReader, which gives up at a piece that fails, never
+  /// shows them: the error is reported where it was.
+  static func parse(
+    _ bytes: UnsafePointer<CChar>?, count: Int, terminate: Bool, parser: xmlParserCtxtPtr,
+    queue: UnsafeMutablePointer<folio_xml_events>
+  ) -> Bool {
     let events = queue.pointee.eventCount
     let attributes = queue.pointee.attributeCount
     let byteCount = queue.pointee.byteCount
     let lastCount = events > 0 ? queue.pointee.events?[events - 1].count : nil
     let status = xmlParseChunk(parser, bytes, Int32(count), terminate ? 1 : 0)
-    guard status != 0 || folio_xml_parser_failed(parser) != 0 else { return }
-    hasFailed = true
+    guard status != 0 || folio_xml_parser_failed(parser) != 0 else { return false }
     queue.pointee.eventCount = events
     queue.pointee.attributeCount = attributes
     queue.pointee.byteCount = byteCount
@@ -222,6 +279,7 @@ final class XMLStreamReader {
       last.pointee.count = lastCount
       bytes[last.pointee.start + lastCount] = 0
     }
+    return true
   }
 
   /// Moves to the next start tag, end tag or text (whitespace included); comments and
@@ -236,11 +294,11 @@ final class XMLStreamReader {
       }
       self.current = nil
     }
-    while cursor == queue.pointee.eventCount {
+    while cursor == view.pointee.eventCount {
       guard try refill() else { return .endOfFile }
     }
     // The queue holds at least one event past the cursor.
-    guard let events = queue.pointee.events else { preconditionFailure("event queue is empty") }
+    guard let events = view.pointee.events else { preconditionFailure("event queue is empty") }
     let event = events[cursor]
     cursor += 1
     current = event
@@ -268,7 +326,7 @@ final class XMLStreamReader {
   /// Whether the next event is an end tag already parsed: moving to it keeps the current
   /// text's bytes where they are.
   var isEndParsedNext: Bool {
-    guard cursor < queue.pointee.eventCount, let events = queue.pointee.events else {
+    guard cursor < view.pointee.eventCount, let events = view.pointee.events else {
       return false
     }
     return Int(events[cursor].kind) == Int(FOLIO_XML_END)
@@ -276,7 +334,7 @@ final class XMLStreamReader {
 
   /// The current text node's bytes (NUL-terminated), valid until the queue is refilled.
   var textBytes: (UnsafePointer<UInt8>, Int)? {
-    guard let current, Int(current.kind) == Int(FOLIO_XML_TEXT), let bytes = queue.pointee.bytes
+    guard let current, Int(current.kind) == Int(FOLIO_XML_TEXT), let bytes = view.pointee.bytes
     else { return nil }
     return (UnsafePointer(bytes + current.start), current.count)
   }
@@ -306,7 +364,7 @@ final class XMLStreamReader {
   /// next event, or `nil` when the element has no such attribute.
   func attribute(_ known: KnownName) -> UnsafeBufferPointer<UInt8>? {
     guard let current, Int(current.kind) == Int(FOLIO_XML_START), current.count > 0,
-      let attributes = queue.pointee.attributes, let bytes = queue.pointee.bytes
+      let attributes = view.pointee.attributes, let bytes = view.pointee.bytes
     else { return nil }
     for index in current.start..<current.start + current.count
     where attributes[index].known == known.rawValue {
@@ -329,7 +387,7 @@ final class XMLStreamReader {
 
   /// The current text node's bytes (NUL-terminated), valid until the next event.
   func withValue<Result>(_ body: (UnsafePointer<UInt8>, Int) -> Result) -> Result {
-    guard let current, Int(current.kind) == Int(FOLIO_XML_TEXT), let bytes = queue.pointee.bytes
+    guard let current, Int(current.kind) == Int(FOLIO_XML_TEXT), let bytes = view.pointee.bytes
     else {
       return withUnsafePointer(to: UInt8(0)) { body($0, 0) }
     }
@@ -340,7 +398,7 @@ final class XMLStreamReader {
   /// until the next event, or `nil` when the element has no such attribute.
   func attribute(_ attributeName: StaticString) -> UnsafeBufferPointer<UInt8>? {
     guard let current, Int(current.kind) == Int(FOLIO_XML_START), current.count > 0,
-      let attributes = queue.pointee.attributes, let bytes = queue.pointee.bytes
+      let attributes = view.pointee.attributes, let bytes = view.pointee.bytes
     else { return nil }
     let wanted = UnsafeRawPointer(attributeName.utf8Start).assumingMemoryBound(to: CChar.self)
     for index in current.start..<current.start + current.count {
@@ -362,7 +420,9 @@ final class XMLStreamReader {
 
   /// The current node's 1-based line.
   var line: Int {
-    guard let current else { return Int(folio_xml_parser_line(parser)) }
+    guard let current else {
+      return ahead == nil ? Int(folio_xml_parser_line(parser)) : aheadLine
+    }
     switch Int(current.kind) {
     case Int(FOLIO_XML_END): return openLines.last ?? Int(current.line)
     case Int(FOLIO_XML_REFERENCE):

@@ -32,7 +32,10 @@ struct XMLTagScan {
   }
 
   private let descriptor: Int32
-  private var buffer: [UInt8]
+  /// The bytes read, `capacity` of them, freed by ``close()``: no reference is counted as the
+  /// scan goes.
+  private var buffer: UnsafeMutablePointer<UInt8>
+  private var capacity = Self.chunk
   /// Where the unread bytes of `buffer` start and end.
   private var start = 0
   private var end = 0
@@ -52,30 +55,35 @@ struct XMLTagScan {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     self.descriptor = descriptor
-    buffer = [UInt8](repeating: 0, count: Self.chunk)
+    buffer = .allocate(capacity: Self.chunk)
   }
 
-  /// Closes the file.
-  func close() { _ = Glibc.close(descriptor) }
+  /// Closes the file and frees the buffer; the scan is not used after.
+  func close() {
+    _ = Glibc.close(descriptor)
+    buffer.deallocate()
+  }
+
+  /// The buffer, up to the end of what was read.
+  private var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: buffer, count: end) }
 
   /// Reads more of the file after the unread bytes; whether any came.
   private mutating func refill() throws(Unsupported) -> Bool {
     if atEndOfFile { return false }
     if start > 0 {
-      buffer.withUnsafeMutableBytes { bytes in
-        if end > start, let base = bytes.baseAddress {
-          memmove(base, base + start, end - start)
-        }
-      }
+      if end > start { memmove(buffer, buffer + start, end - start) }
       end -= start
       bufferOffset += start
       start = 0
     }
-    if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
-    let count = buffer.withUnsafeMutableBytes { bytes in
-      guard let base = bytes.baseAddress else { return -1 }
-      return read(descriptor, base + end, bytes.count - end)
+    if end == capacity {
+      let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+      larger.update(from: buffer, count: end)
+      buffer.deallocate()
+      buffer = larger
+      capacity *= 2
     }
+    let count = read(descriptor, buffer + end, capacity - end)
     guard count >= 0 else { throw Unsupported() }
     if count == 0 {
       atEndOfFile = true
@@ -91,9 +99,7 @@ struct XMLTagScan {
   @discardableResult
   mutating func scan(upTo limit: Int? = nil, _ visit: (Tag) -> Bool) throws(Unsupported) -> Bool {
     while true {
-      let found = buffer.withUnsafeBytes { bytes in
-        index(of: UInt8(ascii: "<"), in: bytes, from: start, to: end)
-      }
+      let found = index(of: UInt8(ascii: "<"), in: bytes, from: start, to: end)
       guard let found else {
         start = end
         if try refill() { continue }
@@ -112,99 +118,98 @@ struct XMLTagScan {
   /// Reads the markup at `start` (a `<`), moving past it and giving a tag of the structure to
   /// `visit` when it is all in the buffer; whether it was.
   private mutating func markup(_ visit: (Tag) -> Bool) throws(Unsupported) -> Bool {
-    try buffer.withUnsafeBufferPointer { bytes throws(Unsupported) -> Bool in
-      var cursor = Cursor(bytes: bytes, position: start + 1, end: end)
-      guard let first = cursor.peek() else { return false }
-      switch first {
-      case UInt8(ascii: "?"):
-        guard let after = cursor.find("?>") else { return false }
-        if depth == 0, !sawRoot {
-          try Self.checkDeclaration(bytes, from: start, to: after)
-        }
+    let bytes = self.bytes
+    var cursor = Cursor(bytes: bytes, position: start + 1, end: end)
+    guard let first = cursor.peek() else { return false }
+    switch first {
+    case UInt8(ascii: "?"):
+      guard let after = cursor.find("?>") else { return false }
+      if depth == 0, !sawRoot {
+        try Self.checkDeclaration(bytes, from: start, to: after)
+      }
+      start = after
+      return true
+    case UInt8(ascii: "!"):
+      if cursor.hasPrefix("!--") {
+        guard let after = cursor.find("-->") else { return false }
         start = after
-        return true
-      case UInt8(ascii: "!"):
-        if cursor.hasPrefix("!--") {
-          guard let after = cursor.find("-->") else { return false }
-          start = after
-        } else if cursor.hasPrefix("![CDATA[") {
-          guard depth > 0 else { throw Unsupported() }
-          guard let after = cursor.find("]]>") else { return false }
-          start = after
-        } else if cursor.hasPrefix("!DOCTYPE") {
-          guard !sawRoot else { throw Unsupported() }
-          while let byte = cursor.next() {
-            // An internal subset could declare entities: not read here.
-            if byte == UInt8(ascii: "[") { throw Unsupported() }
-            if byte == UInt8(ascii: ">") {
-              start = cursor.position
-              return true
-            }
-          }
-          return false
-        } else {
-          guard cursor.remaining >= 8 else { return false }
-          throw Unsupported()
-        }
-        return true
-      case UInt8(ascii: "/"):
-        guard let after = cursor.find(">") else { return false }
+      } else if cursor.hasPrefix("![CDATA[") {
         guard depth > 0 else { throw Unsupported() }
-        depth -= 1
-        if depth <= 1 { inObject = false }
+        guard let after = cursor.find("]]>") else { return false }
         start = after
-        return true
-      default:
-        break
-      }
-      guard let element = try cursor.startTag() else { return false }
-      start = cursor.position
-      let level = depth
-      if !element.isEmpty { depth += 1 }
-      if level == 0 {
-        guard !sawRoot, element.name == .database else { throw Unsupported() }
-        sawRoot = true
-        return true
-      }
-      // Values with character references are replaced into `scratch`; the others are read
-      // where they are.
-      var scratch: [UInt8] = []
-      let accepted: Bool
-      switch (level, element.name) {
-      case (1, .object):
-        guard let type = try element.span(.type, in: bytes, scratch: &scratch),
-          let id = try element.span(.id, in: bytes, scratch: &scratch)
-        else { throw Unsupported() }
-        inObject = !element.isEmpty
-        accepted = scratch.withUnsafeBufferPointer { scratch in
-          visit(.object(type: type.text(bytes, scratch), id: id.text(bytes, scratch)))
+      } else if cursor.hasPrefix("!DOCTYPE") {
+        guard !sawRoot else { throw Unsupported() }
+        while let byte = cursor.next() {
+          // An internal subset could declare entities: not read here.
+          if byte == UInt8(ascii: "[") { throw Unsupported() }
+          if byte == UInt8(ascii: ">") {
+            start = cursor.position
+            return true
+          }
         }
-      case (2, .attribute) where inObject:
-        guard let name = try element.span(.name, in: bytes, scratch: &scratch),
-          let type = try element.span(.type, in: bytes, scratch: &scratch)
-        else { throw Unsupported() }
-        accepted = scratch.withUnsafeBufferPointer { scratch in
-          visit(.attribute(name: name.text(bytes, scratch), type: type.text(bytes, scratch)))
-        }
-      case (2, .relationship) where inObject:
-        guard let name = try element.span(.name, in: bytes, scratch: &scratch),
-          let type = try element.span(.type, in: bytes, scratch: &scratch)
-        else { throw Unsupported() }
-        let destination = try element.span(.destination, in: bytes, scratch: &scratch)
-        let idrefs = try element.span(.idrefs, in: bytes, scratch: &scratch, anyText: true)
-        accepted = scratch.withUnsafeBufferPointer { scratch in
-          visit(
-            .relationship(
-              name: name.text(bytes, scratch), type: type.text(bytes, scratch),
-              destination: destination?.text(bytes, scratch),
-              idrefs: idrefs?.text(bytes, scratch) ?? Text(start: nil, count: 0)))
-        }
-      default:
-        return true
+        return false
+      } else {
+        guard cursor.remaining >= 8 else { return false }
+        throw Unsupported()
       }
-      guard accepted else { throw Unsupported() }
+      return true
+    case UInt8(ascii: "/"):
+      guard let after = cursor.find(">") else { return false }
+      guard depth > 0 else { throw Unsupported() }
+      depth -= 1
+      if depth <= 1 { inObject = false }
+      start = after
+      return true
+    default:
+      break
+    }
+    guard let element = try cursor.startTag() else { return false }
+    start = cursor.position
+    let level = depth
+    if !element.isEmpty { depth += 1 }
+    if level == 0 {
+      guard !sawRoot, element.name == .database else { throw Unsupported() }
+      sawRoot = true
       return true
     }
+    // Values with character references are replaced into `scratch`; the others are read
+    // where they are.
+    var scratch: [UInt8] = []
+    let accepted: Bool
+    switch (level, element.name) {
+    case (1, .object):
+      guard let type = try element.span(.type, in: bytes, scratch: &scratch),
+        let id = try element.span(.id, in: bytes, scratch: &scratch)
+      else { throw Unsupported() }
+      inObject = !element.isEmpty
+      accepted = scratch.withUnsafeBufferPointer { scratch in
+        visit(.object(type: type.text(bytes, scratch), id: id.text(bytes, scratch)))
+      }
+    case (2, .attribute) where inObject:
+      guard let name = try element.span(.name, in: bytes, scratch: &scratch),
+        let type = try element.span(.type, in: bytes, scratch: &scratch)
+      else { throw Unsupported() }
+      accepted = scratch.withUnsafeBufferPointer { scratch in
+        visit(.attribute(name: name.text(bytes, scratch), type: type.text(bytes, scratch)))
+      }
+    case (2, .relationship) where inObject:
+      guard let name = try element.span(.name, in: bytes, scratch: &scratch),
+        let type = try element.span(.type, in: bytes, scratch: &scratch)
+      else { throw Unsupported() }
+      let destination = try element.span(.destination, in: bytes, scratch: &scratch)
+      let idrefs = try element.span(.idrefs, in: bytes, scratch: &scratch, anyText: true)
+      accepted = scratch.withUnsafeBufferPointer { scratch in
+        visit(
+          .relationship(
+            name: name.text(bytes, scratch), type: type.text(bytes, scratch),
+            destination: destination?.text(bytes, scratch),
+            idrefs: idrefs?.text(bytes, scratch) ?? Text(start: nil, count: 0)))
+      }
+    default:
+      return true
+    }
+    guard accepted else { throw Unsupported() }
+    return true
   }
 
   /// Refuses an XML declaration naming an encoding other than UTF-8.
