@@ -9,7 +9,8 @@ import Foundation
 /// store with that model; and the whole store with each fixed model, as a document of a known
 /// type. Every failure must be a thrown `StoreError`. The model from a scan of the tags, where
 /// the parse infers one too, must be the parse's; and reading while inferring (from a guess of
-/// the first half of the file) must give what inferring, then reading gives.
+/// the first half of the file) must give what inferring, then reading gives; and the tags
+/// scanned in two halves, wherever split, the model one scan gives.
 package enum XMLStoreFuzzing: FuzzTarget {
   private static let scratch = ScratchFile("store.xml")
 
@@ -35,6 +36,12 @@ package enum XMLStoreFuzzing: FuzzTarget {
       fatalError("the scan of the tags and the parse infer different models")
     }
     compareReadingWhileInferring(url, size: input.count)
+    let whole = XMLStore.scannedModel(of: url, splitAt: nil)
+    for split in [input.count / 3, input.count / 2] where split > 0 {
+      if XMLStore.scannedModel(of: url, splitAt: split) != whole {
+        fatalError("the tags scanned in two halves split at \(split) give another model")
+      }
+    }
     for model in FixedModels.all {
       attempt("read with \(model.entities.first?.name ?? "")…") {
         try XMLStore().read(from: url, model: model)

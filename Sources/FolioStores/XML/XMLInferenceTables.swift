@@ -113,6 +113,21 @@ struct ObjectEntityTable {
     return value == 0 ? nil : Int(value) - 1
   }
 
+  /// Each object's number and entity: for each number, the first object's, then the others'
+  /// in the order they were added.
+  func forEach(_ body: (Int64, Int) -> Void) {
+    let hasMore = !more.isEmpty
+    for (number, value) in dense.enumerated() where value != 0 {
+      body(Int64(number), Int(value) - 1)
+      guard hasMore else { continue }
+      for entity in more[Int64(number)] ?? [] { body(Int64(number), entity) }
+    }
+    for (number, value) in sparse {
+      body(number, Int(value) - 1)
+      for entity in more[number] ?? [] { body(number, entity) }
+    }
+  }
+
   /// Whether one of the further objects numbered `number` is of `entity`.
   func hasMore(_ number: Int64, of entity: Int) -> Bool {
     more[number]?.contains(entity) == true

@@ -18,13 +18,13 @@ import Foundation
 ///   reversed (and there are some); a relationship with no such single partner has none.
 /// - Everything is optional; delete rules are Nullify; nothing is ordered.
 struct XMLModelInference {
-  private struct Relationship {
+  struct Relationship {
     var name: String
     var destination: String
     var isToMany = false
   }
 
-  private struct Entity {
+  struct Entity {
     var diskName: String
     var attributes: [(name: String, type: AttributeType)] = []
     var relationships: [Relationship] = []
@@ -32,7 +32,7 @@ struct XMLModelInference {
   }
 
   /// A link from one object to another, by their ID numbers (``number(ofID:)``).
-  private struct Link: Hashable, Comparable {
+  struct Link: Hashable, Comparable {
     let source: Int64
     let target: Int64
 
@@ -60,9 +60,9 @@ struct XMLModelInference {
     var isToMany: Bool
   }
 
-  private var entities: [String: Entity] = [:]
+  var entities: [String: Entity] = [:]
   /// Entity keys, numbered in the order they were first seen.
-  private var order: [String] = []
+  var order: [String] = []
   private var orderNumbers: [String: Int] = [:]
   /// Types objects are written with, property names and type words, by number.
   private var types = ByteInterner()
@@ -71,12 +71,12 @@ struct XMLModelInference {
   /// The entity number of each type's number.
   private var typeEntities: [Int] = []
   /// The entities of the objects, by their IDs' numbers.
-  private var objects = ObjectEntityTable()
+  var objects = ObjectEntityTable()
   /// IDs that are not `z` and a number without leading zeros; their numbers are -1 - theirs.
-  private var otherIDs = ByteInterner()
+  var otherIDs = ByteInterner()
   /// Each relationship's links, by "ENTITY.name" in `linkKeys` at the same index.
-  private var linkKeys: [String] = []
-  private var links: [[Link]] = []
+  var linkKeys: [String] = []
+  var links: [[Link]] = []
   // The tables below key an entity and a name by their numbers side by side in 64 bits: a
   // store would need over four billion names for two keys to meet.
   /// Attributes seen, by entity and name, and type word: a repeat changes nothing.
@@ -98,7 +98,7 @@ struct XMLModelInference {
     let parser = try XMLStoreParser(url: url)
     // Sorted: entities the hashes name without objects come in the same order every time.
     let spellings = parser.metadata.modelVersionHashes.keys.sorted()
-    if !checksFile, var scanned = scan(url) {
+    if !checksFile, var scanned = scanInHalves(url) {
       return try scanned.model(spellings: spellings, path: url.path)
     }
     var inference = XMLModelInference()
@@ -139,34 +139,36 @@ struct XMLModelInference {
     guard var scan = XMLTagScan(path: url.path) else { return nil }
     defer { scan.close() }
     var inference = XMLModelInference()
-    func location() -> InputLocation { InputLocation(file: url.path) }
+    let path = url.path
     do {
-      let isWholeFile = try scan.scan(upTo: limit) { tag in
-        switch tag {
-        case .object(let type, let id):
-          inference.object(type: type, id: id)
-          return true
-        case .attribute(let name, let word):
-          do {
-            try inference.attribute(name: name, word: word, location: location)
-            return true
-          } catch {
-            return false
-          }
-        case .relationship(let name, let type, let destination, let idrefs):
-          guard XMLObjectIDs.isRelationshipType(type) else { return false }
-          return inference.relationship(
-            name: name, type: type, destination: destination, idrefs: idrefs)
-        }
-      }
+      let isWholeFile = try scan.scan(upTo: limit) { inference.take($0, file: path) }
       return (inference, isWholeFile)
     } catch {
       return nil
     }
   }
 
+  /// Takes in a tag of a scan of the file at `file`; false when the scan should give up.
+  mutating func take(_ tag: XMLTagScan.Tag, file: String) -> Bool {
+    switch tag {
+    case .object(let type, let id):
+      object(type: type, id: id)
+      return true
+    case .attribute(let name, let word):
+      do {
+        try attribute(name: name, word: word, location: { InputLocation(file: file) })
+        return true
+      } catch {
+        return false
+      }
+    case .relationship(let name, let type, let destination, let idrefs):
+      guard XMLObjectIDs.isRelationshipType(type) else { return false }
+      return relationship(name: name, type: type, destination: destination, idrefs: idrefs)
+    }
+  }
+
   /// The number of the entity `diskName` names (upper-cased, its key), new if it is new.
-  private mutating func entity(_ diskName: String) -> Int {
+  mutating func entity(_ diskName: String) -> Int {
     let key = diskName.uppercased()
     if let number = orderNumbers[key] { return number }
     entities[key] = Entity(diskName: key)
@@ -350,7 +352,7 @@ struct XMLModelInference {
 
   /// Adds an attribute `name` of `type` (written `word`) to the entity `key`, or widens the
   /// type of the one it has.
-  private mutating func addAttribute(
+  mutating func addAttribute(
     _ name: String, _ type: AttributeType, word: String, to key: String,
     location: () -> InputLocation
   ) throws(StoreError) {

@@ -58,6 +58,25 @@ struct XMLTagScan {
     buffer = .allocate(capacity: Self.chunk)
   }
 
+  /// Opens the file at `path` at byte `offset`, where another scan stopped between two of
+  /// `<database>`'s children (``isBetweenObjects(at:)``).
+  init?(path: String, at offset: Int) {
+    self.init(path: path)
+    guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+      close()
+      return nil
+    }
+    bufferOffset = offset
+    depth = 1
+    sawRoot = true
+  }
+
+  /// Whether a scan that stopped at its limit stopped at markup starting at byte `offset`,
+  /// between two children of `<database>`: a scan from there reads the rest as this one would.
+  func isBetweenObjects(at offset: Int) -> Bool {
+    depth == 1 && !inObject && bufferOffset + start == offset && start < end
+  }
+
   /// Closes the file and frees the buffer; the scan is not used after.
   func close() {
     _ = Glibc.close(descriptor)
@@ -106,7 +125,10 @@ struct XMLTagScan {
         guard sawRoot, depth == 0 else { throw Unsupported() }
         return true
       }
-      if let limit, bufferOffset + found >= limit { return false }
+      if let limit, bufferOffset + found >= limit {
+        start = found
+        return false
+      }
       start = found
       // The whole markup is in the buffer, or more is read and it is tried again.
       var complete = try markup(visit)
