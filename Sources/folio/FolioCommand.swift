@@ -30,7 +30,7 @@ struct FolioCommand: ParsableCommand {
     subcommands: [
       ModelCommand.self, ReplayCommand.self, InfoCommand.self, DumpCommand.self,
       ConvertCommand.self, ValidateCommand.self, QueryCommand.self, MetadataCommand.self,
-      MigrateCommand.self, CodegenCommand.self,
+      MigrateCommand.self, CodegenCommand.self, ShellCommand.self,
     ]
   )
 

@@ -53,6 +53,8 @@ public final class ScriptRunner {
   var numbersByID: [ManagedObjectID: Int] = [:]
   /// The last number given.
   var objectCount = 0
+  /// In a session, the error of the command before, for an `expect error` after it.
+  var sessionError: ScriptError?
 
   /// Creates a runner that writes what `print`, `dump` and the trace produce to `output`, one
   /// line per call.
@@ -106,6 +108,31 @@ public final class ScriptRunner {
       if isTracing, let undoTrace { output(undoTrace) }
     }
     if let pending { throw pending }
+  }
+
+  /// Starts an empty session whose relative paths start beside `file`.
+  func startSession(file: String) {
+    script = try? Script(parsing: "", file: file)
+    model = nil
+    closeDocument()
+    sessionError = nil
+  }
+
+  func useModel(_ model: ManagedObjectModel) {
+    self.model = model
+    bundle = nil
+    closeDocument()
+  }
+
+  func performInSession(_ command: ScriptCommand) throws(ScriptError) {
+    let failed = sessionError
+    sessionError = nil
+    do {
+      try execute(command, after: failed)
+    } catch {
+      sessionError = error
+      throw error
+    }
   }
 
   private func execute(_ command: ScriptCommand, after previous: ScriptError?) throws(ScriptError) {
