@@ -167,11 +167,23 @@ struct ShellSession {
       Data("line \(line): error \(error.code.rawValue): \(error.message)\n".utf8))
   }
 
+  /// A line from the terminal, read past the end of input that ended the session (a terminal
+  /// reads on after Control-D, where `readLine` stays at the end).
+  private static func readAnswer() -> String? {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(STDIN_FILENO, &byte, 1) == 1 {
+      if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+      bytes.append(byte)
+    }
+    return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+  }
+
   /// Asks on the terminal whether to save the changes; whether the session may end quietly
   /// (saved, or the user chose to discard).
   func askToSave() -> Bool {
     FileHandle.standardOutput.write(Data("Save changes to \(name)? [y/n] ".utf8))
-    guard let answer = readLine()?.lowercased() else { return false }
+    guard let answer = Self.readAnswer()?.lowercased() else { return false }
     if answer.hasPrefix("y") {
       do throws(ScriptError) {
         try runner.perform(ScriptCommand(.save(path: nil), at: InputLocation(), text: "save"))

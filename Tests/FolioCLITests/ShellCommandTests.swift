@@ -114,4 +114,33 @@ struct ShellCommandTests {
     #expect(missing.status == 1)
     #expect(missing.standardError.contains("Missing.xml"), "\(missing.standardError)")
   }
+
+  /// `folio shell` with `arguments` on a terminal (`script`), typed `input` (Control-D is
+  /// `\u{04}`), in `folder`.
+  func shellOnTerminal(_ arguments: [String], input: String, in folder: URL) throws
+    -> ProcessResult
+  {
+    let command = ([folio.path, "shell"] + arguments).map(ProgressTests.quoted)
+      .joined(separator: " ")
+    return try run(
+      URL(fileURLWithPath: "/usr/bin/script"), ["-qefc", command, "/dev/null"], in: folder,
+      environment: ["TERM": "xterm"], input: Data(input.utf8))
+  }
+
+  @Test(
+    "on a terminal the prompt shows the document, its edited mark and undo depth, and unsaved changes are asked about",
+    arguments: [("y", true), ("n", false)])
+  func terminal(answer: String, saves: Bool) throws {
+    let folder = try folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("Expenses.xml")
+    let before = try Data(contentsOf: store)
+    let result = try shellOnTerminal(
+      ["Expenses.xml"], input: "insert Spending $n amount=3\n\u{04}\(answer)\n", in: folder)
+    #expect(result.status == 0, "\(result.standardOutput)")
+    #expect(result.standardOutput.contains("Expenses.xml [0]> "))
+    #expect(result.standardOutput.contains("Expenses.xml* [1]> "))
+    #expect(result.standardOutput.contains("Save changes to Expenses.xml? [y/n] "))
+    #expect((try Data(contentsOf: store) != before) == saves)
+  }
 }
