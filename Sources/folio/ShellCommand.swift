@@ -41,6 +41,10 @@ struct ShellCommand: ParsableCommand {
     if file == nil, model == nil {
       throw ValidationError("give a store to open, or --model for a new document")
     }
+    if file == "-" {
+      throw ValidationError(
+        "the shell reads its commands from standard input: give the store as a file")
+    }
   }
 
   func run() throws {

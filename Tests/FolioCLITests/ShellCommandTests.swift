@@ -15,9 +15,10 @@ struct ShellCommandTests {
   }
 
   func shell(_ lines: [String], _ arguments: [String], in folder: URL) throws -> ProcessResult {
+    // No input for a shell refused before it reads: writing to it could raise SIGPIPE here.
     try run(
       folio, ["shell"] + arguments, in: folder,
-      input: Data((lines.joined(separator: "\n") + "\n").utf8))
+      input: lines.isEmpty ? nil : Data((lines.joined(separator: "\n") + "\n").utf8))
   }
 
   @Test("each line is an undo step named after it; undo and redo say what they did; save writes")
@@ -110,6 +111,9 @@ struct ShellCommandTests {
     let neither = try shell([], [], in: folder)
     #expect(neither.status == 64)
     #expect(neither.standardError.hasPrefix("Error: give a store to open, or --model"))
+    let standardInput = try shell([], ["-"], in: folder)
+    #expect(standardInput.status == 64)
+    #expect(standardInput.standardError.hasPrefix("Error: the shell reads its commands"))
     let missing = try shell([], ["Missing.xml"], in: folder)
     #expect(missing.status == 1)
     #expect(missing.standardError.contains("Missing.xml"), "\(missing.standardError)")
