@@ -98,16 +98,17 @@ struct XMLModelInference {
     let parser = try XMLStoreParser(url: url)
     // Sorted: entities the hashes name without objects come in the same order every time.
     let spellings = parser.metadata.modelVersionHashes.keys.sorted()
-    if !checksFile, var scanned = scanInHalves(url) {
-      return try scanned.model(spellings: spellings, path: url.path)
+    var inference: XMLModelInference
+    if !checksFile, let scanned = scanInHalves(url) {
+      inference = scanned
+    } else {
+      inference = try collecting(parser)
     }
-    var inference = XMLModelInference()
-    try inference.collect(parser)
     return try inference.model(spellings: spellings, path: url.path)
   }
 
-  /// The model ``infer(from:checksFile:)`` infers with `checksFile` false, and the same model
-  /// with no inverses.
+  /// The model ``infer(from:checksFile:)`` infers with `checksFile` false (in one scan: the
+  /// caller's other thread is busy), and the same model with no inverses.
   static func inferWithAndWithoutInverses(from url: URL, spellings: [String]) throws(StoreError)
     -> (ManagedObjectModel, ManagedObjectModel)
   {
@@ -115,14 +116,22 @@ struct XMLModelInference {
     if let scanned = scan(url) {
       inference = scanned
     } else {
-      inference = XMLModelInference()
-      try inference.collect(try XMLStoreParser(url: url))
+      inference = try collecting(try XMLStoreParser(url: url))
     }
     var bare = inference
     return (
       try inference.model(spellings: spellings, path: url.path),
       try bare.model(spellings: spellings, path: url.path, withInverses: false)
     )
+  }
+
+  /// What a parse by `parser`, which checks the whole file, collects.
+  private static func collecting(_ parser: XMLStoreParser) throws(StoreError)
+    -> XMLModelInference
+  {
+    var inference = XMLModelInference()
+    try inference.collect(parser)
+    return inference
   }
 
   /// What a scan of the file's tags shows, or `nil` when the scan gives up or the tags show

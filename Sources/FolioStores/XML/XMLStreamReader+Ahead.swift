@@ -86,7 +86,7 @@ final class ParseAhead: @unchecked Sendable {
   private func run() {
     defer { ended.signal() }
     while true {
-      let kind = parseChunk()
+      let kind = Self.parseChunk(parts)
       let line = Int(folio_xml_parser_line(parts.parser))
       handedBack.wait()
       if isStopped { return }
@@ -102,9 +102,10 @@ final class ParseAhead: @unchecked Sendable {
     }
   }
 
-  /// Reads the next chunk of the file and parses it into the parser's queue, as the reader
-  /// does on its own.
-  private func parseChunk() -> Kind {
+  /// Reads the next chunk of the file and parses it into the parser's queue, a piece of
+  /// ``XMLStreamReader/pieceSize`` bytes at a time, up to the piece that fails: on the
+  /// reader's thread, or on this one ahead of it.
+  static func parseChunk(_ parts: Parts) -> Kind {
     folio_xml_events_clear(parts.queue)
     let count = XMLStreamReader.read(parts.descriptor, into: parts.chunk)
     guard count >= 0 else { return .readError(errno) }

@@ -80,11 +80,6 @@ final class XMLStreamReader {
   #if !DEBUG
     @exclusivity(unchecked)
   #endif
-  /// How many bytes of the file libxml2 has been given.
-  private var bytesGiven = 0
-  #if !DEBUG
-    @exclusivity(unchecked)
-  #endif
   private var hasFailed = false
   #if !DEBUG
     @exclusivity(unchecked)
@@ -157,7 +152,6 @@ final class XMLStreamReader {
     self.queue = queue
     self.chunk = chunk
     parser = made
-    bytesGiven = max(head, 0)
     hasFailed = folio_xml_parser_failed(parser) != 0
     var size = stat()
     let isLarge = fstat(descriptor, &size) == 0 && Int(size.st_size) >= Self.parseAheadMinimum
@@ -209,48 +203,29 @@ final class XMLStreamReader {
   private func refill() throws(StoreError) -> Bool {
     if hasFailed { throw libxmlError() }
     if isTerminated { return false }
+    cursor = 0
+    // The next chunk, parsed on this thread or handed over by the thread parsing ahead: the
+    // same parse either way.
+    let kind: ParseAhead.Kind
     if let ahead {
-      cursor = 0
       let outcome = ahead.next()
       aheadLine = outcome.line
-      switch outcome.kind {
-      case .events: break
-      case .failed: hasFailed = true
-      case .end(let failed):
-        isTerminated = true
-        hasFailed = failed
-      case .readError(let code):
-        throw StoreError.unreadable(path, String(cString: strerror(code)))
-      case .outOfMemory:
-        throw StoreError.unreadable(path, "out of memory")
-      }
-      return true
+      kind = outcome.kind
+    } else {
+      kind = ParseAhead.parseChunk(
+        ParseAhead.Parts(
+          parser: parser, queue: queue, view: view, chunk: chunk, descriptor: descriptor,
+          threadError: threadError))
     }
-    folio_xml_events_clear(queue)
-    cursor = 0
-    let count = Self.read(descriptor, into: chunk)
-    guard count >= 0 else {
-      throw StoreError.unreadable(path, String(cString: strerror(errno)))
-    }
-    if count == 0 {
+    switch kind {
+    case .events: break
+    case .failed: hasFailed = true
+    case .end(let failed):
       isTerminated = true
-      let handlers = folio_xml_capture_thread_handlers(threadError)
-      hasFailed = Self.parse(nil, count: 0, terminate: true, parser: parser, queue: queue)
-      folio_xml_restore_thread_handlers(handlers)
-    } else if let base = chunk.baseAddress?.assumingMemoryBound(to: CChar.self) {
-      // libxml2 reports a byte its decoder refuses to this thread, not to the parser.
-      let handlers = folio_xml_capture_thread_handlers(threadError)
-      defer { folio_xml_restore_thread_handlers(handlers) }
-      var offset = 0
-      while offset < count, !hasFailed {
-        let size = min(Self.pieceSize, count - offset)
-        hasFailed = Self.parse(
-          base + offset, count: size, terminate: false, parser: parser, queue: queue)
-        offset += size
-        bytesGiven += size
-      }
-    }
-    if queue.pointee.isOutOfMemory != 0 {
+      hasFailed = failed
+    case .readError(let code):
+      throw StoreError.unreadable(path, String(cString: strerror(code)))
+    case .outOfMemory:
       throw StoreError.unreadable(path, "out of memory")
     }
     return true
