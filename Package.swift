@@ -141,7 +141,7 @@ let package = Package(
     ),
     .target(
       name: "FolioTestSupport",
-      dependencies: ["FolioModel", "FolioStores"],
+      dependencies: ["CFolioSupport", "FolioModel", "FolioStores"],
       path: "Tests/FolioTestSupport"
     ),
     .testTarget(

@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
 
 #include "CFolioSupport.h"
 
@@ -53,4 +56,19 @@ int folio_write_standard_output(const void *bytes, unsigned long count) {
   if (count == 0) return 0;
   if (fwrite(bytes, 1, count, stdout) != count) return errno != 0 ? errno : EIO;
   return 0;
+}
+
+int folio_open_pseudo_terminal(char *name, unsigned long capacity) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0) return -1;
+  const char *path = NULL;
+  if (grantpt(master) != 0 || unlockpt(master) != 0 || (path = ptsname(master)) == NULL ||
+      strlen(path) >= capacity) {
+    int saved = errno ? errno : ENAMETOOLONG;
+    close(master);
+    errno = saved;
+    return -1;
+  }
+  strcpy(name, path);
+  return master;
 }

@@ -167,6 +167,20 @@ public final class Document {
     savePoint = undoManager?.stateIdentifier
   }
 
+  /// Whether the document's file changed on disk since the document read or wrote it: someone
+  /// else saved over it, replaced or removed it. ``save()`` then fails with
+  /// `StoreError.Code.modifiedOnDisk`; ``revert()`` reads their version, and
+  /// ``keepOverChangesOnDisk()`` keeps this one, to be saved over theirs.
+  public var isChangedOnDisk: Bool {
+    coordinator.persistentStores.first?.isChangedOnDisk ?? false
+  }
+
+  /// Keeps the document as it is over a file changed on disk: the next ``save()`` writes over
+  /// what someone else wrote there.
+  public func keepOverChangesOnDisk() {
+    coordinator.persistentStores.first?.acceptFileOnDisk()
+  }
+
   /// Discards every unsaved change and reads the file again; the undo stack is cleared.
   ///
   /// - Throws: store errors reading the file; an untitled document is reverted to empty.

@@ -118,33 +118,116 @@ struct ShellCommandTests {
     #expect(missing.status == 1)
     #expect(missing.standardError.contains("Missing.xml"), "\(missing.standardError)")
   }
+}
 
-  /// `folio shell` with `arguments` on a terminal (`script`), typed `input` (Control-D is
-  /// `\u{04}`), in `folder`.
-  func shellOnTerminal(_ arguments: [String], input: String, in folder: URL) throws
-    -> ProcessResult
-  {
-    let command = ([folio.path, "shell"] + arguments).map(ProgressTests.quoted)
-      .joined(separator: " ")
-    return try run(
-      URL(fileURLWithPath: "/usr/bin/script"), ["-qefc", command, "/dev/null"], in: folder,
-      environment: ["TERM": "xterm"], input: Data(input.utf8))
+/// `folio shell` without a terminal, fed a line at a time while the test changes things.
+@Suite("folio shell, line by line")
+struct ShellLineByLineTests {
+  /// A shell reading `lines` from a pipe, each written once the one before has been answered
+  /// (the next prompt cannot be seen without a terminal, so a `history` after each line
+  /// marks it done); `between` runs before line *n* is written.
+  func shell(
+    _ arguments: [String], in folder: URL, lines: [String],
+    between: (Int) throws -> Void = { _ in }
+  ) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = folio
+    process.arguments = ["shell"] + arguments
+    process.currentDirectoryURL = folder
+    process.environment = ProcessInfo.processInfo.environment.merging([
+      "FOLIO_SHELL_HISTORY": ""
+    ]) { $1 }
+    let input = Pipe()
+    let output = Pipe()
+    let error = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    var seen = Data()
+    for (index, line) in lines.enumerated() {
+      try between(index)
+      input.fileHandleForWriting.write(Data("\(line)\nhistory\n".utf8))
+      while String(decoding: seen, as: UTF8.self).components(separatedBy: "redo: ").count
+        <= index + 1
+      {
+        let chunk = output.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { break }
+        seen += chunk
+      }
+    }
+    try input.fileHandleForWriting.close()
+    seen += output.fileHandleForReading.readDataToEndOfFile()
+    let errors = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(
+      status: process.terminationStatus, standardOutput: String(decoding: seen, as: UTF8.self),
+      standardError: String(decoding: errors, as: UTF8.self))
   }
 
-  @Test(
-    "on a terminal the prompt shows the document, its edited mark and undo depth, and unsaved changes are asked about",
-    arguments: [("y", true), ("n", false)])
-  func terminal(answer: String, saves: Bool) throws {
-    let folder = try folder()
+  @Test("a file changed on disk is reported once; save is refused until keep, or reload reads it")
+  func changedOnDisk() throws {
+    let folder = try ShellCommandTests().folder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let store = folder.appendingPathComponent("Expenses.xml")
-    let before = try Data(contentsOf: store)
-    let result = try shellOnTerminal(
-      ["Expenses.xml"], input: "insert Spending $n amount=3\n\u{04}\(answer)\n", in: folder)
-    #expect(result.status == 0, "\(result.standardOutput)")
-    #expect(result.standardOutput.contains("Expenses.xml [0]> "))
-    #expect(result.standardOutput.contains("Expenses.xml* [1]> "))
-    #expect(result.standardOutput.contains("Save changes to Expenses.xml? [y/n] "))
-    #expect((try Data(contentsOf: store) != before) == saves)
+    var theirs = Data()
+    let result = try shell(
+      ["Expenses.xml"], in: folder,
+      lines: [
+        "insert Person $ada name=\"Ada\"", "save", "keep", "save",
+        "print count Person where \"name == 'Bob'\"", "reload",
+        "print count Person where \"name == 'Bob'\"",
+      ]
+    ) { index in
+      guard index == 1 || index == 5 else { return }
+      let other = try run(
+        folio, ["shell", "Expenses.xml"], in: folder, environment: ["FOLIO_SHELL_HISTORY": ""],
+        input: Data("insert Person $bob name=\"Bob\"\nsave\n".utf8))
+      #expect(other.status == 0, "\(other.standardError)")
+      theirs = try Data(contentsOf: store)
+    }
+    #expect(result.status == 0, "\(result.standardError)")
+    let errors = result.standardError.split(separator: "\n")
+    // Reported at the line after the change, once; the save refused with the file named.
+    #expect(errors.count == 3, "\(errors)")
+    #expect(errors.first?.hasPrefix("line 3: Expenses.xml changed on disk") == true)
+    #expect(errors.dropFirst().first?.hasPrefix("line 3: error store: ") == true)
+    #expect(errors.last?.hasPrefix("line 11: Expenses.xml changed on disk") == true)
+    // Kept and saved over theirs: no Bob; then Bob saved again by the other, and reloaded.
+    #expect(result.standardOutput.contains("keeping this version of Expenses.xml"))
+    #expect(result.standardOutput.contains("reloaded Expenses.xml"))
+    let counts = result.standardOutput.split(separator: "\n").compactMap { Int($0) }
+    #expect(counts == [0, 1], "\(result.standardOutput)")
+    #expect(try Data(contentsOf: store) == theirs)
+  }
+
+  @Test("--autosave, or autosave on, saves after every line that changes the document")
+  func autosave() throws {
+    let folder = try ShellCommandTests().folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    func people() throws -> String {
+      try run(
+        folio, ["query", "Expenses.xml", "Person", "--format", "jsonl", "--keys", "name"],
+        in: folder
+      ).standardOutput
+    }
+    let before = try people()
+    var seen: [String] = []
+    let result = try shell(
+      ["Expenses.xml", "--autosave"], in: folder,
+      lines: [
+        "insert Person $zed name=\"Zed\"", "set $zed.name = \"Zed L\"", "autosave off",
+        "set $zed.name = \"Zed\"", "autosave on", "set $zed.name = \"Zed B\"",
+      ]
+    ) { _ in seen.append(try people()) }
+    // Nothing is left unsaved at the end: status 0, no message.
+    #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+    #expect(!before.contains("Zed"))
+    #expect(seen[1].contains("\"Zed\""), "\(seen)")
+    #expect(seen[2].contains("\"Zed L\""))
+    // Off: the change waits in memory; on again, the next change is saved.
+    #expect(seen[4].contains("\"Zed L\""))
+    #expect(seen[5].contains("\"Zed L\""))
+    #expect(try people().contains("\"Zed B\""))
   }
 }

@@ -40,6 +40,12 @@ public struct ProcessResult: Sendable {
   public var status: Int32
   public var standardOutput: String
   public var standardError: String
+
+  public init(status: Int32, standardOutput: String, standardError: String) {
+    self.status = status
+    self.standardOutput = standardOutput
+    self.standardError = standardError
+  }
 }
 
 /// Runs `executable` with `arguments` in `directory`, with `environment` added to this

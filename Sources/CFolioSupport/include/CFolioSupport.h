@@ -29,4 +29,9 @@ int folio_flush_standard_output(void);
 /// before; 0, or the `errno` of the failure (EIO when it is not known).
 int folio_write_standard_output(const void *bytes, unsigned long count);
 
+/// Opens a new pseudo-terminal: its master side's descriptor, with the path of its terminal
+/// side written to `name` (of `capacity` bytes); -1 with `errno` set when it cannot. Swift's
+/// Glibc module does not declare `posix_openpt` and the calls that go with it.
+int folio_open_pseudo_terminal(char *name, unsigned long capacity);
+
 #endif

@@ -25,6 +25,23 @@ public final class PersistentStore {
 
   /// The store's UUID: the identifier in its objects' permanent IDs.
   public var identifier: String { metadata.identifier }
+
+  /// Whether the file changed on disk — rewritten, replaced or removed by someone else —
+  /// since the store last read or wrote it. A save then refuses to overwrite it
+  /// (`StoreError.Code.modifiedOnDisk`) until ``acceptFileOnDisk()``.
+  ///
+  /// An in-memory store has no file, and never changes on disk.
+  public var isChangedOnDisk: Bool {
+    guard let url, let stamp else { return false }
+    return FileStamp(of: url) != stamp
+  }
+
+  /// Takes the file as it is now for the one the store last read or wrote, so the next save
+  /// overwrites what someone else wrote: for an editor whose user chose to keep their version.
+  public func acceptFileOnDisk() {
+    guard let url else { return }
+    stamp = FileStamp(of: url)
+  }
 }
 
 /// A file's identity and last change, to tell whether someone else rewrote it.

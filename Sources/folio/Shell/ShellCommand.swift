@@ -1,0 +1,122 @@
+import ArgumentParser
+import CFolioSupport
+import Folio
+import FolioScript
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `folio shell [FILE] [--model M]`: a document edited a command at a time, in the undo-script
+/// language.
+struct ShellCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "shell",
+    abstract: "Edit a store a command at a time, in the undo-script language.",
+    discussion: """
+      Opens FILE (its model inferred, carried or cached as for info, or --model), or with \
+      --model alone a new document, then runs each line read as a command of the undo-script \
+      language (Formats/undo-script.md): insert, set, delete, fetch, undo, redo, save and the \
+      rest. undo and redo print the action they undid or redid; history prints the undo and \
+      redo stacks with their action names and where the document was last saved; quit ends. \
+      A failed command prints its error with its line and the session goes on. \
+      autosave on|off (or --autosave) saves after every line that changes the document; a \
+      file changed on disk by someone else is reported at the next line, and reload reads \
+      it again while keep keeps this version. On a terminal, lines are edited as in \
+      readline, Tab completes commands, entity names, keys, variables and files, Up and \
+      Control-R bring back lines from this and earlier sessions (kept in \
+      $FOLIO_SHELL_HISTORY, else ~/.local/state/folio/shell_history), and a prompt shows \
+      the document's name, * when it has unsaved changes, and the undo depth. Without a \
+      terminal the lines come from standard input, as replay reads a script; at its end, \
+      unsaved changes are discarded with a message and the exit status \
+      is 1. Example:
+        printf 'insert Spending $s amount=3\\nsave\\n' | folio shell Expenses.xml
+      """)
+
+  @Argument(
+    help: "The store to open; without it, a new document of --model.",
+    completion: Completions.store)
+  var file: String?
+
+  @Option(
+    help: "The model (.xcdatamodeld, .xcdatamodel or contents); needed for a new document.",
+    completion: Completions.model)
+  var model: String?
+
+  func validate() throws {
+    if file == nil, model == nil {
+      throw ValidationError("give a store to open, or --model for a new document")
+    }
+    if file == "-" {
+      throw ValidationError(
+        "the shell reads its commands from standard input: give the store as a file")
+    }
+  }
+
+  @Flag(help: "Save the document after every line that changes it.")
+  var autosave = false
+
+  func run() throws {
+    let isTerminal = isatty(STDIN_FILENO) == 1
+    // A model inferred from the store has other version hashes than the one that wrote it:
+    // the formats check them only against a model given.
+    let options = try file.map {
+      try StoreOptions.parse([$0] + (model.map { ["--model", $0] } ?? []))
+    }
+    let runner = ScriptRunner(formats: options?.formats ?? storeFormats, output: { print($0) })
+    let folder = FileManager.default.currentDirectoryPath
+    runner.beginSession(in: folder)
+    var session = ShellSession(
+      runner: runner, name: file.map { ($0 as NSString).lastPathComponent })
+    session.autosaves = autosave
+    if let model {
+      try session.perform(.model(path: model), text: "model \(model)")
+    } else if let options {
+      runner.use(try options.open().model)
+    }
+    if let file {
+      try session.perform(.open(path: file), text: "open \(file)")
+    } else {
+      try session.perform(.new, text: "new")
+    }
+    session.noteFileOnDisk()
+    let editor =
+      isTerminal
+      ? LineEditor(
+        input: STDIN_FILENO, output: STDOUT_FILENO,
+        history: ShellHistory(file: ShellHistory.defaultFile())
+      ) { text in
+        let completion = runner.completions(for: text, in: folder)
+        return (completion.word, completion.candidates)
+      } : nil
+    session.editor = editor
+    var lineNumber = 0
+    while true {
+      _ = folio_flush_standard_output()
+      let read = editor.map { $0.readLine(prompt: session.prompt) } ?? readLine()
+      guard let line = read else { break }
+      lineNumber += 1
+      editor?.history.add(line)
+      if let problem = editor?.history.problem, !session.reportedHistoryProblem {
+        FileHandle.standardError.write(Data("folio shell: \(problem)\n".utf8))
+        session.reportedHistoryProblem = true
+      }
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      if trimmed == "quit" || trimmed == "exit" { break }
+      session.checkFileOnDisk(line: lineNumber)
+      session.run(trimmed, line: lineNumber)
+    }
+    _ = folio_flush_standard_output()
+    guard session.hasUnsavedChanges else { return }
+    if isTerminal, session.askToSave() { return }
+    FileHandle.standardError.write(
+      Data("folio shell: unsaved changes to \(session.name) discarded\n".utf8))
+    throw ExitCode.failure
+  }
+}
+
+/// A session that cannot start: its document does not open.
+struct ShellFailure: Error, CustomStringConvertible {
+  var description: String
+}

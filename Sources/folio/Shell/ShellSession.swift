@@ -1,0 +1,219 @@
+import Folio
+import FolioScript
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What a shell session keeps between lines: the runner, the document's name, and how the
+/// session watches the file and saves it.
+struct ShellSession {
+  let runner: ScriptRunner
+  let name: String
+  /// Whether every line that changes the document saves it.
+  var autosaves = false
+  /// The editor lines are typed in, on a terminal.
+  var editor: LineEditor?
+  var reportedHistoryProblem = false
+  /// The file's state when a change made on disk by someone else was last reported, so it
+  /// is reported once.
+  private var reportedChange: String?
+
+  init(runner: ScriptRunner, name: String?) {
+    self.runner = runner
+    self.name = name ?? "untitled"
+  }
+
+  /// Whether the document has changes since it was opened or last saved.
+  var hasUnsavedChanges: Bool { runner.document?.isEdited ?? false }
+
+  /// `NAME* [3]> `: the document, an edited mark, and the undo depth.
+  var prompt: String {
+    let depth = runner.context?.undoManager?.history.undo.count ?? 0
+    return "\(name)\(hasUnsavedChanges ? "*" : "") [\(depth)]> "
+  }
+
+  /// Runs a command made here (opening the document), stopping the session when it fails.
+  func perform(_ kind: ScriptCommand.Kind, text: String) throws {
+    do throws(ScriptError) {
+      try runner.perform(ScriptCommand(kind, at: InputLocation(), text: text))
+    } catch {
+      throw ShellFailure(description: error.message)
+    }
+  }
+
+  /// Runs the line `text`, the `line`th read: its commands, or one of the shell's own
+  /// (`history`, `autosave on|off`, `reload`, `keep`). Errors are printed on standard error,
+  /// and the session goes on.
+  mutating func run(_ text: String, line: Int) {
+    switch text {
+    case "history":
+      print(runner.undoHistoryLine ?? "no document")
+      return
+    case "autosave on", "autosave off":
+      autosaves = text == "autosave on"
+      print("autosave \(autosaves ? "on" : "off")")
+      return
+    case "reload":
+      reload(line: line)
+      return
+    case "keep":
+      keep()
+      return
+    default: break
+    }
+    let commands: [ScriptCommand]
+    do {
+      commands = try Script(parsing: text, file: "line \(line)").commands
+    } catch {
+      report(error, line: line)
+      return
+    }
+    for command in commands {
+      let undoManager = runner.context?.undoManager
+      let undoName = undoManager?.undoActionName ?? ""
+      let redoName = undoManager?.redoActionName ?? ""
+      do {
+        try runner.perform(command)
+      } catch {
+        report(error, line: line)
+        continue
+      }
+      switch command.kind {
+      case .undo: print("undone: \(undoName.isEmpty ? "(untitled)" : undoName)")
+      case .redo: print("redone: \(redoName.isEmpty ? "(untitled)" : redoName)")
+      case .open, .save, .new, .close: noteFileOnDisk()
+      default: break
+      }
+    }
+    endTurn(naming: text, line: line)
+    if autosaves, runner.document?.fileURL != nil, hasUnsavedChanges {
+      do throws(ScriptError) {
+        try runner.perform(ScriptCommand(.save(path: nil), at: InputLocation(), text: "save"))
+        noteFileOnDisk()
+      } catch {
+        report(error, line: line, prefix: "autosave: ")
+      }
+    }
+  }
+
+  /// Ends the event loop's turn, as an app's event ends: the line's changes become one undo
+  /// group, named after the line unless a command of it named the group.
+  private func endTurn(naming text: String, line: Int) {
+    guard runner.document != nil else { return }
+    let location = InputLocation()
+    do throws(ScriptError) {
+      try runner.perform(ScriptCommand(.process, at: location, text: "process"))
+      if let undoManager = runner.context?.undoManager, let open = undoManager.history.openGroup,
+        open.stateIdentifier != nil, open.actionName.isEmpty
+      {
+        undoManager.setActionName(text)
+      }
+      try runner.perform(ScriptCommand(.turn, at: location, text: "turn"))
+    } catch {
+      report(error, line: line)
+    }
+  }
+
+  private func report(_ error: ScriptError, line: Int, prefix: String = "") {
+    FileHandle.standardError.write(
+      Data("line \(line): \(prefix)error \(error.code.rawValue): \(error.message)\n".utf8))
+  }
+
+  // MARK: The file on disk
+
+  /// The document's file's identity, size and time of change; `nil` without a file.
+  private var fileState: String? {
+    guard let path = runner.document?.fileURL?.path,
+      let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    else { return runner.document?.fileURL == nil ? nil : "missing" }
+    return [FileAttributeKey.systemFileNumber, .size, .modificationDate]
+      .map { "\(attributes[$0] ?? "")" }.joined(separator: " ")
+  }
+
+  /// Takes the file as it is now for the one the session knows.
+  mutating func noteFileOnDisk() { reportedChange = nil }
+
+  /// Reports a change someone else made to the file since the session read or wrote it,
+  /// once. On a terminal it asks whether to reload the file or keep the session's version;
+  /// otherwise it says how to choose, and a save is refused until then.
+  mutating func checkFileOnDisk(line: Int) {
+    guard let document = runner.document, document.isChangedOnDisk,
+      let state = fileState, state != reportedChange
+    else { return }
+    reportedChange = state
+    let question =
+      "\(name) changed on disk since this session read or saved it. Reload it (r) or keep yours (k)? "
+    guard let editor else {
+      FileHandle.standardError.write(
+        Data(
+          "line \(line): \(name) changed on disk since this session read or saved it: `reload` reads it again, `keep` keeps this version to save over it\n"
+            .utf8))
+      return
+    }
+    while let answer = editor.readLine(prompt: question)?.lowercased() {
+      if answer.hasPrefix("r") { return reload(line: line) }
+      if answer.hasPrefix("k") { return keep() }
+    }
+  }
+
+  /// Reads the document's file again: unsaved changes, the undo stack and variables go.
+  private mutating func reload(line: Int) {
+    guard let path = runner.document?.fileURL?.path else {
+      FileHandle.standardError.write(Data("line \(line): the document has no file\n".utf8))
+      return
+    }
+    do throws(ScriptError) {
+      try runner.perform(ScriptCommand(.open(path: path), at: InputLocation(), text: "open"))
+      noteFileOnDisk()
+      print("reloaded \(name)")
+    } catch {
+      report(error, line: line)
+    }
+  }
+
+  private mutating func keep() {
+    runner.document?.keepOverChangesOnDisk()
+    noteFileOnDisk()
+    print("keeping this version of \(name): the next save writes over the file")
+  }
+
+  // MARK: Ending
+
+  /// A line from the terminal, read past the end of input that ended the session (a terminal
+  /// reads on after Control-D, where `readLine` stays at the end).
+  private static func readAnswer() -> String? {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(STDIN_FILENO, &byte, 1) == 1 {
+      if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+      bytes.append(byte)
+    }
+    return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Asks on the terminal whether to save the changes; whether the session may end quietly
+  /// (saved, or the user chose to discard).
+  func askToSave() -> Bool {
+    let question = "Save changes to \(name)? [y/n] "
+    let reply: String?
+    if let editor {
+      reply = editor.readLine(prompt: question)
+    } else {
+      FileHandle.standardOutput.write(Data(question.utf8))
+      reply = Self.readAnswer()
+    }
+    guard let answer = reply?.lowercased() else { return false }
+    if answer.hasPrefix("y") {
+      do throws(ScriptError) {
+        try runner.perform(ScriptCommand(.save(path: nil), at: InputLocation(), text: "save"))
+        return true
+      } catch {
+        report(error, line: 0)
+        return false
+      }
+    }
+    return answer.hasPrefix("n")
+  }
+}
