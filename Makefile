@@ -69,14 +69,16 @@ test: toolchain deps
 # build. `make editor-demo` serves a fresh copy of the Expenses sample (EDITOR_PORT, default
 # 8080); `make test-editor` runs the sample's tests, then drives the editor in headless
 # Chromium in two tabs and checks the saved file (screenshots in Samples/Editor/screenshots).
-# Neither is part of `make test` or CI: the first Hummingbird build takes minutes.
+# Neither is part of `make test` or CI: the first Hummingbird build takes minutes. Its build
+# folder is .build/editor, in Folio's own: tests copy Samples/ whole.
 EDITOR := Samples/Editor
-EDITOR_BIN := $(EDITOR)/.build/debug/folio-editor
+EDITOR_BUILD := --scratch-path $(CURDIR)/.build/editor
+EDITOR_BIN := .build/editor/debug/folio-editor
 EDITOR_DEMO := .build/editor-demo
 EDITOR_PORT ?= 8080
 
 editor-build: toolchain deps
-	cd $(EDITOR) && $(SWIFT) build --product folio-editor
+	cd $(EDITOR) && $(SWIFT) build $(EDITOR_BUILD) --product folio-editor
 
 editor-demo: editor-build
 	mkdir -p $(EDITOR_DEMO)
@@ -90,7 +92,8 @@ test-editor: editor-build
 	@{ command -v chromium >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; } || { \
 	  echo "Installing chromium and python3 for the browser test"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium python3; }
-	cd $(EDITOR) && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
+	cd $(EDITOR) && $(SWIFT) build $(EDITOR_BUILD) --build-tests && \
+	  $(SWIFT) test $(EDITOR_BUILD) --skip-build
 	python3 $(EDITOR)/browser_test.py --editor $(EDITOR_BIN) --sample Samples/Expenses \
 	  --screenshots $(EDITOR)/screenshots
 

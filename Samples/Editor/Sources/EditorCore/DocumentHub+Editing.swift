@@ -86,6 +86,7 @@ extension DocumentHub {
       throw EditorError(status: 409, code: "undo", "\(error)", place: "undo")
     }
     tab.eventLoop.endTurn()
+    tab.revision += 1
     return tab.state
   }
 
@@ -99,6 +100,7 @@ extension DocumentHub {
       throw EditorError(status: 409, code: "redo", "\(error)", place: "redo")
     }
     tab.eventLoop.endTurn()
+    tab.revision += 1
     return tab.state
   }
 
@@ -120,10 +122,12 @@ extension DocumentHub {
       throw EditorError(error)
     }
     tab.eventLoop.endTurn()
+    tab.revision += 1
     if let changes = tab.lastSave {
       for other in tabs.values where other !== tab {
         other.context.mergeChanges(fromContextDidSave: changes)
         other.eventLoop.endTurn()
+        other.revision += 1
         other.live?.yield(
           LiveEvent(kind: "saved", entity: nil, changes: [], tab: tab.id, state: other.state))
       }
@@ -139,6 +143,7 @@ extension DocumentHub {
   {
     let undoManager = tab.context.undoManager
     let before = undoManager?.stateIdentifier
+    tab.revision += 1
     do {
       try body()
     } catch {

@@ -47,6 +47,9 @@ public struct StatePayload: Sendable, Codable, Equatable {
   public var redo: String?
   /// Whether the tab's context has changes it has not saved.
   public var hasChanges: Bool
+  /// How many times the tab's graph has changed: a page keeps the state with the highest
+  /// revision, since a live event can arrive after the answer to a later request.
+  public var revision: Int
 }
 
 /// The rows of one entity, in the table's order.

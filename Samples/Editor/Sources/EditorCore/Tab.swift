@@ -18,6 +18,8 @@ final class Tab {
   var live: AsyncStream<LiveEvent>.Continuation?
   /// What the tab's last save committed, for the other tabs to merge.
   var lastSave: ObjectIDChanges?
+  /// Bumped by every request that changes the tab's graph, and by each merge into it.
+  var revision = 0
   private var saveObservation: ObservationToken?
 
   init(id: String, coordinator: PersistentStoreCoordinator, mergePolicy: MergePolicy)
@@ -47,6 +49,6 @@ final class Tab {
     return StatePayload(
       undo: undoManager.flatMap { $0.canUndo ? $0.undoActionName : nil },
       redo: undoManager.flatMap { $0.canRedo ? $0.redoActionName : nil },
-      hasChanges: context.hasChanges)
+      hasChanges: context.hasChanges, revision: revision)
   }
 }

@@ -38,7 +38,9 @@ struct DocumentHubTests {
     let row = try #require(table.rows.first)
     let edited = try await hub.edit(object: row.id, key: "amount", value: .string("42.5"), tab: tab)
     #expect(edited.row?.values["amount"] == .number(42.5))
-    #expect(edited.state == StatePayload(undo: "Edit Spending.amount", redo: nil, hasChanges: true))
+    #expect(
+      edited.state
+        == StatePayload(undo: "Edit Spending.amount", redo: nil, hasChanges: true, revision: 1))
     let undone = try await hub.undo(tab: tab)
     #expect(undone.undo == nil && undone.redo == "Edit Spending.amount")
     #expect(try await hub.table("Spending", tab: tab).rows.first?.values == row.values)
@@ -64,6 +66,25 @@ struct DocumentHubTests {
     }
     #expect(error?.code == code && error?.place == place)
     #expect(error.map { (400..<500).contains($0.status) } == true)
+  }
+
+  @Test("insert and delete are named undo groups; a save the model refuses changes nothing")
+  func insertDeleteAndRefusedSave() async throws {
+    let sample = try SampleDocument()
+    defer { sample.remove() }
+    let hub = sample.hub
+    let tab = try await hub.openTab().tab
+    let inserted = try await hub.insert("Spending", tab: tab)
+    #expect(inserted.state.undo == "Insert Spending")
+    let row = try #require(inserted.row)
+    #expect(try await hub.delete(object: row.id, tab: tab).undo == "Delete Spending")
+    _ = try await hub.undo(tab: tab)
+    _ = try await hub.edit(object: row.id, key: "amount", value: .string(""), tab: tab)
+    let before = try String(contentsOf: sample.file, encoding: .utf8)
+    let error = await #expect(throws: EditorError.self) { try await hub.save(tab: tab) }
+    #expect(error?.code == "validation" && error?.status == 409)
+    #expect(error?.message.contains("Spending.amount") == true)
+    #expect(try String(contentsOf: sample.file, encoding: .utf8) == before)
   }
 
   @Test(
