@@ -9,7 +9,8 @@ messages ending in a NUL byte: no WebSocket and no package beyond Python's own),
   2. edits an amount, undoes it and redoes it, checking the buttons' labels;
   3. saves, and finds the new amount in the file;
   4. opens a second tab (a second context), edits and saves there, and sees the first tab's
-     table update live; then inserts a row there, saves, and sees it appear in the first tab;
+     table update live; changes one amount in both tabs, and the tab that saves last wins;
+     then inserts a row in the second tab, saves, and sees it appear in the first;
   5. deletes that row in the first tab and undoes the deletion;
   6. checks the file holds every saved value.
 
@@ -322,6 +323,22 @@ def run(arguments, folder):
         first.screenshot(shot("4-live-update.png"))
         second.screenshot(shot("5-second-tab.png"))
 
+        step("both tabs change one amount; the tab saving last wins (object-trump)")
+        cards = "Punched cards"
+        first.type_into(cell(cards, "amount"), "36")
+        first.wait_for(has_value(cards, "amount", "36"), "tab 1 holds its change")
+        second.type_into(cell(cards, "amount"), "37")
+        second.click("document.getElementById('save')")
+        second.wait_for("document.getElementById('status').textContent === 'Saved'",
+                        "tab 2 is saved")
+        first.wait_for("document.getElementById('log').textContent.split('Tab t2 saved')"
+                       ".length === 3", "tab 1 merges tab 2's second save")
+        first.wait_for(has_value(cards, "amount", "36"), "tab 1 keeps its unsaved change")
+        first.click("document.getElementById('save')")
+        first.wait_for("document.getElementById('status').textContent === 'Saved'",
+                       "tab 1 is saved")
+        second.wait_for(has_value(cards, "amount", "36"), "tab 2 shows tab 1's amount live")
+
         step("tab 2 inserts a spending and saves; it appears in tab 1")
         engine = "Difference engine"
         second.click("document.getElementById('insert')")
@@ -344,7 +361,7 @@ def run(arguments, folder):
 
         step("the file holds what the tabs saved")
         on_disk = spendings_on_disk(store)
-        expected = {notes: 99.5, gears: 250.0, engine: 0.0}
+        expected = {notes: 99.5, gears: 250.0, cards: 36.0, engine: 0.0}
         for content, amount in expected.items():
             if on_disk.get(content) != amount:
                 raise Failure(f"the file holds {on_disk.get(content)} for {content}, not {amount}")
@@ -378,7 +395,7 @@ def main():
         return 1
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    print("browser test passed: edit, undo, redo, save, two tabs, insert, delete")
+    print("browser test passed: edit, undo, redo, save, two tabs, merge, insert, delete")
     return 0
 
 
