@@ -33,7 +33,9 @@ struct EditorCommand: AsyncParsableCommand {
       router: EditorRoutes(hub: hub).router(),
       configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
       onServerRunning: { _ in
-        print("Folio editor on \(store): http://\(host):\(port)/")
+        // Written at once, not buffered, so a script reading the output sees it.
+        FileHandle.standardOutput.write(
+          Data("Folio editor on \(store): http://\(host):\(port)/\n".utf8))
       })
     try await application.runService()
   }
