@@ -10,7 +10,7 @@ FOLIO := .build/release/folio
 OPS ?= 10000000
 SEED ?= 1
 
-.PHONY: all build demo test test-asan test-asan-unsafe test-tsan api test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay toolchain install uninstall tag
+.PHONY: all build demo test editor-build editor-demo test-editor test-asan test-asan-unsafe test-tsan api test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay toolchain install uninstall tag
 
 all: build
 
@@ -64,6 +64,38 @@ test: toolchain deps
 	.build/debug/ExpensesSample
 	.build/debug/CompanySample
 	$(MAKE) --no-print-directory fuzz-replay
+
+# The web editor sample, Samples/Editor: its own package, so Hummingbird stays out of Folio's
+# build. `make editor-demo` serves a fresh copy of the Expenses sample (EDITOR_PORT, default
+# 8080); `make test-editor` runs the sample's tests, then drives the editor in headless
+# Chromium in two tabs and checks the saved file (screenshots in Samples/Editor/screenshots).
+# Neither is part of `make test` or CI: the first Hummingbird build takes minutes. Its build
+# folder is .build/editor, in Folio's own: tests copy Samples/ whole.
+EDITOR := Samples/Editor
+EDITOR_BUILD := --scratch-path $(CURDIR)/.build/editor
+EDITOR_BIN := .build/editor/debug/folio-editor
+EDITOR_DEMO := .build/editor-demo
+EDITOR_PORT ?= 8080
+
+editor-build: toolchain deps
+	cd $(EDITOR) && $(SWIFT) build $(EDITOR_BUILD) --product folio-editor
+
+editor-demo: editor-build
+	mkdir -p $(EDITOR_DEMO)
+	cp Samples/Expenses/Expenses.xml $(EDITOR_DEMO)/Expenses.xml
+	@echo "Editing $(EDITOR_DEMO)/Expenses.xml, a copy of Samples/Expenses/Expenses.xml:"
+	@echo "open http://127.0.0.1:$(EDITOR_PORT)/ in a browser, in several tabs; Control-C stops."
+	$(EDITOR_BIN) $(EDITOR_DEMO)/Expenses.xml --model Samples/Expenses/Expenses.xcdatamodeld \
+	  --port $(EDITOR_PORT)
+
+test-editor: editor-build
+	@{ command -v chromium >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; } || { \
+	  echo "Installing chromium and python3 for the browser test"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium python3; }
+	cd $(EDITOR) && $(SWIFT) build $(EDITOR_BUILD) --build-tests && \
+	  $(SWIFT) test $(EDITOR_BUILD) --skip-build
+	python3 $(EDITOR)/browser_test.py --editor $(EDITOR_BIN) --sample Samples/Expenses \
+	  --screenshots $(EDITOR)/screenshots
 
 # AddressSanitizer, in its own build folder. (swiftc refuses -sanitize=undefined on Linux; Swift
 # code traps on overflow and bad casts by itself.) `make test-asan-unsafe`, which CI runs
@@ -212,4 +244,4 @@ tag:
 	git tag -a "v$(VERSION)" -m "Folio $(VERSION)"
 
 clean:
-	rm -rf .build .build-fuzz .build-install .build-asan .build-asan-unsafe .build-tsan company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*
+	rm -rf .build .build-fuzz .build-install .build-asan .build-asan-unsafe .build-tsan $(EDITOR)/.build company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*

@@ -317,8 +317,9 @@ extension ManagedObjectContext {
 
   /// Brings the objects another context's save changed up to date (Core Data's
   /// `mergeChanges(fromContextDidSave:)`): updated objects registered here are refreshed,
-  /// keeping their unsaved changes; deleted ones leave the context; inserted ones are found by
-  /// the next fetch. One objects-did-change notification lists them.
+  /// keeping their unsaved changes; deleted ones leave the context; inserted ones are read
+  /// from the store. One objects-did-change notification lists them, the inserted ones among
+  /// its inserted objects, so a fetched results controller shows them.
   ///
   /// Undo: not undoable, registers nothing.
   public func mergeChanges(fromContextDidSave changes: ObjectIDChanges) {
@@ -327,12 +328,15 @@ extension ManagedObjectContext {
       ids.compactMap { id in
         guard let row = row(of: id), Int(row) < table.count else { return nil }
         return table[Int(row)]
-      })
+      },
+      inserted: Set(changes.inserted.compactMap { object(with: $0) }))
   }
 
   /// Refreshes `objects` keeping their changes, and posts one notification of the objects
-  /// refreshed and of those that left because another context deleted them.
-  private func refreshMerging(_ objects: some Sequence<ManagedObject>) {
+  /// refreshed, of those that left because another context deleted them, and of `inserted`.
+  private func refreshMerging(
+    _ objects: some Sequence<ManagedObject>, inserted: Set<ManagedObject> = []
+  ) {
     var refreshed: Set<ManagedObject> = []
     var deleted: Set<ManagedObject> = []
     for object in objects where !object.flags.contains(.removed) {
@@ -342,10 +346,10 @@ extension ManagedObjectContext {
         refreshed.insert(object)
       }
     }
-    if hasObservers, !(refreshed.isEmpty && deleted.isEmpty) {
+    if hasObservers, !(refreshed.isEmpty && deleted.isEmpty && inserted.isEmpty) {
       post(
         ObjectsDidChangeNotification(
-          insertedObjects: [], updatedObjects: [:], deletedObjects: deleted,
+          insertedObjects: inserted, updatedObjects: [:], deletedObjects: deleted,
           refreshedObjects: refreshed))
     }
   }

@@ -508,7 +508,8 @@ public final class ManagedObjectContext {
 
 /// What changed in one processed turn: the context's `objectsDidChange` notification.
 public struct ObjectsDidChangeNotification {
-  /// Objects inserted in the turn (and not deleted in it).
+  /// Objects inserted in the turn (and not deleted in it); for a merge of another context's
+  /// save, the objects that save inserted.
   public var insertedObjects: Set<ManagedObject>
   /// Objects whose values changed in the turn, each with the values its changed keys had
   /// before the turn (`nil` for an empty value).

@@ -7,10 +7,11 @@ import FolioUndo
 /// The counterpart of Core Data's `NSFetchedResultsController`, over the in-memory graph. After
 /// ``performFetch()`` the controller holds the results, by section and index path. It then
 /// watches the context: after each ``ManagedObjectContext/processPendingChanges()`` that
-/// posts a change notification — an edit's turn, a save, an undo or a redo — it fetches again
-/// and tells its ``delegate``, and each stream from ``changes()``, what changed, as inserts,
-/// deletes, moves and updates with index paths. Nothing is reported when the results did not
-/// change.
+/// posts a change notification — an edit's turn, a save, an undo or a redo — and after each
+/// refresh or merge of another context's save, it fetches again and tells its ``delegate``, and
+/// each stream from ``changes()``, what changed, as inserts, deletes, moves and updates with
+/// index paths; a refreshed object still in the results is an update. Nothing is reported when
+/// the results did not change.
 ///
 /// The fetch request needs at least one sort descriptor, as in Core Data. With a
 /// `sectionNameKeyPath`, objects with equal values at that key path form a section, so the
@@ -198,13 +199,14 @@ public final class FetchedResultsController {
     // descriptor's key path. Another object's place changes only because others moved.
     var orderKeys = Set(fetchRequest.sortDescriptors.map { Self.firstKey(of: $0.keyPath) })
     if let sectionNameKeyPath { orderKeys.insert(Self.firstKey(of: sectionNameKeyPath)) }
-    var resorted: Set<ManagedObject> = []
+    // A refreshed object (another context's save, merged in) may have changed any key.
+    var resorted = notification.refreshedObjects
     for (object, olds) in notification.updatedObjects
     where olds.keys.contains(where: orderKeys.contains) {
       resorted.insert(object)
     }
-    let changes = FetchedResultsChanges(
-      from: old, to: new, updated: Set(notification.updatedObjects.keys), resorted: resorted)
+    let updated = Set(notification.updatedObjects.keys).union(notification.refreshedObjects)
+    let changes = FetchedResultsChanges(from: old, to: new, updated: updated, resorted: resorted)
     guard !changes.isEmpty else { return }
     report(changes)
   }
