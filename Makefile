@@ -150,6 +150,7 @@ fuzz-replay:
 	$(FUZZ_REPLAY_BIN)/FuzzPredicate Fuzz/Seeds/predicate $(call FUZZ_FOUND,predicate)
 	$(FUZZ_REPLAY_BIN)/FuzzSQLiteStore Fuzz/Seeds/sqlite-store $(call FUZZ_FOUND,sqlite-store)
 	$(FUZZ_REPLAY_BIN)/FuzzMappingModel Fuzz/Seeds/mapping-model $(call FUZZ_FOUND,mapping-model)
+	$(FUZZ_REPLAY_BIN)/FuzzUndoHistory Fuzz/Seeds/undo-history $(call FUZZ_FOUND,undo-history)
 
 # Fuzzing (RELIABILITY.md): `make fuzz SECONDS=N` runs each libFuzzer target for N seconds and
 # fails on any crash, leak, timeout (> 1 s) or out-of-memory (> 512 MB). It builds with its
@@ -157,7 +158,7 @@ fuzz-replay:
 SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 FUZZ_TARGETS := FuzzXMLStore FuzzBinaryStore FuzzBinaryBody FuzzXcodeModel FuzzPredicate \
-  FuzzUndoScript FuzzSQLiteStore FuzzMappingModel
+  FuzzUndoScript FuzzSQLiteStore FuzzMappingModel FuzzUndoHistory
 
 fuzz-build: toolchain deps
 	for target in $(FUZZ_TARGETS); do \

@@ -4,7 +4,7 @@ import PackageDescription
 /// The fuzz executables, one per parser; `make fuzz` builds and runs each.
 let fuzzTargets = [
   "FuzzXMLStore", "FuzzBinaryStore", "FuzzBinaryBody", "FuzzXcodeModel", "FuzzPredicate",
-  "FuzzUndoScript", "FuzzSQLiteStore", "FuzzMappingModel",
+  "FuzzUndoScript", "FuzzSQLiteStore", "FuzzMappingModel", "FuzzUndoHistory",
 ]
 
 let package = Package(

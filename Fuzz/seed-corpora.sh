@@ -7,7 +7,8 @@ out=${1:-.build-fuzz/seeds}
 corpus=${FOLIO_CORPUS:-../shared/corpus}
 rm -rf "$out"
 mkdir -p "$out/FuzzXMLStore" "$out/FuzzBinaryStore" "$out/FuzzBinaryBody" "$out/FuzzXcodeModel" \
-  "$out/FuzzPredicate" "$out/FuzzUndoScript" "$out/FuzzSQLiteStore" "$out/FuzzMappingModel"
+  "$out/FuzzPredicate" "$out/FuzzUndoScript" "$out/FuzzSQLiteStore" "$out/FuzzMappingModel" \
+  "$out/FuzzUndoHistory"
 
 # copy FOLDER FILE...: copies each file under a name made from its path, so names never clash
 # (and never start with ".", which libFuzzer skips as hidden).
@@ -47,6 +48,7 @@ prefixed 2 Samples/*/*.xcdatamodeld/*/contents Tests/*/Fixtures/fuzz/sqlite-stor
 # text, 2 an archived expression); its seeds and findings have theirs. `Fuzz/mapping-seeds.py`
 # made the seeds from the mapping fixtures.
 copy "$out/FuzzMappingModel" Fuzz/Seeds/mapping-model/* Tests/*/Fixtures/fuzz/mapping-model-*
+copy "$out/FuzzUndoHistory" Fuzz/Seeds/undo-history/* Tests/*/Fixtures/fuzz/undo-history-*
 if [ -d "$corpus/models" ]; then
   copy "$out/FuzzXcodeModel" "$corpus"/models/*
   # The third-party stores run to 3.6 MB; libFuzzer's -max_len would cut them anyway, so only

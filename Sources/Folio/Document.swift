@@ -38,7 +38,13 @@ public final class Document {
   /// ``isEdited`` compares it with the current state identifier;
   /// ``UndoHistory/steps(toState:)`` finds it on the undo or redo stack, for an Undo History
   /// list that marks the saved state.
-  public private(set) var savePoint: Int?
+  public internal(set) var savePoint: Int?
+  /// Whether each save also writes the undo and redo stacks beside the file, for
+  /// ``keepUndoHistory()`` to set up again when the document is next opened. Off by default.
+  public var keepsUndoHistory = false
+  /// Why the last save could not write the undo history beside the file; `nil` when it did
+  /// (or history is not kept). The document itself was saved.
+  public internal(set) var undoHistoryProblem: UndoHistoryError?
   private let eventLoop: UndoEventLoop
 
   /// A new, untitled document on `model`, its undo grouped by `eventLoop`'s turns.
@@ -135,6 +141,7 @@ public final class Document {
     }
     try context.save()
     savePoint = undoManager?.stateIdentifier
+    writeUndoHistory()
   }
 
   /// Saves to a new file ("save as"), in `format` — by default the format whose extension
@@ -165,6 +172,7 @@ public final class Document {
     fileURL = url
     self.format = chosen
     savePoint = undoManager?.stateIdentifier
+    writeUndoHistory()
   }
 
   /// Whether the document's file changed on disk since the document read or wrote it: someone

@@ -10,6 +10,8 @@ class UndoAction {
 
   let targetID: ObjectIdentifier
   let cost: Int
+  /// What the action does, as data, for an owner that keeps the stacks beyond the process.
+  var payload: Any?
 
   init(targetID: ObjectIdentifier, cost: Int) {
     self.targetID = targetID

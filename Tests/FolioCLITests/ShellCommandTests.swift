@@ -231,3 +231,47 @@ struct ShellLineByLineTests {
     #expect(try people().contains("\"Zed B\""))
   }
 }
+
+/// `folio shell --keep-history`: the undo history kept beside the file across sessions.
+@Suite("folio shell --keep-history")
+struct ShellKeptHistoryTests {
+  @Test("undo in a later session undoes what an earlier one saved; a damaged history is named")
+  func acrossSessions() throws {
+    let folder = try ShellCommandTests().folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    func shell(_ lines: [String]) throws -> ProcessResult {
+      try run(
+        folio, ["shell", "Expenses.xml", "--keep-history"], in: folder,
+        environment: ["FOLIO_SHELL_HISTORY": ""],
+        input: Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+    let first = try shell(["insert Person $z name=\"Zed\"", "set $z.name = \"Zed 2\"", "save"])
+    #expect(first.status == 0, "\(first.standardError)")
+    let history = folder.appendingPathComponent("Expenses.xml.folio-undo")
+    #expect(FileManager.default.fileExists(atPath: history.path))
+
+    let second = try shell([
+      "history", "undo", "print count Person where \"name == 'Zed'\"", "save",
+    ])
+    #expect(second.status == 0, "\(second.standardError)")
+    #expect(
+      second.standardOutput == """
+        undo history taken up: 2 to undo, 0 to redo
+        undo: "insert Person $z name=\\"Zed\\"" | "set $z.name = \\"Zed 2\\"" | [saved]   redo: (empty)
+        undone: set $z.name = "Zed 2"
+        1
+
+        """)
+    // Damaged: refused with its file and byte, and the session goes on without it.
+    var bytes = try Data(contentsOf: history)
+    bytes[bytes.count - 2] ^= 1
+    try bytes.write(to: history)
+    let third = try shell(["history"])
+    #expect(third.status == 0)
+    #expect(
+      third.standardError.hasPrefix(
+        "folio shell: undo history not taken up: \(history.path)@"), "\(third.standardError)")
+    #expect(third.standardError.contains("do not match their checksum"))
+    #expect(third.standardOutput == "undo: [saved]   redo: (empty)\n")
+  }
+}

@@ -51,8 +51,8 @@ extension ManagedObjectContext {
   func registerUndo(of change: TurnChange) {
     guard let undoManager else { return }
     do {
-      try undoManager.registerUndo(withTarget: self, cost: change.cost) { context in
-        context.applyBackwards(change)
+      try undoManager.registerUndo(withTarget: self, cost: change.cost, payload: change) {
+        context in context.applyBackwards(change)
       }
       undoRegistrationError = nil
     } catch {

@@ -20,12 +20,14 @@ enum InflateFailure: Error, Sendable {
 }
 
 /// zlib's one-shot operations and checksum.
-enum Zlib {
+package enum Zlib {
   /// The most bytes handed to zlib in one call: its counters are 32-bit.
   private static let chunk = Int(UInt32.max / 2)
 
   /// The CRC-32 (ISO-HDLC, as zlib and PNG compute it) of `bytes`, continuing from `initial`.
-  static func crc32(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
+  package static func crc32(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0)
+    -> UInt32
+  {
     var crc = UInt(initial)
     var rest = bytes
     while !rest.isEmpty {

@@ -57,6 +57,13 @@ struct ShellCommand: ParsableCommand {
   @Flag(help: "Save the document after every line that changes it.")
   var autosave = false
 
+  @Flag(
+    help: """
+      Keep the undo history beside the file (FILE.folio-undo) at each save, and take it up \
+      again when the file is opened next.
+      """)
+  var keepHistory = false
+
   func run() throws {
     let isTerminal = isatty(STDIN_FILENO) == 1
     // A model inferred from the store has other version hashes than the one that wrote it:
@@ -70,6 +77,7 @@ struct ShellCommand: ParsableCommand {
     var session = ShellSession(
       runner: runner, name: file.map { ($0 as NSString).lastPathComponent })
     session.autosaves = autosave
+    session.keepsHistory = keepHistory
     if let model {
       try session.perform(.model(path: model), text: "model \(model)")
     } else if let options {
@@ -77,6 +85,7 @@ struct ShellCommand: ParsableCommand {
     }
     if let file {
       try session.perform(.open(path: file), text: "open \(file)")
+      session.takeUpHistory()
     } else {
       try session.perform(.new, text: "new")
     }

@@ -13,6 +13,8 @@ struct ShellSession {
   let name: String
   /// Whether every line that changes the document saves it.
   var autosaves = false
+  /// Whether the document keeps its undo history beside its file.
+  var keepsHistory = false
   /// The editor lines are typed in, on a terminal.
   var editor: LineEditor?
   var reportedHistoryProblem = false
@@ -83,7 +85,13 @@ struct ShellSession {
       switch command.kind {
       case .undo: print("undone: \(undoName.isEmpty ? "(untitled)" : undoName)")
       case .redo: print("redone: \(redoName.isEmpty ? "(untitled)" : redoName)")
-      case .open, .save, .new, .close: noteFileOnDisk()
+      case .open:
+        noteFileOnDisk()
+        takeUpHistory()
+      case .save:
+        noteFileOnDisk()
+        reportHistoryProblem()
+      case .new, .close: noteFileOnDisk()
       default: break
       }
     }
@@ -92,6 +100,7 @@ struct ShellSession {
       do throws(ScriptError) {
         try runner.perform(ScriptCommand(.save(path: nil), at: InputLocation(), text: "save"))
         noteFileOnDisk()
+        reportHistoryProblem()
       } catch {
         report(error, line: line, prefix: "autosave: ")
       }
@@ -119,6 +128,28 @@ struct ShellSession {
   private func report(_ error: ScriptError, line: Int, prefix: String = "") {
     FileHandle.standardError.write(
       Data("line \(line): \(prefix)error \(error.code.rawValue): \(error.message)\n".utf8))
+  }
+
+  // MARK: Kept history
+
+  /// With history kept, takes up the undo history an earlier session kept beside the file,
+  /// saying what it found.
+  func takeUpHistory() {
+    guard keepsHistory, let document = runner.document else { return }
+    switch document.keepUndoHistory() {
+    case .none: break
+    case .restored(let undo, let redo):
+      print("undo history taken up: \(undo) to undo, \(redo) to redo")
+    case .discarded(let error):
+      FileHandle.standardError.write(
+        Data("folio shell: undo history not taken up: \(error)\n".utf8))
+    }
+  }
+
+  /// Says why the last save did not keep the undo history, when it did not.
+  private func reportHistoryProblem() {
+    guard let problem = runner.document?.undoHistoryProblem else { return }
+    FileHandle.standardError.write(Data("folio shell: \(problem)\n".utf8))
   }
 
   // MARK: The file on disk
@@ -168,6 +199,7 @@ struct ShellSession {
       try runner.perform(ScriptCommand(.open(path: path), at: InputLocation(), text: "open"))
       noteFileOnDisk()
       print("reloaded \(name)")
+      takeUpHistory()
     } catch {
       report(error, line: line)
     }
@@ -208,6 +240,7 @@ struct ShellSession {
     if answer.hasPrefix("y") {
       do throws(ScriptError) {
         try runner.perform(ScriptCommand(.save(path: nil), at: InputLocation(), text: "save"))
+        reportHistoryProblem()
         return true
       } catch {
         report(error, line: 0)
