@@ -22,7 +22,8 @@ import Foundation
 /// bytes: a history whose document was saved by anyone else since is discarded, never
 /// applied. Objects the history brings back (deleted and saved, or inserted and undone) get
 /// new IDs when saved again; transient values and actions the app registered itself are not
-/// kept (a group holding one ends the history: only newer groups are kept).
+/// kept (a group holding one ends the history: only newer groups are kept). Each save reads
+/// the saved file back once, for the checksum that ties the history to it.
 extension Document {
   /// What ``keepUndoHistory()`` found beside the document.
   public enum UndoHistoryRestoration: Sendable {

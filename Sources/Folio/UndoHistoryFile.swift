@@ -3,40 +3,24 @@ import FolioStores
 import Foundation
 
 /// Why a document's kept undo history was not restored or not written.
-public struct UndoHistoryError: Error, Sendable, DiagnosticError {
-  /// What went wrong, to switch on.
-  public struct Code: Hashable, Sendable, CustomStringConvertible {
-    /// The history file is not one, or its bytes are damaged; the location gives the byte.
-    public static let damaged = Code(.damaged)
-    /// The history belongs to another state of the document (it was saved elsewhere since),
-    /// or names objects, entities or keys the document does not have.
-    public static let mismatch = Code(.mismatch)
-    /// The history could not be read or written.
-    public static let io = Code(.io)
+public typealias UndoHistoryError = CodedError<UndoHistoryErrorCode>
 
-    private enum Kind: Hashable, Sendable, CaseIterable { case damaged, mismatch, io }
-    private var kind: Kind
-    private init(_ kind: Kind) { self.kind = kind }
+/// What went wrong in an `UndoHistoryError`, to switch on: `UndoHistoryError.Code`.
+public struct UndoHistoryErrorCode: Hashable, Sendable, CustomStringConvertible {
+  /// The history file is not one, or its bytes are damaged; the location gives the byte.
+  public static let damaged = UndoHistoryErrorCode(.damaged)
+  /// The history belongs to another state of the document (it was saved elsewhere since), or
+  /// names objects, entities or keys the document does not have.
+  public static let mismatch = UndoHistoryErrorCode(.mismatch)
+  /// The history could not be read or written.
+  public static let io = UndoHistoryErrorCode(.io)
 
-    /// The member's name: `damaged`.
-    public var description: String { "\(kind)" }
-  }
+  private enum Kind: Hashable, Sendable { case damaged, mismatch, io }
+  private var kind: Kind
+  private init(_ kind: Kind) { self.kind = kind }
 
-  public var code: Code
-  public var message: String
-  /// The history file, with the byte offset of the damage, or the entity and key it names.
-  public var location: InputLocation?
-  public var underlying: (any Error & Sendable)?
-
-  public init(
-    _ code: Code, _ message: String, at location: InputLocation? = nil,
-    underlying: (any Error & Sendable)? = nil
-  ) {
-    self.code = code
-    self.message = message
-    self.location = location
-    self.underlying = underlying
-  }
+  /// The member's name: `damaged`.
+  public var description: String { "\(kind)" }
 }
 
 /// The file a document's undo history is kept in, beside the document

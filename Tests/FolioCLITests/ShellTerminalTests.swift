@@ -147,4 +147,21 @@ struct ShellTerminalTests {
     try terminal.type("quit\r")
     #expect(try terminal.waitForExit() == 0)
   }
+
+  @Test("a terminal that draws no escape sequences (TERM=dumb) gets plain lines and prompts")
+  func dumbTerminal() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let terminal = try PseudoTerminal(
+      folio, ["shell", "Expenses.xml"], in: folder,
+      environment: ["FOLIO_SHELL_HISTORY": historyFile.path, "TERM": "dumb"])
+    try terminal.waitFor("Expenses.xml [0]> ")
+    try terminal.type("history\n")
+    try terminal.waitFor("undo: [saved]   redo: (empty)")
+    try terminal.waitFor("Expenses.xml [0]> ")
+    try terminal.type("quit\n")
+    #expect(try terminal.waitForExit() == 0)
+    #expect(!terminal.transcript.contains("\u{1B}["), "\(terminal.transcript.debugDescription)")
+    // Nothing kept without line editing.
+    #expect(!FileManager.default.fileExists(atPath: historyFile.path))
+  }
 }

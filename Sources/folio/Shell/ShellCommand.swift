@@ -90,8 +90,10 @@ struct ShellCommand: ParsableCommand {
       try session.perform(.new, text: "new")
     }
     session.noteFileOnDisk()
+    // A terminal that draws no escape sequences (Emacs' shell mode says TERM=dumb) gets plain
+    // lines, as without line editing.
     let editor =
-      isTerminal
+      isTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb"
       ? LineEditor(
         input: STDIN_FILENO, output: STDOUT_FILENO,
         history: ShellHistory(file: ShellHistory.defaultFile())
@@ -103,7 +105,13 @@ struct ShellCommand: ParsableCommand {
     var lineNumber = 0
     while true {
       _ = folio_flush_standard_output()
-      let read = editor.map { $0.readLine(prompt: session.prompt) } ?? readLine()
+      let read: String?
+      if let editor {
+        read = editor.readLine(prompt: session.prompt)
+      } else {
+        if isTerminal { FileHandle.standardOutput.write(Data(session.prompt.utf8)) }
+        read = readLine()
+      }
       guard let line = read else { break }
       lineNumber += 1
       editor?.history.add(line)
