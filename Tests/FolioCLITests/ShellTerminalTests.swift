@@ -106,6 +106,10 @@ struct ShellTerminalTests {
     // Control-R finds it by a part of it.
     try second.type("\u{12}count Sp\r")
     try second.waitFor("\r\n\(count)\r\n")
+    // Delete and Control-D delete the character under the cursor.
+    try second.waitFor("> ")
+    try second.type("xprints\u{01}\u{1B}[3~\u{05}\u{1B}[D\u{04} count Spending\r")
+    try second.waitFor("\r\n\(count)\r\n")
     try second.type("quit\r")
     #expect(try second.waitForExit() == 0)
   }

@@ -71,12 +71,11 @@ final class LineEditor {
       switch key {
       case .enter: return accept()
       case .endOfInput:
-        guard buffer.isEmpty else {
-          deleteForward()
-          continue
+        if buffer.isEmpty {
+          write("\n")
+          return nil
         }
-        write("\n")
-        return nil
+        deleteForward()
       case .interrupt:
         write("^C\n")
         buffer = []
