@@ -60,13 +60,17 @@ extension SoakOracle {
   func registerCommitted() {
     guard isRegistrationStale else { return }
     isRegistrationStale = false
-    for (uid, object) in file.sorted(by: { $0.key < $1.key }) where graph[uid] == nil {
-      let registered = Object(entity: object.entity, values: read(object))
-      graph[uid] = registered
-      saved[uid] = registered
-      turnStart[uid] = registered
-      snapshots[uid] = Snapshot(object: object, version: fileVersions[uid] ?? 0)
-    }
+    for uid in file.keys.sorted() where graph[uid] == nil { register(uid) }
+  }
+
+  /// Registers the committed object `uid`, as reading it from the store does.
+  private func register(_ uid: Int) {
+    guard let object = file[uid] else { return }
+    let registered = Object(entity: object.entity, values: read(object))
+    graph[uid] = registered
+    saved[uid] = registered
+    turnStart[uid] = registered
+    snapshots[uid] = Snapshot(object: object, version: fileVersions[uid] ?? 0)
   }
 
   /// Whether `uid` is a saved, unchanged, live object of the context that is no longer
@@ -144,6 +148,8 @@ extension SoakOracle {
     for uid in last.updated.union(last.deleted).sorted() where isInContext(uid) {
       refresh(uid, merge: true)
     }
+    // Core Data's merge faults in the objects the other save inserted.
+    for uid in last.inserted.sorted() where graph[uid] == nil { register(uid) }
   }
 
   /// `refreshAllObjects()`.
@@ -253,14 +259,15 @@ extension SoakOracle {
   private func commitOtherSave(_ committed: Graph) {
     let before = file
     file = committed
+    var inserted: Set<Int> = []
     var updated: Set<Int> = []
     for (uid, object) in file where before[uid] != object {
       fileVersions[uid] = newVersion()
-      if before[uid] != nil { updated.insert(uid) }
+      if before[uid] != nil { updated.insert(uid) } else { inserted.insert(uid) }
     }
     let deleted = Set(before.keys.filter { file[$0] == nil })
     for uid in deleted { fileVersions[uid] = nil }
-    lastOtherSave = OtherSave(updated: updated, deleted: deleted)
+    lastOtherSave = OtherSave(inserted: inserted, updated: updated, deleted: deleted)
     isRegistrationStale = true
   }
 }

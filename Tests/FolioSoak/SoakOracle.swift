@@ -83,6 +83,7 @@ public final class SoakOracle {
 
   /// What one save of another context changed, as its did-save notification names them.
   public struct OtherSave: Sendable {
+    public var inserted: Set<Int> = []
     public var updated: Set<Int>
     public var deleted: Set<Int>
   }

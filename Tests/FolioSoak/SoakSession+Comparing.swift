@@ -166,10 +166,11 @@ extension SoakSession {
   }
 
   /// Whether `operation` may register objects other contexts committed (a fetch does, and so
-  /// does validating a save, the context's or a child's), or finds them all again.
+  /// do validating a save, the context's or a child's, and merging another context's save,
+  /// which brings in the objects it inserted), or finds them all again.
   func registers(_ operation: SoakOperation) -> Bool {
     switch operation {
-    case .save, .saveAs, .childSave, .fetch, .reset, .reopen: true
+    case .save, .saveAs, .childSave, .fetch, .reset, .reopen, .mergeDidSave: true
     default: false
     }
   }
