@@ -115,11 +115,6 @@ struct GraphLoader: StoreRecordConsumer {
   /// The key space last recorded for an entity, and the entity's layout.
   private var lastSpace = 0
   private var lastSpacedLayout: EntityLayout?
-  /// For a store that numbers each hierarchy on its own, from its first record: each space's
-  /// rows by key minus one, -1 where none is made yet, for keys up to `directLimit`. Finding a
-  /// target's row here costs no hashing; the cache's maps are still kept for what follows.
-  private var rowsBySpace: [[Int32]] = []
-  private var directLimit: Int64 = 0
   /// The last record's entity and layout: records come grouped by entity.
   private var lastEntityName = ""
   private var lastLayout: EntityLayout?
@@ -154,12 +149,10 @@ struct GraphLoader: StoreRecordConsumer {
     isLaidOut = true
     guard let expectedCount else { return }
     if StoreKeySpace.space(of: firstID) != 0 {
-      switchToMaps()
+      // Each hierarchy numbered from 1: rows by key go in an array per space, unhashed.
+      switchToMaps(directLimit: Int64(2 * expectedCount + Self.slack), capacity: expectedCount)
       cache.primaryKeys?.reserveCapacity(expectedCount)
-      cache.rowByPrimaryKey?.reserveCapacity(expectedCount)
       cache.rows.reserveCapacity(expectedCount)
-      // Every row so far (none) is in the arrays: they can be trusted from here on.
-      if cache.rows.isEmpty { directLimit = Int64(2 * expectedCount + Self.slack) }
       return
     }
     let rows = max(cache.nextPrimaryKey - 1, 0)
@@ -170,15 +163,17 @@ struct GraphLoader: StoreRecordConsumer {
     }
   }
 
-  /// Leaves the by-ID layout: every row so far keeps its ID (row plus one) in the maps.
-  private mutating func switchToMaps() {
+  /// Leaves the by-ID layout: every row so far keeps its ID (row plus one) in the maps, whose
+  /// arrays take keys up to `directLimit` (by default, twice the rows so far).
+  private mutating func switchToMaps(directLimit: Int64? = nil, capacity: Int = 0) {
     guard isByID else { return }
     isByID = false
     let rows = cache.rows.count
     cache.primaryKeys = (0..<rows).map { Int64($0) + 1 }
-    var map = [Int64: Int32](minimumCapacity: rows)
-    for row in 0..<rows { map[Int64(row) + 1] = Int32(row) }
-    cache.rowByPrimaryKey = map
+    var index = RowIndex(
+      directLimit: directLimit ?? Int64(2 * rows + Self.slack), capacity: max(capacity, rows))
+    for row in 0..<rows { index[Int64(row) + 1] = Int32(row) }
+    cache.rowByPrimaryKey = index
   }
 
   /// The row of ID `id`, made (empty) when first mentioned.
@@ -192,18 +187,7 @@ struct GraphLoader: StoreRecordConsumer {
       }
       switchToMaps()
     }
-    // An ID in the arrays' reach is only ever looked up there; one beyond, only in the map.
-    let space = Int(StoreKeySpace.space(of: id))
-    let key = StoreKeySpace.key(of: id)
-    let isDirect = key >= 1 && key <= directLimit && space < 1 << 16
-    if isDirect {
-      if space < rowsBySpace.count, key <= Int64(rowsBySpace[space].count) {
-        let row = rowsBySpace[space][Int(key) - 1]
-        if row >= 0 { return row }
-      }
-    } else if let row = cache.rowByPrimaryKey?[id] {
-      return row
-    }
+    if let row = cache.rowByPrimaryKey?[id] { return row }
     guard cache.rows.count < Int(Int32.max) else {
       throw Self.error(GraphError(.typeMismatch, "a store holds at most \(Int32.max) objects"))
     }
@@ -211,16 +195,6 @@ struct GraphLoader: StoreRecordConsumer {
     cache.rows.append(nil)
     cache.primaryKeys?.append(id)
     cache.rowByPrimaryKey?[id] = row
-    if isDirect {
-      if space >= rowsBySpace.count {
-        rowsBySpace.append(contentsOf: repeatElement([], count: space + 1 - rowsBySpace.count))
-      }
-      if key > Int64(rowsBySpace[space].count) {
-        rowsBySpace[space].append(
-          contentsOf: repeatElement(-1, count: Int(key) - rowsBySpace[space].count))
-      }
-      rowsBySpace[space][Int(key) - 1] = row
-    }
     return row
   }
 

@@ -38,7 +38,7 @@ final class RowCache {
   /// Primary keys by row, once some key is not its row plus one; 0 for a row with no key yet.
   var primaryKeys: [Int64]?
   /// Rows by primary key, kept with `primaryKeys`.
-  var rowByPrimaryKey: [Int64: Int32]?
+  var rowByPrimaryKey: RowIndex?
   /// The next primary key a commit gives out.
   var nextPrimaryKey: Int64 = 1
   /// The store's UUID: the identifier in its objects' permanent IDs.
@@ -220,7 +220,7 @@ final class RowCache {
   }
 
   /// The keys' state, to put back when a commit fails.
-  var keyState: (primaryKeys: [Int64]?, rowByPrimaryKey: [Int64: Int32]?, next: Int64) {
+  var keyState: (primaryKeys: [Int64]?, rowByPrimaryKey: RowIndex?, next: Int64) {
     get {
       if let keyOwner { return keyOwner.keyState }
       return (primaryKeys, rowByPrimaryKey, nextPrimaryKey)

@@ -32,6 +32,11 @@ public struct SQLiteStore: StoreFormat {
   /// which the hashes of the model that wrote it cannot describe.
   public var checksVersionHashes: Bool
 
+  /// From how many rows a read goes on a second thread while the consumer takes the records
+  /// (``SQLiteReadAhead``), and how many records it hands over at a time; settable for tests.
+  package var readAheadThreshold = 50_000
+  package var readAheadBatch = 8_192
+
   public init(missingExternalData: MissingExternalData = .fail, checksVersionHashes: Bool = true) {
     self.missingExternalData = missingExternalData
     self.checksVersionHashes = checksVersionHashes
@@ -126,10 +131,17 @@ public struct SQLiteStore: StoreFormat {
     defer { try? database.execute("COMMIT") }
     // Keys are never given out twice: new objects are numbered above every root's Z_MAX.
     let largest = try database.integer("SELECT max(Z_MAX) FROM Z_PRIMARYKEY", at: "Z_PRIMARYKEY")
+    let count = try reader.recordCount()
     try consumer.begin(
       metadata: metadata, nextObjectID: min(max(largest ?? 0, 0), StoreKeySpace.maximumKey) + 1,
-      recordCount: try reader.recordCount())
-    try reader.read(into: &consumer)
+      recordCount: count)
+    if count >= readAheadThreshold {
+      try SQLiteReadAhead(batchSize: readAheadBatch).run(
+        reading: { (batcher) throws(StoreError) in try reader.read(into: &batcher) },
+        into: &consumer)
+    } else {
+      try reader.read(into: &consumer)
+    }
     try consumer.finish()
   }
 
