@@ -7,7 +7,9 @@ import Foundation
 /// Macs and iPhones write open here and the files written here keep Core Data's layout.
 ///
 /// Opening reads the whole graph, as for Folio's other formats. Rows that live only in the
-/// `-wal` file beside a store are read; the `-wal` is left as SQLite keeps it.
+/// `-wal` file beside a store are read; the `-wal` is left as SQLite keeps it. A store of
+/// 50,000 rows or more is read on a second thread while the consumer takes the records, in
+/// the same order and with the same errors as on one thread.
 ///
 /// ```swift
 /// let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
