@@ -146,6 +146,20 @@ struct SQLiteDocumentTests {
     #expect(check.standardOutput == "ok\n")
   }
 
+  @Test("a store read on a second thread, in small batches, opens into the same graph")
+  func readAhead() throws {
+    let fixture = try DocumentFixture()
+    defer { fixture.remove() }
+    let url = fixture.url("shelf.sqlite")
+    let document = try makeShelf(at: url, loop: fixture.loop)
+    var ahead = SQLiteStore()
+    ahead.readAheadThreshold = 1
+    ahead.readAheadBatch = 3
+    let reopened = try Document.open(url, model: document.model, formats: [ahead])
+    #expect(canonicalGraph(reopened.context) == canonicalGraph(document.context))
+    #expect(reopened.context.brokenInvariants().isEmpty)
+  }
+
   @Test("an object's URI is its Z_PK, before and after the store is reopened")
   func uris() throws {
     let fixture = try DocumentFixture()
