@@ -78,26 +78,25 @@ extension DocumentHub {
 
   /// Undoes the tab's last action; nothing when there is none.
   public func undo(tab id: String) throws(EditorError) -> StatePayload {
-    let tab = try existingTab(id)
-    guard let undoManager = tab.context.undoManager, undoManager.canUndo else { return tab.state }
-    do {
-      try undoManager.undo()
-    } catch {
-      throw EditorError(status: 409, code: "undo", "\(error)", place: "undo")
-    }
-    tab.eventLoop.endTurn()
-    tab.revision += 1
-    return tab.state
+    try step(tab: id, undoing: true)
   }
 
   /// Redoes the tab's last undone action; nothing when there is none.
   public func redo(tab id: String) throws(EditorError) -> StatePayload {
+    try step(tab: id, undoing: false)
+  }
+
+  /// Undoes or redoes one group in the tab's context, as one turn.
+  private func step(tab id: String, undoing: Bool) throws(EditorError) -> StatePayload {
     let tab = try existingTab(id)
-    guard let undoManager = tab.context.undoManager, undoManager.canRedo else { return tab.state }
+    guard let undoManager = tab.context.undoManager,
+      undoing ? undoManager.canUndo : undoManager.canRedo
+    else { return tab.state }
     do {
-      try undoManager.redo()
+      if undoing { try undoManager.undo() } else { try undoManager.redo() }
     } catch {
-      throw EditorError(status: 409, code: "redo", "\(error)", place: "redo")
+      let name = undoing ? "undo" : "redo"
+      throw EditorError(status: 409, code: name, "\(error)", place: name)
     }
     tab.eventLoop.endTurn()
     tab.revision += 1
