@@ -176,6 +176,80 @@ struct LoadTests {
     #expect(context.registeredObjects.isEmpty)
   }
 
+  /// A store's reader may hand records whose values sit in a row with shared names and whose
+  /// targets sit in a block of IDs: the graph is the same as from their dictionaries.
+  @Test("records in rows with shared names load as their dictionaries do")
+  func sharedRows() throws {
+    let playlist = StoreRecord(
+      entityName: "Playlist", id: 1, names: RecordNames(["name"]), row: [.string("mix")],
+      relationships: ["tracks": [3, 2]])
+    let tracks = [2, 3].map { (id: Int64) in
+      StoreRecord(
+        entityName: "Track", id: id, attributes: ["title": .string("track \(id)")],
+        linkNames: RecordNames(["playlist"]), targets: [[1]])
+    }
+    let both = StoreRecord(
+      entityName: "Playlist", id: 4, attributes: [:], linkNames: RecordNames(["tracks"]),
+      targets: [[5]])
+    let last = StoreRecord(
+      entityName: "Track", id: 5, names: RecordNames(["title"]), row: [.string("five")],
+      relationships: [:])
+    let records = [playlist] + tracks + [both, last]
+    let context = ManagedObjectContext(model: try graphModel())
+    try context.load(
+      StoreContents(metadata: StoreMetadata(storeType: "InMemory"), records: records))
+    let loaded = context.persistentRecords().sorted { $0.id < $1.id }
+    #expect(
+      loaded.map(\.relationships) == [
+        ["tracks": [3, 2]], ["playlist": [1]], ["playlist": [1]], ["tracks": [5]],
+        ["playlist": [4]],
+      ])
+    #expect(
+      loaded.map { $0.attributes["name"] ?? $0.attributes["title"] } == [
+        .string("mix"), .string("track 2"), .string("track 3"), nil, .string("five"),
+      ])
+    #expect(context.brokenInvariants().isEmpty)
+  }
+
+  @Test(
+    "records in rows with shared names that do not fit the model are refused at entity and key",
+    arguments: [
+      (
+        StoreRecord(
+          entityName: "Track", id: 1, names: RecordNames(["titel"]), row: [.string("x")],
+          relationships: [:]), GraphError.Code.unknownKey, "titel"
+      ),
+      (
+        StoreRecord(
+          entityName: "Track", id: 1, names: RecordNames(["title"]), row: [.integer(3)],
+          relationships: [:]), .typeMismatch, "title"
+      ),
+      (
+        StoreRecord(
+          entityName: "Track", id: 1, names: RecordNames(["playlist"]), row: [.integer(3)],
+          relationships: [:]), .unknownKey, "playlist"
+      ),
+      (
+        StoreRecord(
+          entityName: "Track", id: 1, attributes: [:], linkNames: RecordNames(["title"]),
+          targets: [[1]]), .unknownKey, "title"
+      ),
+      (
+        StoreRecord(
+          entityName: "Track", id: 1, attributes: [:], linkNames: RecordNames(["playlist"]),
+          targets: [[99]]), .objectNotFound, "playlist"
+      ),
+    ])
+  func sharedRowsRefused(record: StoreRecord, code: GraphError.Code, key: String) throws {
+    let context = ManagedObjectContext(model: try graphModel())
+    let contents = StoreContents(metadata: StoreMetadata(storeType: "InMemory"), records: [record])
+    let error = graphError { try context.load(contents) }
+    #expect(error?.code == code)
+    #expect(error?.location?.entity == "Track")
+    #expect(error?.description.contains(key) == true, "\(error?.description ?? "")")
+    #expect(context.registeredObjects.isEmpty)
+  }
+
   @Test("random graphs round-trip through records")
   func randomRoundTrips() throws {
     var stored = 0

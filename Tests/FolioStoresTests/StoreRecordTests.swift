@@ -95,7 +95,7 @@ struct StoreRecordTests {
       for value in values { room.append(value) }
       let shared = StoreRecord(
         entityName: "Thing", id: Int64(index + 1), names: names, block: room, start: start,
-        relationships: [:])
+        links: .dictionary([:]))
       let dictionary = StoreRecord(
         entityName: "Thing", id: Int64(index + 1),
         attributes: Dictionary(uniqueKeysWithValues: zip(names.names, values)))
@@ -136,5 +136,43 @@ struct StoreRecordTests {
     let payload = values.flatMap { Mirror(reflecting: $0).children.first?.value }
     let block = payload.flatMap { Mirror(reflecting: $0).children.dropFirst().first?.value }
     return (block as? RowBlock) ?? NSNull()
+  }
+}
+
+/// A record read from a store may keep its relationships' targets in a block of IDs that many
+/// records share; it must behave exactly as a record with a dictionary of its own.
+@Suite("Store records: shared targets and dictionaries")
+struct StoreRecordTargetTests {
+  static let names = RecordNames(["owner", "items", "tags"])
+  static let targets: [[Int64]] = [[3], [9, 4, 7], []]
+  static let dictionary: [String: [Int64]] = ["owner": [3], "items": [9, 4, 7], "tags": []]
+
+  @Test("shared targets read, compare and hash as their dictionary, in order")
+  func sharedIsDictionary() {
+    let shared = StoreRecord(
+      entityName: "T", id: 2, attributes: ["a": .integer(1)], linkNames: Self.names,
+      targets: Self.targets)
+    let plain = StoreRecord(
+      entityName: "T", id: 2, attributes: ["a": .integer(1)], relationships: Self.dictionary)
+    #expect(shared.relationships == Self.dictionary)
+    #expect(shared == plain)
+    #expect(plain == shared)
+    #expect(shared.hashValue == plain.hashValue)
+    #expect(shared.isIdentical(to: plain))
+    let other = StoreRecord(
+      entityName: "T", id: 2, attributes: ["a": .integer(1)], linkNames: Self.names,
+      targets: [[3], [9, 7, 4], []])
+    #expect(other != shared, "the order of a relationship's targets counts")
+  }
+
+  @Test("changing a record's shared targets changes that record alone")
+  func changeIsLocal() {
+    var first = StoreRecord(
+      entityName: "T", id: 1, attributes: [:], linkNames: Self.names, targets: Self.targets)
+    let second = first
+    first.relationships["owner"] = [5]
+    first.relationships["items"]?.append(8)
+    #expect(first.relationships == ["owner": [5], "items": [9, 4, 7, 8], "tags": []])
+    #expect(second.relationships == Self.dictionary)
   }
 }

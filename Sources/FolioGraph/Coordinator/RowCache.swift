@@ -142,6 +142,18 @@ final class RowCache {
     return rows.indices.compactMap { rows[$0] == nil ? nil : Int32($0) }
   }
 
+  /// Takes the rows and keys a load built, in place of none.
+  func adoptLoadedRows(
+    _ rows: [CommittedRow?], primaryKeys: [Int64]?, rowByPrimaryKey: RowIndex?,
+    committedCount: Int
+  ) {
+    precondition(self.rows.isEmpty, "a cache adopts rows only while empty")
+    self.rows = rows
+    self.primaryKeys = primaryKeys
+    self.rowByPrimaryKey = rowByPrimaryKey
+    self.committedCount = committedCount
+  }
+
   /// Puts `committed` (or nothing) at `row`.
   func set(_ committed: CommittedRow?, at row: Int32) {
     let index = Int(row)

@@ -13,6 +13,8 @@ final class EntityLayout {
   /// The number of slots an object of the entity has: its property count.
   let slotCount: Int
   let slotByName: [String: Int]
+  /// The slots of the entity's relationships, in slot order.
+  let relationshipSlots: [Int]
   /// Whether the model indexes each slot's attribute (see `FetchPlan`).
   let indexedSlots: [Bool]
   /// This entity's index and its ancestors', nearest first: a short list, searched faster than
@@ -96,6 +98,7 @@ final class EntityLayout {
     self.slotCount = properties.count
     self.observationKeyPaths = properties.indices.map { \ManagedObject.[observedSlot: $0] }
     self.slotByName = slots
+    self.relationshipSlots = properties.indices.filter { properties[$0].relationship != nil }
     self.hasTransients = properties.contains { property in
       switch property.kind {
       case .attribute(let attribute): attribute.isTransient

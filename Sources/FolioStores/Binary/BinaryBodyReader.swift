@@ -401,7 +401,7 @@ struct BinaryBodyReader {
         try consumer.consume(
           StoreRecord(
             entityName: name, id: id, names: names, block: rowBlock, start: rowStart,
-            relationships: relationshipValues))
+            links: .dictionary(relationshipValues)))
       } else {
         try consumer.consume(
           StoreRecord(

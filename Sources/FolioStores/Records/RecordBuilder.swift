@@ -65,6 +65,6 @@ package struct RecordBuilder {
     }
     return StoreRecord(
       entityName: entityName, id: id, names: rowNames.names(for: attributeMask), block: block,
-      start: start, relationships: relationships)
+      start: start, links: .dictionary(relationships))
   }
 }

@@ -11,7 +11,8 @@ import FolioModel
 /// with the other records of its entity, rather than in a dictionary of its own: a dictionary
 /// of three values takes about 240 bytes, a row about 110. ``attributes`` builds the dictionary
 /// when asked; ``attribute(_:)``, ``attributeCount`` and ``forEachAttribute(_:)`` read either
-/// form as it is.
+/// form as it is. Its relationships' targets may likewise be a row in a block of IDs that many
+/// records share, which ``relationships`` turns into a dictionary when asked.
 public struct StoreRecord: Sendable, Hashable {
   /// The name of the object's entity.
   public var entityName: String
@@ -19,8 +20,19 @@ public struct StoreRecord: Sendable, Hashable {
   public var id: Int64
   /// The IDs of each persistent relationship's targets, by name; in order for an ordered
   /// relationship, at most one for a to-one; an empty relationship is left out.
-  public var relationships: [String: [Int64]]
-  private var values: RecordValues
+  public var relationships: [String: [Int64]] {
+    get { links.dictionary }
+    _modify {
+      var dictionary = links.dictionary
+      links = .dictionary([:])
+      defer { links = .dictionary(dictionary) }
+      yield &dictionary
+    }
+  }
+  /// The attribute values as the record holds them.
+  package private(set) var values: RecordValues
+  /// The relationships' targets as the record holds them.
+  package private(set) var links: RecordLinks
 
   /// The values of the object's persistent attributes, by name; an empty value is left out.
   public var attributes: [String: AttributeValue] {
@@ -41,7 +53,7 @@ public struct StoreRecord: Sendable, Hashable {
     self.entityName = entityName
     self.id = id
     self.values = .dictionary(attributes)
-    self.relationships = relationships
+    self.links = .dictionary(relationships)
   }
 
   /// A record whose attribute values are `row`, named in order by `names`, in a block of
@@ -55,20 +67,45 @@ public struct StoreRecord: Sendable, Hashable {
     for value in row { block.append(value) }
     self.init(
       entityName: entityName, id: id, names: names, block: block, start: 0,
-      relationships: relationships)
+      links: .dictionary(relationships))
   }
 
   /// A record whose attribute values are in `block` from `start` on, named in order by
   /// `names`; the caller has written them.
   init(
     entityName: String, id: Int64, names: RecordNames, block: RowBlock, start: Int,
-    relationships: [String: [Int64]]
+    links: RecordLinks
   ) {
     precondition(start + names.names.count <= block.end, "a row's values are not all written")
     self.entityName = entityName
     self.id = id
     self.values = .shared(names, block, start)
-    self.relationships = relationships
+    self.links = links
+  }
+
+  /// A record whose relationships' targets are `targets`, named in order by `names`, in a
+  /// block of their own.
+  init(
+    entityName: String, id: Int64, attributes: [String: AttributeValue],
+    linkNames names: RecordNames,
+    targets: [[Int64]]
+  ) {
+    precondition(targets.count == names.names.count, "targets and names differ in number")
+    let block = TargetBlock.room(for: targets.reduce(0) { $0 + 1 + $1.count }, in: nil)
+    for list in targets {
+      block.append(Int64(list.count))
+      for target in list { block.append(target) }
+    }
+    self.init(entityName: entityName, id: id, attributes: attributes)
+    links = .shared(names, block, 0)
+  }
+
+  /// A record with no attribute values and `links` for its relationships.
+  init(entityName: String, id: Int64, links: RecordLinks) {
+    self.entityName = entityName
+    self.id = id
+    self.values = .dictionary([:])
+    self.links = links
   }
 
   /// The value of attribute `name`, or `nil` when the record has none.
@@ -140,9 +177,9 @@ public struct StoreRecord: Sendable, Hashable {
   }
 }
 
-/// The names of the attribute values in rows that several records share, in row order.
-final class RecordNames: Sendable {
-  let names: [String]
+/// The names of the values in rows that several records share, in row order.
+package final class RecordNames: Sendable {
+  package let names: [String]
   private let positions: [String: Int]
 
   init(_ names: [String]) {
@@ -162,7 +199,7 @@ final class RecordNames: Sendable {
 
 /// A record's attribute values: a dictionary of its own, or a row with shared names in a block
 /// of values that many records share, from its start.
-private enum RecordValues: Sendable {
+package enum RecordValues: Sendable {
   case dictionary([String: AttributeValue])
   case shared(RecordNames, RowBlock, Int)
 
@@ -173,6 +210,29 @@ private enum RecordValues: Sendable {
       return Dictionary(
         names.names.enumerated().map { ($1, block[start + $0]) },
         uniquingKeysWith: { first, _ in first })
+    }
+  }
+}
+
+/// A record's relationships' targets: a dictionary of its own, or a row with shared names in a
+/// block of IDs that many records share: from its start, for each name in turn, the number of
+/// targets and then their IDs.
+package enum RecordLinks: Sendable {
+  case dictionary([String: [Int64]])
+  case shared(RecordNames, TargetBlock, Int)
+
+  var dictionary: [String: [Int64]] {
+    switch self {
+    case .dictionary(let dictionary): return dictionary
+    case .shared(let names, let block, let start):
+      var dictionary: [String: [Int64]] = [:]
+      var position = start
+      for name in names.names {
+        let count = Int(block[position])
+        dictionary[name] = (0..<count).map { block[position + 1 + $0] }
+        position += 1 + count
+      }
+      return dictionary
     }
   }
 }

@@ -252,7 +252,15 @@ final class SQLiteStatement {
   func validatedText(_ index: Int) -> String? {
     guard let pointer = sqlite3_column_text(statement, Int32(index)) else { return nil }
     let count = Int(sqlite3_column_bytes(statement, Int32(index)))
-    return String(validating: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    let bytes = UnsafeBufferPointer(start: pointer, count: count)
+    // Decoding repairs bad bytes, so the text is valid exactly when it reads back as given;
+    // this spares the unspecialized validating initializer, which dominates reading text.
+    var text = String(decoding: bytes, as: UTF8.self)
+    let isSame = text.withUTF8 { decoded in
+      guard decoded.count == count, let base = decoded.baseAddress else { return count == 0 }
+      return memcmp(base, pointer, count) == 0
+    }
+    return isSame ? text : nil
   }
 
   func blob(_ index: Int) -> Data? {

@@ -69,6 +69,10 @@ struct SQLiteRecordReader {
     let first = numbers.first ?? root.number
     var shapes: [EntityColumns?] = Array(repeating: nil, count: (numbers.last ?? first) - first + 1)
     var names: [RowNamesCache] = []
+    // Each row's relationships: its to-ones, then the hierarchy's to-manys.
+    let toManyList = toManys.sorted { $0.key < $1.key }
+    let toManyNames = toManyList.map(\.key)
+    var linkNames: [RowNamesCache] = []
     var goneByColumn: [String: Set<Int64>] = [:]
     for number in numbers {
       guard let entity = schema.entity(number: number) else { continue }
@@ -101,6 +105,7 @@ struct SQLiteRecordReader {
       }
       shapes[number - first] = columns
       names.append(RowNamesCache(names: attributes.map(\.attribute.name)))
+      linkNames.append(RowNamesCache(names: columns.toOneReads.map(\.name) + toManyNames))
     }
     var nameSlot: [Int] = Array(repeating: 0, count: shapes.count)
     var slot = 0
@@ -113,6 +118,9 @@ struct SQLiteRecordReader {
       + SQLiteDatabase.quote(table)
     let statement = try database.prepare(sql, at: table)
     var rowBlock: RowBlock?
+    var targetBlock: TargetBlock?
+    var targets: [Int64] = []
+    var present: [Int] = []
     while try statement.step() {
       let primaryKey = statement.int64(0)
       let number = Int(statement.int64(1))
@@ -133,7 +141,9 @@ struct SQLiteRecordReader {
       }
       let entity = columns.entity
       let id = StoreKeySpace.id(space: root.number, key: primaryKey)
-      var relationships: [String: [Int64]] = [:]
+      // Each relationship present in `present`, its count and targets in `targets`.
+      present.removeAll(keepingCapacity: true)
+      targets.removeAll(keepingCapacity: true)
       for (position, read) in columns.toOneReads.enumerated() where !statement.isNull(read.index) {
         // A reference Core Data left when its target was deleted (No Action) names nothing.
         if let gone = columns.gone[position], gone.contains(primaryKey) { continue }
@@ -158,14 +168,39 @@ struct SQLiteRecordReader {
                 file: database.path, entity: entity.name, property: toOne.relationship.name))
           }
         }
-        relationships[read.name] = [StoreKeySpace.id(space: read.targetRoot, key: target)]
+        present.append(position)
+        targets.append(1)
+        targets.append(StoreKeySpace.id(space: read.targetRoot, key: target))
       }
       // A key names one row of the hierarchy, so a list found under it is this row's; an
       // entity without that relationship is reported by the reader of the records.
-      if !toManys.isEmpty {
-        for (name, owners) in toManys {
-          if let targets = owners[primaryKey] { relationships[name] = targets }
+      for (position, (_, owners)) in toManyList.enumerated() {
+        guard let found = owners[primaryKey] else { continue }
+        present.append(columns.toOneReads.count + position)
+        targets.append(Int64(found.count))
+        targets.append(contentsOf: found)
+      }
+      let links: RecordLinks
+      let linkSlot = nameSlot[offset]
+      if present.isEmpty {
+        links = .dictionary([:])
+      } else if linkNames[linkSlot].names.count <= 64 {
+        let block = TargetBlock.room(for: targets.count, in: targetBlock)
+        targetBlock = block
+        let start = block.end
+        for target in targets { block.append(target) }
+        var mask: UInt64 = 0
+        for position in present { mask |= 1 << UInt64(position) }
+        links = .shared(linkNames[linkSlot].names(for: mask), block, start)
+      } else {
+        var dictionary: [String: [Int64]] = [:]
+        var at = 0
+        for position in present {
+          let count = Int(targets[at])
+          dictionary[linkNames[linkSlot].names[position]] = Array(targets[at + 1..<at + 1 + count])
+          at += 1 + count
         }
+        links = .dictionary(dictionary)
       }
       let width = columns.attributes.count
       guard width <= 64 else {
@@ -177,10 +212,9 @@ struct SQLiteRecordReader {
             dictionary[name] = value
           }
         }
-        try consumer.consume(
-          StoreRecord(
-            entityName: entity.name, id: id, attributes: dictionary,
-            relationships: relationships))
+        var record = StoreRecord(entityName: entity.name, id: id, attributes: dictionary)
+        record.relationships = links.dictionary
+        try consumer.consume(record)
         continue
       }
       let block = RowBlock.room(for: max(width, 1), in: rowBlock)
@@ -199,9 +233,9 @@ struct SQLiteRecordReader {
       if mask != 0 {
         record = StoreRecord(
           entityName: entity.name, id: id, names: names[nameSlot[offset]].names(for: mask),
-          block: block, start: start, relationships: relationships)
+          block: block, start: start, links: links)
       } else {
-        record = StoreRecord(entityName: entity.name, id: id, relationships: relationships)
+        record = StoreRecord(entityName: entity.name, id: id, links: links)
       }
       try consumer.consume(record)
     }

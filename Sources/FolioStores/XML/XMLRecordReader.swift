@@ -560,6 +560,6 @@ final class XMLRecordReader {
     return StoreRecord(
       entityName: entity.name, id: id,
       names: shapes[entityIndex].rowNames.names(for: attributeMask), block: block, start: start,
-      relationships: relationships)
+      links: .dictionary(relationships))
   }
 }
