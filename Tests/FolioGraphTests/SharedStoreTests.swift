@@ -577,5 +577,20 @@ struct SharedStoreTests {
     #expect(error.code == .objectNotFound)
     #expect(error.message.contains("disagree"))
     #expect(context.registeredObjects.isEmpty)
+    // Both sides given, and the to-many side leaves out an object whose to-one names it.
+    let third = [
+      StoreRecord(entityName: "Playlist", id: 1, attributes: [:], relationships: ["tracks": [4]]),
+      StoreRecord(entityName: "Track", id: 3, attributes: [:], relationships: ["playlist": [1]]),
+      StoreRecord(entityName: "Track", id: 4, attributes: [:], relationships: ["playlist": [1]]),
+    ]
+    let left = try #require(
+      graphError {
+        try context.load(
+          StoreContents(
+            metadata: StoreMetadata(storeType: "Test"), records: third, nextObjectID: 5))
+      })
+    #expect(left.message.contains("Track 3 names Playlist 1 in playlist"), "\(left.message)")
+    #expect(left.message.contains("does not name Track 3"), "\(left.message)")
+    #expect(context.registeredObjects.isEmpty)
   }
 }

@@ -39,16 +39,29 @@ struct GraphLoader: StoreRecordConsumer {
   private var lastEntityName = ""
   private var lastLayout: EntityLayout?
   /// Where the values of rows with shared names go, by layout and names; the last one found.
-  private var nameMaps: [ObjectIdentifier: [NameMap]] = [:]
-  private var lastAttributeMap: NameMap?
-  private var lastRelationshipMap: NameMap?
+  private var nameMaps: [ObjectIdentifier: [LoadNameMap]] = [:]
+  private var lastAttributeMap: LoadNameMap?
+  private var lastRelationshipMap: LoadNameMap?
   /// For records holding dictionaries: for each layout met (by its index: attributes at
   /// 2 × index, relationships after), the slots of the keys in the order records name them.
   /// Records of one entity name their keys in one order, and comparing a key with the one at
   /// its place is cheaper than hashing it.
   private var keySlots: [[(key: String, slot: Int)]] = []
+  /// Whether some record gave each relationship slot of each entity, from `givenStart`.
+  private var given: [Bool]
+  private let givenStart: [Int]
 
-  init(cache: RowCache) { self.cache = cache }
+  init(cache: RowCache) {
+    self.cache = cache
+    var starts: [Int] = []
+    var total = 0
+    for layout in cache.layouts {
+      starts.append(total)
+      total += layout.slotCount
+    }
+    givenStart = starts
+    given = [Bool](repeating: false, count: total)
+  }
 
   /// The most empty rows the by-ID layout may hold beyond twice the objects.
   private static let slack = 65_536
@@ -157,7 +170,7 @@ struct GraphLoader: StoreRecordConsumer {
           throw Self.error(
             GraphError.typeMismatch(
               "\(value.modelText) is not of type \(map.types[position].xcodeName)",
-              entity: layout.name, key: names.names[position]))
+              entity: layout.name, key: names.names.names[position]))
         }
         slots[map.slots[position]] = Slot(value)
       }
@@ -201,44 +214,28 @@ struct GraphLoader: StoreRecordConsumer {
 
   // MARK: Shared names
 
-  /// Where each value of a row with shared names goes in an object of one entity: its slot, and
-  /// its attribute's type or its relationship's kind.
-  private final class NameMap {
-    let names: RecordNames
-    let layout: EntityLayout
-    let isAttributes: Bool
-    var slots: [Int] = []
-    var types: [AttributeType] = []
-    var isToMany: [Bool] = []
-    var isOrdered: [Bool] = []
-
-    init(names: RecordNames, layout: EntityLayout, isAttributes: Bool) {
-      self.names = names
-      self.layout = layout
-      self.isAttributes = isAttributes
-    }
-  }
-
   /// Where the attribute values named by `names` go in an object of `layout`'s entity.
   @inline(__always)
-  private mutating func attributeMap(_ names: RecordNames, _ layout: EntityLayout)
-    throws(StoreError) -> NameMap
+  private mutating func attributeMap(_ names: SharedNames, _ layout: EntityLayout)
+    throws(StoreError) -> LoadNameMap
   {
-    if let last = lastAttributeMap, last.names === names, last.layout === layout { return last }
-    let map = try nameMap(names, layout, attributes: true)
+    if let last = lastAttributeMap, last.address == names.address, last.layout === layout {
+      return last
+    }
+    let map = try nameMap(names.names, layout, attributes: true)
     lastAttributeMap = map
     return map
   }
 
   /// Where the relationships named by `names` go in an object of `layout`'s entity.
   @inline(__always)
-  private mutating func relationshipMap(_ names: RecordNames, _ layout: EntityLayout)
-    throws(StoreError) -> NameMap
+  private mutating func relationshipMap(_ names: SharedNames, _ layout: EntityLayout)
+    throws(StoreError) -> LoadNameMap
   {
-    if let last = lastRelationshipMap, last.names === names, last.layout === layout {
+    if let last = lastRelationshipMap, last.address == names.address, last.layout === layout {
       return last
     }
-    let map = try nameMap(names, layout, attributes: false)
+    let map = try nameMap(names.names, layout, attributes: false)
     lastRelationshipMap = map
     return map
   }
@@ -246,7 +243,7 @@ struct GraphLoader: StoreRecordConsumer {
   /// The map of `names` in `layout`, made the first time. A map holds its names, so no other
   /// names can take their place in memory (and in the table) while the load lasts.
   private mutating func nameMap(_ names: RecordNames, _ layout: EntityLayout, attributes: Bool)
-    throws(StoreError) -> NameMap
+    throws(StoreError) -> LoadNameMap
   {
     let key = ObjectIdentifier(names)
     if let found = nameMaps[key]?.first(where: {
@@ -254,20 +251,14 @@ struct GraphLoader: StoreRecordConsumer {
     }) {
       return found
     }
-    let map = NameMap(names: names, layout: layout, isAttributes: attributes)
-    for name in names.names {
-      let property = layout.slotByName[name].map { (slot: $0, layout: layout.properties[$0]) }
-      if attributes, let property, let type = property.layout.attributeType {
-        map.slots.append(property.slot)
-        map.types.append(type)
-      } else if !attributes, let property, let relationship = property.layout.relationship {
-        map.slots.append(property.slot)
-        map.isToMany.append(relationship.isToMany)
-        map.isOrdered.append(relationship.isOrdered)
-      } else {
-        throw Self.error(
-          GraphError.unknownKey(name, entity: layout.name, known: layout.properties.map(\.name)))
-      }
+    var unknown: String?
+    let map = LoadNameMap(names: names, layout: layout, isAttributes: attributes, unknown: &unknown)
+    if let unknown {
+      throw Self.error(
+        GraphError.unknownKey(unknown, entity: layout.name, known: layout.properties.map(\.name)))
+    }
+    if !attributes {
+      for slot in map.slots { given[givenStart[layout.index] + slot] = true }
     }
     nameMaps[key, default: []].append(map)
     return map
@@ -323,6 +314,7 @@ struct GraphLoader: StoreRecordConsumer {
         throw Self.error(
           GraphError.unknownKey(key, entity: layout.name, known: layout.properties.map(\.name)))
       }
+      given[givenStart[layout.index] + slot] = true
       if relationship.isToMany {
         var rows: [Int32] = []
         rows.reserveCapacity(targets.count)
@@ -354,9 +346,26 @@ struct GraphLoader: StoreRecordConsumer {
 
   // MARK: Finishing
 
+  /// What finishing needs of one relationship of one entity, in values that are not counted
+  /// references.
+  private struct Link {
+    let slot: Int
+    /// The destination's entity index.
+    let destination: Int
+    /// The inverse's slot in the destination's objects, or -1 for none.
+    let inverseSlot: Int
+    let inverseIsToMany: Bool
+    let inverseIsOrdered: Bool
+    /// Whether some record gave the inverse side too: then the two sides are checked against
+    /// each other before either is completed.
+    let inverseIsGiven: Bool
+  }
+
   /// Hands the rows to the cache, checks every target (so an ID named but never loaded is an
-  /// error) and every pair of sides the store gave, then completes the inverses the store left
-  /// out.
+  /// error) and every pair of sides the store gave, and completes the inverses the store left
+  /// out. A relationship whose inverse no record gave is completed as it is checked; the
+  /// others are completed once every side given is checked, so that a side is checked as the
+  /// store gave it.
   mutating func finish() throws(StoreError) {
     cache.nextPrimaryKey = max(cache.nextPrimaryKey, maximumKey + 1)
     // A new object's key is its row plus one: the rows run to the next ID, or keys go to maps.
@@ -370,41 +379,58 @@ struct GraphLoader: StoreRecordConsumer {
     }
     cache.adoptLoadedRows(
       rows, primaryKeys: primaryKeys, rowByPrimaryKey: rowByPrimaryKey, committedCount: count)
-    let layouts = cache.layouts
-    // First every side as the store gave it, before anything is completed: a side that is
-    // there must agree with the other.
-    for (index, committed) in rows.enumerated() {
-      guard let committed else { continue }
-      let layout = layouts[committed.entity]
+    let (links, linksOfEntity) = finishingLinks()
+    let entityCount = cache.layouts.count
+    var isKind = [Bool](repeating: false, count: entityCount * entityCount)
+    for kind in 0..<entityCount {
+      for destination in 0..<entityCount where cache.layouts[kind].isKind(of: destination) {
+        isKind[kind * entityCount + destination] = true
+      }
+    }
+    func visit(_ target: Int32, of row: Int32, _ committed: CommittedRow, _ link: Link)
+      throws(StoreError)
+    {
+      guard let other = rows[Int(target)], link.destination >= 0,
+        isKind[other.entity * entityCount + link.destination]
+      else { throw notFound(target, of: committed, slot: link.slot) }
+      guard link.inverseSlot >= 0 else { return }
+      if link.inverseIsGiven {
+        try checkAgreement(target, other, of: row, committed, link)
+      } else {
+        try complete(target, other, of: row, committed, link)
+      }
+    }
+    for index in rows.indices {
+      guard let committed = rows[index] else { continue }
       let slots = committed.slots
-      for slot in layout.relationshipSlots {
-        guard let relationship = layout.properties[slot].relationship else { continue }
-        switch slots[slot] {
+      for position in linksOfEntity[committed.entity] {
+        let link = links[position]
+        switch slots[link.slot] {
         case .object(let target):
-          try check(target, of: Int32(index), committed, relationship, layouts)
+          try visit(target, of: Int32(index), committed, link)
         case .objects(let set):
-          for target in set.rows {
-            try check(target, of: Int32(index), committed, relationship, layouts)
-          }
+          for target in set.rows { try visit(target, of: Int32(index), committed, link) }
         default:
           continue
         }
       }
     }
-    for (index, committed) in rows.enumerated() {
-      guard let committed else { continue }
-      let layout = layouts[committed.entity]
+    guard links.contains(where: \.inverseIsGiven) else { return }
+    for index in rows.indices {
+      guard let committed = rows[index] else { continue }
       let slots = committed.slots
-      for slot in layout.relationshipSlots {
-        guard let relationship = layout.properties[slot].relationship,
-          let inverseSlot = relationship.inverseSlot
-        else { continue }
-        switch slots[slot] {
+      for position in linksOfEntity[committed.entity] where links[position].inverseIsGiven {
+        let link = links[position]
+        switch slots[link.slot] {
         case .object(let target):
-          try complete(target, of: Int32(index), committed, relationship, inverseSlot, layouts)
+          if let other = rows[Int(target)] {
+            try complete(target, other, of: Int32(index), committed, link)
+          }
         case .objects(let set):
           for target in set.rows {
-            try complete(target, of: Int32(index), committed, relationship, inverseSlot, layouts)
+            if let other = rows[Int(target)] {
+              try complete(target, other, of: Int32(index), committed, link)
+            }
           }
         default:
           continue
@@ -413,57 +439,87 @@ struct GraphLoader: StoreRecordConsumer {
     }
   }
 
-  /// Throws unless row `target` holds an object of `relationship`'s destination, or when the
-  /// inverse side the store gave for `target` leaves out the object at `row`.
-  @inline(__always)
-  private func check(
-    _ target: Int32, of row: Int32, _ committed: CommittedRow, _ relationship: RelationshipLayout,
-    _ layouts: [EntityLayout]
-  ) throws(StoreError) {
-    guard let other = rows[Int(target)],
-      layouts[other.entity].isKind(of: relationship.destination)
-    else {
-      let name = layouts[committed.entity].name
-      throw Self.error(
-        GraphError(
-          .objectNotFound,
-          "\(name).\(relationship.name) names object \(cache.primaryKey(ofRow: target)), which is not a \(relationship.description.destinationEntityName) in the store",
-          at: InputLocation(entity: name, property: relationship.name)))
+  /// The relationships some record gave, as links, and the positions of each entity's.
+  private func finishingLinks() -> (links: [Link], linksOfEntity: [Range<Int>]) {
+    let layouts = cache.layouts
+    func isGiven(_ entity: Int, _ slot: Int) -> Bool { given[givenStart[entity] + slot] }
+    var links: [Link] = []
+    var linksOfEntity: [Range<Int>] = []
+    for layout in layouts {
+      let first = links.count
+      for slot in layout.relationshipSlots where isGiven(layout.index, slot) {
+        guard let relationship = layout.properties[slot].relationship else { continue }
+        let destination = relationship.destination
+        let inverse = relationship.inverseSlot ?? -1
+        let inverseIsGiven =
+          inverse >= 0
+          && layouts.indices.contains {
+            layouts[$0].isKind(of: destination) && inverse < layouts[$0].slotCount
+              && isGiven($0, inverse)
+          }
+        let inverseIsOrdered =
+          inverse >= 0 && layouts.indices.contains(destination)
+          && layouts[destination].properties[inverse].relationship?.isOrdered == true
+        links.append(
+          Link(
+            slot: slot, destination: destination, inverseSlot: inverse,
+            inverseIsToMany: relationship.inverseIsToMany, inverseIsOrdered: inverseIsOrdered,
+            inverseIsGiven: inverseIsGiven))
+      }
+      linksOfEntity.append(first..<links.count)
     }
-    guard let inverseSlot = relationship.inverseSlot else { return }
-    switch other.slots[inverseSlot] {
+    return (links, linksOfEntity)
+  }
+
+  /// The error for a target that is not in the store, or not of the relationship's destination.
+  private func notFound(_ target: Int32, of committed: CommittedRow, slot: Int) -> StoreError {
+    let layout = cache.layouts[committed.entity]
+    let property = layout.properties[slot]
+    let destination = property.relationship?.description.destinationEntityName ?? "object"
+    return Self.error(
+      GraphError(
+        .objectNotFound,
+        "\(layout.name).\(property.name) names object \(cache.primaryKey(ofRow: target)), which is not a \(destination) in the store",
+        at: InputLocation(entity: layout.name, property: property.name)))
+  }
+
+  /// Throws when the inverse side the store gave for `target` leaves out the object at `row`.
+  @inline(__always)
+  private func checkAgreement(
+    _ target: Int32, _ other: CommittedRow, of row: Int32, _ committed: CommittedRow,
+    _ link: Link
+  ) throws(StoreError) {
+    switch other.slots[link.inverseSlot] {
     case .object(let back) where back != row:
-      throw contradiction(row, committed, relationship, target: target, holder: back)
+      throw contradiction(row, committed, link.slot, target: target, holder: back)
     case .objects(let set) where !set.isEmpty && !set.contains(row):
-      throw contradiction(row, committed, relationship, target: target, holder: nil)
+      throw contradiction(row, committed, link.slot, target: target, holder: nil)
     default:
       return
     }
   }
 
-  /// Adds the object at `row` to the inverse of `relationship` in `target`, if the store left
-  /// it out; a to-one inverse already completed towards another object is a contradiction.
+  /// Adds the object at `row` to the inverse side in `target`, if the store left it out; a
+  /// to-one inverse already completed towards another object is a contradiction.
   @inline(__always)
   private func complete(
-    _ target: Int32, of row: Int32, _ committed: CommittedRow, _ relationship: RelationshipLayout,
-    _ inverseSlot: Int, _ layouts: [EntityLayout]
+    _ target: Int32, _ other: CommittedRow, of row: Int32, _ committed: CommittedRow,
+    _ link: Link
   ) throws(StoreError) {
-    guard let other = rows[Int(target)] else { return }
     let slots = other.slots
-    if relationship.inverseIsToMany {
-      if case .objects(let set) = slots[inverseSlot] {
-        if !set.contains(row) { set.insert(row) }
+    if link.inverseIsToMany {
+      if case .objects(let set) = slots[link.inverseSlot] {
+        set.insert(row)
       } else {
-        let ordered = layouts[other.entity].properties[inverseSlot].relationship?.isOrdered
-        slots[inverseSlot] = .objects(RowSet([row], ordered: ordered ?? false))
+        slots[link.inverseSlot] = .objects(RowSet([row], ordered: link.inverseIsOrdered))
       }
       return
     }
-    switch slots[inverseSlot] {
+    switch slots[link.inverseSlot] {
     case .null:
-      slots[inverseSlot] = .object(row)
+      slots[link.inverseSlot] = .object(row)
     case .object(let back) where back != row:
-      throw contradiction(row, committed, relationship, target: target, holder: back)
+      throw contradiction(row, committed, link.slot, target: target, holder: back)
     default:
       return
     }
@@ -472,14 +528,14 @@ struct GraphLoader: StoreRecordConsumer {
   /// The error for two sides of a relationship that disagree: `target`, named by the object at
   /// `row`, names `holder` (or, for a to-many, does not name `row`) on the inverse side.
   private func contradiction(
-    _ row: Int32, _ committed: CommittedRow, _ relationship: RelationshipLayout, target: Int32,
-    holder: Int32?
+    _ row: Int32, _ committed: CommittedRow, _ slot: Int, target: Int32, holder: Int32?
   ) -> StoreError {
     let name = cache.layouts[committed.entity].name
+    let relationship = cache.layouts[committed.entity].properties[slot]
+    let inverse = relationship.relationship?.description.inverseName ?? "its inverse"
     let id = cache.primaryKey(ofRow: row)
     let targetName = rows[Int(target)].map { cache.layouts[$0.entity].name } ?? "object"
     let targetID = cache.primaryKey(ofRow: target)
-    let inverse = relationship.description.inverseName ?? "its inverse"
     var message =
       "\(name) \(id) names \(targetName) \(targetID) in \(relationship.name), but \(targetName) \(targetID)'s \(inverse) "
     if let holder {

@@ -15,6 +15,8 @@ package final class RecordBlock<Element>: @unchecked Sendable {
   private let capacity: Int
   /// The values written; read only by the reader filling the block, and when it is freed.
   private var count = 0
+  /// The names the rows in the block are read by (see ``SharedNames``).
+  private var names: [RecordNames] = []
 
   private init(capacity: Int) {
     self.capacity = capacity
@@ -39,6 +41,15 @@ package final class RecordBlock<Element>: @unchecked Sendable {
     precondition(count < capacity, "a row block is full")
     (base + count).initialize(to: value)
     count += 1
+  }
+
+  /// Keeps `names` for as long as the block lives: a row written in it is read by them.
+  @inline(__always)
+  func keep(_ names: RecordNames) {
+    if let last = self.names.last, last === names { return }
+    // Rows alternating between a few sets of names keep each once; many sets may repeat.
+    if self.names.count < 8, self.names.contains(where: { $0 === names }) { return }
+    self.names.append(names)
   }
 
   /// A block with room for a row of `width` values: `current` when it has room, else a new one.

@@ -79,7 +79,7 @@ public struct StoreRecord: Sendable, Hashable {
     precondition(start + names.names.count <= block.end, "a row's values are not all written")
     self.entityName = entityName
     self.id = id
-    self.values = .shared(names, block, start)
+    self.values = .shared(SharedNames(names, keptBy: block), block, start)
     self.links = links
   }
 
@@ -97,7 +97,7 @@ public struct StoreRecord: Sendable, Hashable {
       for target in list { block.append(target) }
     }
     self.init(entityName: entityName, id: id, attributes: attributes)
-    links = .shared(names, block, 0)
+    links = .shared(SharedNames(names, keptBy: block), block, 0)
   }
 
   /// A record with no attribute values and `links` for its relationships.
@@ -113,7 +113,7 @@ public struct StoreRecord: Sendable, Hashable {
     switch values {
     case .dictionary(let dictionary): dictionary[name]
     case .shared(let names, let block, let start):
-      names.position(of: name).map { block[start + $0] }
+      names.names.position(of: name).map { block[start + $0] }
     }
   }
 
@@ -121,7 +121,7 @@ public struct StoreRecord: Sendable, Hashable {
   public var attributeCount: Int {
     switch values {
     case .dictionary(let dictionary): dictionary.count
-    case .shared(let names, _, _): names.names.count
+    case .shared(let names, _, _): names.names.names.count
     }
   }
 
@@ -134,7 +134,9 @@ public struct StoreRecord: Sendable, Hashable {
     case .dictionary(let dictionary):
       for (name, value) in dictionary { try body(name, value) }
     case .shared(let names, let block, let start):
-      for (offset, name) in names.names.enumerated() { try body(name, block[start + offset]) }
+      for (offset, name) in names.names.names.enumerated() {
+        try body(name, block[start + offset])
+      }
     }
   }
 
@@ -144,9 +146,9 @@ public struct StoreRecord: Sendable, Hashable {
     else { return false }
     if case .shared(let leftNames, let leftBlock, let leftStart) = left.values,
       case .shared(let rightNames, let rightBlock, let rightStart) = right.values,
-      leftNames === rightNames
+      leftNames.address == rightNames.address
     {
-      return leftNames.names.indices.allSatisfy {
+      return leftNames.names.names.indices.allSatisfy {
         leftBlock[leftStart + $0] == rightBlock[rightStart + $0]
       }
     }
@@ -201,14 +203,14 @@ package final class RecordNames: Sendable {
 /// of values that many records share, from its start.
 package enum RecordValues: Sendable {
   case dictionary([String: AttributeValue])
-  case shared(RecordNames, RowBlock, Int)
+  case shared(SharedNames, RowBlock, Int)
 
   var dictionary: [String: AttributeValue] {
     switch self {
     case .dictionary(let dictionary): return dictionary
     case .shared(let names, let block, let start):
       return Dictionary(
-        names.names.enumerated().map { ($1, block[start + $0]) },
+        names.names.names.enumerated().map { ($1, block[start + $0]) },
         uniquingKeysWith: { first, _ in first })
     }
   }
@@ -219,7 +221,7 @@ package enum RecordValues: Sendable {
 /// targets and then their IDs.
 package enum RecordLinks: Sendable {
   case dictionary([String: [Int64]])
-  case shared(RecordNames, TargetBlock, Int)
+  case shared(SharedNames, TargetBlock, Int)
 
   var dictionary: [String: [Int64]] {
     switch self {
@@ -227,7 +229,7 @@ package enum RecordLinks: Sendable {
     case .shared(let names, let block, let start):
       var dictionary: [String: [Int64]] = [:]
       var position = start
-      for name in names.names {
+      for name in names.names.names {
         let count = Int(block[position])
         dictionary[name] = (0..<count).map { block[position + 1 + $0] }
         position += 1 + count
@@ -235,4 +237,21 @@ package enum RecordLinks: Sendable {
       return dictionary
     }
   }
+}
+
+/// The names of a row in a block, held by the block rather than by each record: the records
+/// of a store share a few names, and counting every record's reference to them would have the
+/// thread reading records and the one taking them contend for one counter.
+package struct SharedNames: @unchecked Sendable {
+  private let reference: Unmanaged<RecordNames>
+
+  /// `names`, which `block` keeps for as long as it lives.
+  init<Element>(_ names: RecordNames, keptBy block: RecordBlock<Element>) {
+    block.keep(names)
+    reference = .passUnretained(names)
+  }
+
+  package var names: RecordNames { reference.takeUnretainedValue() }
+  /// The names' address, which no other names take while a record reads them.
+  package var address: UnsafeMutableRawPointer { reference.toOpaque() }
 }

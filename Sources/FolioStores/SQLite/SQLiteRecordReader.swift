@@ -191,7 +191,8 @@ struct SQLiteRecordReader {
         for target in targets { block.append(target) }
         var mask: UInt64 = 0
         for position in present { mask |= 1 << UInt64(position) }
-        links = .shared(linkNames[linkSlot].names(for: mask), block, start)
+        links = .shared(
+          SharedNames(linkNames[linkSlot].names(for: mask), keptBy: block), block, start)
       } else {
         var dictionary: [String: [Int64]] = [:]
         var at = 0
