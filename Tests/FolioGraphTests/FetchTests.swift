@@ -210,6 +210,73 @@ struct FetchPlanTests {
     }
   }
 
+  /// Items in boxes, boxes (and crates, a kind of box) in parent boxes.
+  func boxModel() throws -> ManagedObjectModel {
+    try ManagedObjectModel {
+      EntityDescription("Item") {
+        AttributeDescription("code", .string)
+        RelationshipDescription("box", to: "Box", inverse: "items")
+      }
+      EntityDescription("Box") {
+        AttributeDescription("label", .string)
+        AttributeDescription("size", .double)
+        RelationshipDescription("items", to: "Item", inverse: "box", toMany: true)
+        RelationshipDescription("parent", to: "Box", inverse: "children")
+        RelationshipDescription("children", to: "Box", inverse: "parent", toMany: true)
+      }
+      EntityDescription("Crate", parent: "Box")
+    }
+  }
+
+  @Test(
+    "comparisons through to-one relationships compare stored values directly and agree with evaluation, missing targets included"
+  )
+  func toOneKeyPaths() throws {
+    let context = ManagedObjectContext(model: try boxModel())
+    let top = try context.insertNewObject(forEntityName: "Box")
+    try top.setValue("top", forKey: "label")
+    try top.setValue(1.0, forKey: "size")
+    var boxes: [ManagedObject] = []
+    for (index, label) in ["Apples", "apples", nil, "pears"].enumerated() {
+      let box = try context.insertNewObject(forEntityName: index == 1 ? "Crate" : "Box")
+      try box.setValue(label, forKey: "label")
+      try box.setValue(index == 2 ? nil : Double(index), forKey: "size")
+      if index != 3 { try box.setValue(top, forKey: "parent") }
+      boxes.append(box)
+    }
+    let gone = try context.insertNewObject(forEntityName: "Box")
+    try gone.setValue("gone", forKey: "label")
+    for index in 0..<12 {
+      let item = try context.insertNewObject(forEntityName: "Item")
+      try item.setValue("i\(index)", forKey: "code")
+      if index % 6 != 5 {
+        try item.setValue(index % 6 == 4 ? gone : boxes[index % 4], forKey: "box")
+      }
+    }
+    try context.save()
+    try context.delete(gone)
+    let layouts = context.layouts
+    let layout = try #require(context.layoutByName["Item"])
+    for format in [
+      "box.label == 'Apples'", "box.label != 'Apples'", "box.label BEGINSWITH[c] 'a'",
+      "box.label CONTAINS 'ea'", "box.size > 0", "box.size <= 1", "box.size != 2",
+      "box.parent.label == 'top'", "box.parent.size < 2", "NOT box.parent.label == 'top'",
+      "box.label == 'gone'", "box.label == 'pears' OR box.parent.size == 1",
+    ] {
+      let predicate = try QueryPredicate(format: format)
+      #expect(
+        FetchPlan.compile(predicate, layout: layout, layouts: layouts) != nil,
+        "\(format) is compared directly")
+      try expectFetchAsEvaluation(format, in: context)
+    }
+    for format in ["box.items.@count > 1", "box.labels == 'x'", "box.items.code == 'i1'"] {
+      let predicate = try QueryPredicate(format: format)
+      #expect(
+        FetchPlan.compile(predicate, layout: layout, layouts: layouts) == nil,
+        "\(format) is evaluated")
+    }
+  }
+
   @Test("compiled string tests agree with evaluation, with [c], [d] and [cd], nil included")
   func directStringTests() throws {
     let context = ManagedObjectContext(model: try model())

@@ -8,7 +8,9 @@ import Foundation
 /// A predicate is evaluated in general by reading key paths, one object at a time — correct for
 /// every predicate, but slow for the common simple ones. The plan recognises comparisons of one
 /// attribute with a constant (`amount > 10`, `name == "Ada"`) and compares the stored slot
-/// values directly, with the same results; an equality on an attribute the model indexes
+/// values directly, with the same results — also through to-one relationships
+/// (`person.name == "Ada"`), following each object's targets as a key path would; an equality
+/// on an attribute the model indexes
 /// (`indexed="YES"`, or the first element of a fetch index) is answered from a hash index built
 /// on first use and rebuilt after a change to that attribute or to which objects exist. Anything
 /// else falls back to evaluation.
@@ -16,25 +18,54 @@ enum FetchPlan {
   /// A compiled test of one object, or `nil` when the predicate needs evaluation.
   typealias Test = (ManagedObject) -> Bool
 
-  /// A direct test for `predicate` on objects of `layout`, if it has a shape the plan knows.
-  static func compile(_ predicate: QueryPredicate, layout: EntityLayout) -> Test? {
+  /// A test of one stored value.
+  typealias ValueTest = (Slot) -> Bool
+
+  /// A direct test for `predicate` on objects of `layout`, if it has a shape the plan knows;
+  /// `layouts` are every entity's, for key paths through relationships.
+  static func compile(_ predicate: QueryPredicate, layout: EntityLayout, layouts: [EntityLayout])
+    -> Test?
+  {
     switch predicate {
     case .constant(let value):
       return { _ in value }
     case .and(let parts):
-      let tests = parts.compactMap { compile($0, layout: layout) }
+      let tests = parts.compactMap { compile($0, layout: layout, layouts: layouts) }
       guard tests.count == parts.count else { return nil }
       return { object in tests.allSatisfy { $0(object) } }
     case .or(let parts):
-      let tests = parts.compactMap { compile($0, layout: layout) }
+      let tests = parts.compactMap { compile($0, layout: layout, layouts: layouts) }
       guard tests.count == parts.count else { return nil }
       return { object in tests.contains { $0(object) } }
     case .not(let inner):
-      guard let test = compile(inner, layout: layout) else { return nil }
+      guard let test = compile(inner, layout: layout, layouts: layouts) else { return nil }
       return { !test($0) }
     case .comparison(let comparison):
-      return compile(comparison, layout: layout)
+      return compile(comparison, layout: layout, layouts: layouts)
     }
+  }
+
+  /// The to-one slots a key path follows from `layout`'s objects, in turn, and the slot and
+  /// type of the stored attribute it ends at, when it is such a path (`person.name`).
+  static func attributePath(_ key: String, layout: EntityLayout, layouts: [EntityLayout])
+    -> (steps: [Int], slot: Int, type: AttributeType)?
+  {
+    guard !key.contains("@") else { return nil }
+    var steps: [Int] = []
+    var current = layout
+    let names = key.split(separator: ".", omittingEmptySubsequences: false)
+    for name in names.dropLast() {
+      guard let slot = current.slotByName[String(name)],
+        let relationship = current.properties[slot].relationship, !relationship.isToMany,
+        !relationship.description.isTransient, layouts.indices.contains(relationship.destination)
+      else { return nil }
+      steps.append(slot)
+      current = layouts[relationship.destination]
+    }
+    guard let last = names.last, let slot = current.slotByName[String(last)],
+      let attribute = current.properties[slot].attribute, !attribute.isTransient
+    else { return nil }
+    return (steps, slot, attribute.attributeType)
   }
 
   /// The slot and constant of `attribute OP constant`, when the comparison is one.
@@ -50,22 +81,47 @@ enum FetchPlan {
     return (slot, attribute.attributeType, constant)
   }
 
-  private static func compile(_ comparison: QueryComparison, layout: EntityLayout) -> Test? {
-    guard let (slot, type, constant) = simple(comparison, layout: layout) else { return nil }
+  private static func compile(
+    _ comparison: QueryComparison, layout: EntityLayout, layouts: [EntityLayout]
+  ) -> Test? {
+    guard comparison.modifier == .direct, case .keyPath(let key) = comparison.left,
+      case .constant(let constant) = comparison.right,
+      let (steps, slot, type) = attributePath(key, layout: layout, layouts: layouts),
+      let test = valueTest(comparison, type: type, constant: constant)
+    else { return nil }
+    guard !steps.isEmpty else { return { object in test(object.slots[slot]) } }
+    // A target that is not there makes the value nil, as it makes the key path's.
+    return { object in
+      var current = object
+      for step in steps {
+        guard case .object(let row) = current.slots[step], let context = current.owner,
+          let next = context.object(atRow: row)
+        else { return test(.null) }
+        current = next
+      }
+      return test(current.slots[slot])
+    }
+  }
+
+  /// The test of a stored value of `type` for `comparison` with `constant`, if it is one the
+  /// plan compares directly.
+  private static func valueTest(
+    _ comparison: QueryComparison, type: AttributeType, constant: QueryValue
+  ) -> ValueTest? {
     let op = comparison.operator
     if type == .string, case .string(let text) = constant,
       [.contains, .beginsWith, .endsWith].contains(op)
     {
-      return stringTest(slot: slot, op: op, text: text, options: comparison.options)
+      return stringTest(op: op, text: text, options: comparison.options)
     }
     guard comparison.options.isEmpty else { return nil }
     if type.isInteger || type == .double || type == .float {
-      return numericTest(slot: slot, op: op, constant: constant)
+      return numericTest(op: op, constant: constant)
     }
     if type == .string, case .string(let text) = constant, op == .equalTo || op == .notEqualTo {
       let wanted = op == .equalTo
-      return { object in
-        if case .string(let value) = object.slots[slot] { return (value == text) == wanted }
+      return { value in
+        if case .string(let value) = value { return (value == text) == wanted }
         return !wanted
       }
     }
@@ -76,11 +132,11 @@ enum FetchPlan {
   /// once; a `nil` value never matches, as in evaluation, and the search itself is
   /// evaluation's own (`finds(_:in:)`: an empty needle is found nowhere).
   private static func stringTest(
-    slot: Int, op: QueryComparison.Operator, text: String, options: QueryComparison.Options
-  ) -> Test {
+    op: QueryComparison.Operator, text: String, options: QueryComparison.Options
+  ) -> ValueTest {
     let needle = options.fold(text)
-    return { object in
-      guard case .string(let value) = object.slots[slot] else { return false }
+    return { value in
+      guard case .string(let value) = value else { return false }
       return op.finds(needle, in: options.fold(value))
     }
   }
@@ -88,9 +144,9 @@ enum FetchPlan {
   /// `attribute OP number` on stored integers and doubles, compared exactly as evaluation
   /// compares numbers: integers with integers and doubles by their exact values, and a NaN
   /// (or a nil) unordered, so that only `!=` holds for it.
-  private static func numericTest(
-    slot: Int, op: QueryComparison.Operator, constant: QueryValue
-  ) -> Test? {
+  private static func numericTest(op: QueryComparison.Operator, constant: QueryValue)
+    -> ValueTest?
+  {
     guard
       [
         .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan,
@@ -99,8 +155,8 @@ enum FetchPlan {
     else { return nil }
     switch constant {
     case .integer(let number):
-      return { object in
-        switch object.slots[slot] {
+      return { value in
+        switch value {
         case .integer(let value): return holds(op, QueryValues.order3(Int(value), number))
         case .real(let value):
           return holds(op, QueryValues.compare(number, value).map(QueryValues.reversed))
@@ -108,8 +164,8 @@ enum FetchPlan {
         }
       }
     case .double(let number):
-      return { object in
-        switch object.slots[slot] {
+      return { value in
+        switch value {
         case .integer(let value): return holds(op, QueryValues.compare(Int(value), number))
         case .real(let value): return holds(op, QueryValues.compare(value, number))
         default: return holds(op, nil)

@@ -164,7 +164,7 @@ extension ManagedObjectContext {
     // The matches are gathered as rows, sorted and windowed as rows, and only the window
     // becomes an array of objects: one retain per object returned, not one per match and step.
     var matches: [Int32] = []
-    let test = request.predicate.flatMap { FetchPlan.compile($0, layout: layout) }
+    let test = request.predicate.flatMap { FetchPlan.compile($0, layout: layout, layouts: layouts) }
     // Which entities' objects count, by layout index: read per object, faster than a set.
     let accepted = layouts.map {
       request.includesSubentities ? $0.isKind(of: layout.index) : $0 === layout
