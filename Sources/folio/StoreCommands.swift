@@ -378,7 +378,7 @@ struct ValidateCommand: ParsableCommand {
     try coordinator.addPersistentStore(
       at: url, format: ProgressCountingFormat(base: format, progress: progress))
     let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
-    let count = context.registeredObjects.count
+    let count = context.registeredObjectCount
     let source = store.modelSource(for: format, version: nil)
     let inferred = store.model == nil && source.hasPrefix("inferred")
     progress.begin(.init(name: "validating \(ProgressLine.objects(count, of: nil))"))

@@ -310,6 +310,14 @@ public final class ManagedObjectContext {
     Set(table.lazy.compactMap { $0 }.filter { !$0.flags.contains(.removed) })
   }
 
+  /// How many objects ``registeredObjects`` holds, counted without making the set.
+  package var registeredObjectCount: Int {
+    table.reduce(0) { count, object in
+      guard let object, !object.flags.contains(.removed) else { return count }
+      return count + 1
+    }
+  }
+
   /// The objects of `entityName` now in the graph — pending changes included, deleted objects
   /// not — in insertion order; with `includingSubentities`, those of its subentities too.
   ///

@@ -15,6 +15,9 @@ final class EntityLayout {
   let slotByName: [String: Int]
   /// The slots of the entity's relationships, in slot order.
   let relationshipSlots: [Int]
+  /// The entity's ancestors, root first, and the entity: where validation rules for its
+  /// objects may be registered.
+  let ruleEntityNames: [String]
   /// Whether the model indexes each slot's attribute (see `FetchPlan`).
   let indexedSlots: [Bool]
   /// This entity's index and its ancestors', nearest first: a short list, searched faster than
@@ -99,6 +102,7 @@ final class EntityLayout {
     self.observationKeyPaths = properties.indices.map { \ManagedObject.[observedSlot: $0] }
     self.slotByName = slots
     self.relationshipSlots = properties.indices.filter { properties[$0].relationship != nil }
+    self.ruleEntityNames = model.ancestorNames(of: entity).reversed() + [entity.name]
     self.hasTransients = properties.contains { property in
       switch property.kind {
       case .attribute(let attribute): attribute.isTransient
@@ -148,6 +152,9 @@ final class PropertyLayout {
   let attributeType: AttributeType?
   /// The relationship, for a relationship.
   let relationship: RelationshipLayout?
+  /// Whether the model's rules can find a value of the property wrong: a value required, a
+  /// range, a length, a pattern or a count. Validation passes over the others.
+  let hasValueRules: Bool
 
   init(name: String, kind: Kind) {
     self.name = name
@@ -158,6 +165,21 @@ final class PropertyLayout {
       self.relationship = relationship
     } else {
       relationship = nil
+    }
+    switch kind {
+    case .attribute(let attribute):
+      hasValueRules =
+        !attribute.isDerived
+        && (!attribute.isOptional || attribute.minimumValue != nil
+          || attribute.maximumValue != nil || attribute.minimumLength != nil
+          || attribute.maximumLength != nil || attribute.regularExpression != nil)
+    case .relationship(let relationship):
+      let description = relationship.description
+      hasValueRules =
+        !description.isOptional
+        || (description.isToMany && (description.minCount > 0 || description.maxCount != nil))
+    case .fetched:
+      hasValueRules = false
     }
   }
 }

@@ -119,6 +119,7 @@ extension ManagedObjectContext {
 
   func propertyFailures(of object: ManagedObject, slot: Int, value: Slot) -> [ValidationFailure] {
     let property = object.layout.properties[slot]
+    guard property.hasValueRules else { return [] }
     if let attribute = property.attribute {
       return attributeFailures(of: object, attribute: attribute, value: value)
     } else if let relationship = property.relationship {
@@ -282,6 +283,7 @@ extension ManagedObjectContext {
   func objectRuleFailures(of object: ManagedObject, on occasion: ValidationRules.Occasion)
     -> [ValidationFailure]
   {
+    guard !validationRules.objectRules.isEmpty else { return [] }
     var failures: [ValidationFailure] = []
     for name in ruleEntityNames(for: object) {
       for rule in validationRules.objectRules[name]?[occasion] ?? [] {
@@ -300,7 +302,7 @@ extension ManagedObjectContext {
 
   /// The object's entity and its ancestors, root first: where its rules may be registered.
   private func ruleEntityNames(for object: ManagedObject) -> [String] {
-    (model.ancestorNames(of: object.entity).reversed() + [object.entityName])
+    object.layout.ruleEntityNames
   }
 
   func failure(
