@@ -17,6 +17,14 @@ struct KeyPathWalker {
   }
 
   func value(from root: Any?) throws(QueryError) -> Any? {
+    // One key read from an object, the most common path, skips splitting the path and asking
+    // whether the object is a collection (it is not: collections are not key-value readable).
+    if let object = root as? any KeyValueReadable, !path.utf8.contains(UInt8(ascii: ".")),
+      path.utf8.first != UInt8(ascii: "@")
+    {
+      let next = try read(path, fromObject: object)
+      return Self.elements(of: next) ?? next
+    }
     let steps = path.split(separator: ".", omittingEmptySubsequences: false)
     return try walk(steps[...], from: root)
   }
@@ -64,18 +72,24 @@ struct KeyPathWalker {
 
   private func read(_ key: String, from value: Any) throws(QueryError) -> Any? {
     if let object = value as? any KeyValueReadable {
-      do {
-        return Self.flatten(try object.value(forKeyPath: key))
-      } catch let error as QueryError {
-        throw error
-      } catch {
-        throw QueryError.unknownKey(key, in: path, underlying: error)
-      }
+      return try read(key, fromObject: object)
     }
     if let dictionary = value as? [String: Any] {
       return dictionary[key].flatMap { Self.flatten($0) }
     }
     throw QueryError.notAnObject(key, in: path, found: value)
+  }
+
+  private func read(_ key: String, fromObject object: any KeyValueReadable) throws(QueryError)
+    -> Any?
+  {
+    do {
+      return Self.flatten(try object.value(forKeyPath: key))
+    } catch let error as QueryError {
+      throw error
+    } catch {
+      throw QueryError.unknownKey(key, in: path, underlying: error)
+    }
   }
 
   /// `value`, with an `Optional` that was boxed in `Any` unwrapped.

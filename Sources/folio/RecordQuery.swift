@@ -80,7 +80,7 @@ struct RecordQuery: StoreRecordConsumer {
     guard !failed, entities.contains(record.entityName) else { return }
     if let predicate {
       do {
-        guard try predicate.evaluate(with: RecordValues(attributes: record.attributes)) else {
+        guard try predicate.evaluate(with: RecordKeyValues(record: record)) else {
           return
         }
       } catch {
@@ -89,15 +89,15 @@ struct RecordQuery: StoreRecordConsumer {
         return
       }
     }
-    matches.append((record.id, kept.map { record.attributes[$0] }))
+    matches.append((record.id, kept.map { record.attribute($0) }))
   }
 
   mutating func finish() {}
 }
 
 /// A record's attributes, read by key as a predicate reads an object's.
-struct RecordValues: KeyValueReadable {
-  let attributes: [String: AttributeValue]
+struct RecordKeyValues: KeyValueReadable {
+  let record: StoreRecord
 
-  func value(forKeyPath keyPath: String) -> Any? { attributes[keyPath]?.readerValue }
+  func value(forKeyPath keyPath: String) -> Any? { record.attribute(keyPath)?.readerValue }
 }
