@@ -81,6 +81,38 @@ func sqliteStoreBenchmark(objects count: Int) throws -> (String, [Case]) {
       Case(title: "load / floor", value: load / floor, unit: "×", limit: 1.5),
       Case(title: "loaded graph (RSS per object)", value: perObject, unit: "B", limit: 250),
       Case(title: "one-object edit saved (median of 5)", value: save, unit: "ms", limit: 10),
-    ]
+    ] + (try sqliteCommandCases(path: path.path, floor: floor))
   )
+}
+
+/// The user's path on the same store: `folio` commands end to end, each the fastest of three
+/// runs, beside the floor. Empty, with a word on standard error, when no `folio` is beside
+/// this program.
+func sqliteCommandCases(path: String, floor: Double) throws -> [Case] {
+  let folio = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("folio").path
+  guard FileManager.default.isExecutableFile(atPath: folio) else {
+    FileHandle.standardError.write(
+      Data("no folio beside the benchmarks: the commands are not measured\n".utf8))
+    return []
+  }
+  let commands: [(title: String, arguments: [String])] = [
+    ("folio validate", ["validate", path]),
+    ("folio query, stored attributes", ["query", path, "Spending", "--where", "amount > 100"]),
+    (
+      "folio query, through a to-one",
+      ["query", path, "Spending", "--where", "person.name == 'person 1'"]
+    ),
+  ]
+  let runs = try measureFastest(commands.map { (folio, $0.arguments) })
+  var cases: [Case] = []
+  for (command, run) in zip(commands, runs) {
+    guard run.status == 0 else {
+      throw BenchmarkFailure("\(command.title) failed with status \(run.status)")
+    }
+    cases.append(
+      Case(title: "\(command.title), end to end", value: run.seconds * 1000, unit: "ms"))
+    cases.append(Case(title: "  / floor", value: run.seconds * 1000 / floor, unit: "×"))
+  }
+  return cases
 }

@@ -99,8 +99,13 @@ extension ManagedObjectContext {
   /// Every property failure of `object`, in property order.
   func propertyFailures(of object: ManagedObject) -> [ValidationFailure] {
     var failures: [ValidationFailure] = []
+    let hasRules =
+      !validationRules.propertyRules.isEmpty || !validationRules.typedPropertyRules.isEmpty
     for (slot, property) in object.layout.properties.enumerated() {
-      failures += propertyFailures(of: object, slot: slot, value: object.slots[slot])
+      if property.hasValueRules {
+        failures += propertyFailures(of: object, slot: slot, value: object.slots[slot])
+      }
+      guard hasRules else { continue }
       for rule in propertyRules(for: object, key: property.name) {
         let value = publicValue(object.slots[slot], slot: slot, of: object)
         if let message = rule(object, value) {
