@@ -163,14 +163,14 @@ struct GraphLoader: StoreRecordConsumer {
     let slots = committed.slots
     switch record.values {
     case .shared(let names, let block, let start):
-      let map = try attributeMap(names, layout)
+      let map = try nameMap(names, layout, attributes: true)
       for position in 0..<map.slots.count {
         let value = block[start + position]
         guard value.fits(map.types[position]) else {
           throw Self.error(
             GraphError.typeMismatch(
               "\(value.modelText) is not of type \(map.types[position].xcodeName)",
-              entity: layout.name, key: names.names.names[position]))
+              entity: layout.name, key: names.names[position]))
         }
         slots[map.slots[position]] = Slot(value)
       }
@@ -179,7 +179,7 @@ struct GraphLoader: StoreRecordConsumer {
     }
     switch record.links {
     case .shared(let names, let block, let start):
-      let map = try relationshipMap(names, layout)
+      let map = try nameMap(names, layout, attributes: false)
       var position = start
       for index in 0..<map.slots.count {
         let targetCount = Int(block[position])
@@ -214,29 +214,19 @@ struct GraphLoader: StoreRecordConsumer {
 
   // MARK: Shared names
 
-  /// Where the attribute values named by `names` go in an object of `layout`'s entity.
+  /// Where the attribute values (or, without `attributes`, the relationships' targets) named
+  /// by `names` go in an object of `layout`'s entity.
   @inline(__always)
-  private mutating func attributeMap(_ names: SharedNames, _ layout: EntityLayout)
+  private mutating func nameMap(_ names: SharedNames, _ layout: EntityLayout, attributes: Bool)
     throws(StoreError) -> LoadNameMap
   {
-    if let last = lastAttributeMap, last.address == names.address, last.layout === layout {
+    if let last = attributes ? lastAttributeMap : lastRelationshipMap,
+      last.address == names.address, last.layout === layout
+    {
       return last
     }
-    let map = try nameMap(names.names, layout, attributes: true)
-    lastAttributeMap = map
-    return map
-  }
-
-  /// Where the relationships named by `names` go in an object of `layout`'s entity.
-  @inline(__always)
-  private mutating func relationshipMap(_ names: SharedNames, _ layout: EntityLayout)
-    throws(StoreError) -> LoadNameMap
-  {
-    if let last = lastRelationshipMap, last.address == names.address, last.layout === layout {
-      return last
-    }
-    let map = try nameMap(names.names, layout, attributes: false)
-    lastRelationshipMap = map
+    let map = try nameMap(names.recordNames, layout, attributes: attributes)
+    if attributes { lastAttributeMap = map } else { lastRelationshipMap = map }
     return map
   }
 

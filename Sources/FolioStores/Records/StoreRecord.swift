@@ -113,7 +113,7 @@ public struct StoreRecord: Sendable, Hashable {
     switch values {
     case .dictionary(let dictionary): dictionary[name]
     case .shared(let names, let block, let start):
-      names.names.position(of: name).map { block[start + $0] }
+      names.recordNames.position(of: name).map { block[start + $0] }
     }
   }
 
@@ -121,7 +121,7 @@ public struct StoreRecord: Sendable, Hashable {
   public var attributeCount: Int {
     switch values {
     case .dictionary(let dictionary): dictionary.count
-    case .shared(let names, _, _): names.names.names.count
+    case .shared(let names, _, _): names.names.count
     }
   }
 
@@ -134,7 +134,7 @@ public struct StoreRecord: Sendable, Hashable {
     case .dictionary(let dictionary):
       for (name, value) in dictionary { try body(name, value) }
     case .shared(let names, let block, let start):
-      for (offset, name) in names.names.names.enumerated() {
+      for (offset, name) in names.names.enumerated() {
         try body(name, block[start + offset])
       }
     }
@@ -148,7 +148,7 @@ public struct StoreRecord: Sendable, Hashable {
       case .shared(let rightNames, let rightBlock, let rightStart) = right.values,
       leftNames.address == rightNames.address
     {
-      return leftNames.names.names.indices.allSatisfy {
+      return leftNames.names.indices.allSatisfy {
         leftBlock[leftStart + $0] == rightBlock[rightStart + $0]
       }
     }
@@ -210,7 +210,7 @@ package enum RecordValues: Sendable {
     case .dictionary(let dictionary): return dictionary
     case .shared(let names, let block, let start):
       return Dictionary(
-        names.names.names.enumerated().map { ($1, block[start + $0]) },
+        names.names.enumerated().map { ($1, block[start + $0]) },
         uniquingKeysWith: { first, _ in first })
     }
   }
@@ -229,7 +229,7 @@ package enum RecordLinks: Sendable {
     case .shared(let names, let block, let start):
       var dictionary: [String: [Int64]] = [:]
       var position = start
-      for name in names.names.names {
+      for name in names.names {
         let count = Int(block[position])
         dictionary[name] = (0..<count).map { block[position + 1 + $0] }
         position += 1 + count
@@ -251,7 +251,9 @@ package struct SharedNames: @unchecked Sendable {
     reference = .passUnretained(names)
   }
 
-  package var names: RecordNames { reference.takeUnretainedValue() }
+  package var recordNames: RecordNames { reference.takeUnretainedValue() }
+  /// The names, in row order.
+  package var names: [String] { recordNames.names }
   /// The names' address, which no other names take while a record reads them.
   package var address: UnsafeMutableRawPointer { reference.toOpaque() }
 }
