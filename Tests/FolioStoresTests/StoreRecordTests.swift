@@ -159,6 +159,10 @@ struct StoreRecordTargetTests {
     #expect(plain == shared)
     #expect(shared.hashValue == plain.hashValue)
     #expect(shared.isIdentical(to: plain))
+    for name in ["owner", "items", "tags", "missing"] {
+      #expect(shared.targets(of: name) == Self.dictionary[name], "\(name)")
+      #expect(plain.targets(of: name) == Self.dictionary[name], "\(name)")
+    }
     let other = StoreRecord(
       entityName: "T", id: 2, attributes: ["a": .integer(1)], linkNames: Self.names,
       targets: [[3], [9, 7, 4], []])

@@ -117,6 +117,18 @@ public struct StoreRecord: Sendable, Hashable {
     }
   }
 
+  /// The IDs of relationship `name`'s targets, or `nil` when the record has none.
+  public func targets(of name: String) -> [Int64]? {
+    switch links {
+    case .dictionary(let dictionary): return dictionary[name]
+    case .shared(let names, let block, let start):
+      guard let index = names.recordNames.position(of: name) else { return nil }
+      var position = start
+      for _ in 0..<index { position += 1 + Int(block[position]) }
+      return (0..<Int(block[position])).map { block[position + 1 + $0] }
+    }
+  }
+
   /// The number of attribute values the record holds.
   public var attributeCount: Int {
     switch values {

@@ -201,20 +201,20 @@ final class SQLiteStatement {
   deinit { sqlite3_finalize(statement) }
 
   /// Steps to the next row: `true` when there is one, `false` when the statement is done.
-  func step(at row: String? = nil) throws(StoreError) -> Bool {
+  func step(at row: @autoclosure () -> String? = nil) throws(StoreError) -> Bool {
     let code = sqlite3_step(statement)
     switch code {
     case SQLITE_ROW: return true
     case SQLITE_DONE: return false
     default:
-      let location = [place, row].compactMap { $0 }.joined(separator: " ")
+      let location = [place, row()].compactMap { $0 }.joined(separator: " ")
       throw database.error("cannot read", code: code, at: location.isEmpty ? nil : location)
     }
   }
 
   /// Runs a statement that yields no rows.
-  func run(at row: String? = nil) throws(StoreError) {
-    while try step(at: row) {}
+  func run(at row: @autoclosure () -> String? = nil) throws(StoreError) {
+    while try step(at: row()) {}
   }
 
   /// Makes the statement ready to run again, its bindings cleared.

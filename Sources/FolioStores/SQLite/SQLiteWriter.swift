@@ -211,50 +211,109 @@ enum SQLiteWriter {
         )
       }
     }
+    // What a record of each entity binds, found at its first record.
+    var plans: [String: InsertPlan] = [:]
+    func plan(of name: String) -> InsertPlan? {
+      if let found = plans[name] { return found }
+      guard let entity = schema.entity(name), let (statement, positions) = statements[entity.table]
+      else { return nil }
+      let found = InsertPlan(
+        entity: entity, statement: statement,
+        attributes: (schema.attributes[name] ?? []).compactMap { column in
+          positions[column.column].map { InsertPlan.Attribute(position: $0, column.attribute) }
+        },
+        toOnes: (schema.toOnes[name] ?? []).map { toOne in
+          let order = orderColumnOf[entity.table + "." + toOne.relationship.name]
+          return InsertPlan.ToOne(
+            name: toOne.relationship.name, position: positions[toOne.column],
+            entityPosition: toOne.entityColumn.flatMap { positions[$0] },
+            order: order.flatMap { order in positions[order.column].map { (order.owner, $0) } })
+        })
+      plans[name] = found
+      return found
+    }
+    var last: InsertPlan?
     for record in contents.records {
-      guard let entity = schema.entity(record.entityName),
-        let (statement, positions) = statements[entity.table]
-      else { continue }
+      if last?.entity.name != record.entityName { last = plan(of: record.entityName) }
+      guard let plan = last else { continue }
+      let (entity, statement) = (plan.entity, plan.statement)
       statement.reset()
       let key = StoreKeySpace.key(of: record.id)
       // Every table starts Z_PK, Z_ENT, Z_OPT.
       statement.bind(key, at: 1)
       statement.bind(Int64(entity.number), at: 2)
       statement.bind(Int64(1), at: 3)
-      for column in schema.attributes[entity.name] ?? [] {
-        guard let position = positions[column.column] else { continue }
-        let value = record.attribute(column.attribute.name)
-        if let value, !value.fits(column.attribute.attributeType) {
+      for bound in plan.attributes {
+        let value = record.attribute(bound.name)
+        if let value, !value.fits(bound.type) {
           throw StoreError(
-            .typeMismatch,
-            "\(value.modelText) is not of type \(column.attribute.attributeType.xcodeName)",
-            at: InputLocation(entity: entity.name, property: column.attribute.name))
+            .typeMismatch, "\(value.modelText) is not of type \(bound.type.xcodeName)",
+            at: InputLocation(entity: entity.name, property: bound.name))
         }
-        SQLiteValues.bind(value, at: position, to: statement, attribute: column.attribute)
+        SQLiteValues.bind(value, at: bound.position, to: statement, attribute: bound.attribute)
       }
-      for toOne in schema.toOnes[entity.name] ?? [] {
-        guard let target = record.relationships[toOne.relationship.name]?.first else { continue }
+      for toOne in plan.toOnes {
+        guard let target = record.targets(of: toOne.name)?.first else { continue }
         guard let targetEntity = entityOfID[target] else {
           throw StoreError(
             .danglingReference,
-            "\(entity.name).\(toOne.relationship.name) of record \(record.id) names \(target), "
+            "\(entity.name).\(toOne.name) of record \(record.id) names \(target), "
               + "which is not in the store",
-            at: InputLocation(entity: entity.name, property: toOne.relationship.name))
+            at: InputLocation(entity: entity.name, property: toOne.name))
         }
-        if let position = positions[toOne.column] {
+        if let position = toOne.position {
           statement.bind(StoreKeySpace.key(of: target), at: position)
         }
-        if let entityColumn = toOne.entityColumn, let position = positions[entityColumn] {
+        if let position = toOne.entityPosition {
           statement.bind(Int64(targetEntity), at: position)
         }
-        if let order = orderColumnOf[entity.table + "." + toOne.relationship.name],
-          let value = orders.position(of: record.id, in: order.owner, of: target),
-          let position = positions[order.column]
+        if let order = toOne.order,
+          let value = orders.position(of: record.id, in: order.owner, of: target)
         {
-          statement.bind(value, at: position)
+          statement.bind(value, at: order.position)
         }
       }
       try statement.run(at: "row Z_PK \(key)")
+    }
+  }
+
+  /// What inserting a record of one entity binds: its table's statement, each attribute's
+  /// parameter, and each to-one's key, entity and order parameters.
+  private final class InsertPlan {
+    /// An attribute and its parameter, shared rather than copied at each record.
+    final class Attribute {
+      let position: Int
+      let attribute: AttributeDescription
+      let name: String
+      let type: AttributeType
+
+      init(position: Int, _ attribute: AttributeDescription) {
+        (self.position, self.attribute) = (position, attribute)
+        (name, type) = (attribute.name, attribute.attributeType)
+      }
+    }
+
+    struct ToOne {
+      let name: String
+      let position: Int?
+      let entityPosition: Int?
+      /// The owning relationship's name and the parameter of the order column, for a member
+      /// of an ordered one-to-many.
+      let order: (owner: String, position: Int)?
+    }
+
+    let entity: SQLiteSchema.Entity
+    let statement: SQLiteStatement
+    let attributes: [Attribute]
+    let toOnes: [ToOne]
+
+    init(
+      entity: SQLiteSchema.Entity, statement: SQLiteStatement, attributes: [Attribute],
+      toOnes: [ToOne]
+    ) {
+      (self.entity, self.statement, self.attributes, self.toOnes) = (
+        entity, statement, attributes, toOnes
+      )
     }
   }
 
