@@ -176,6 +176,28 @@ struct LoadTests {
     #expect(context.registeredObjects.isEmpty)
   }
 
+  @Test(
+    "a relationship given on both sides for some objects and on one side for others is completed where it was left out"
+  )
+  func partlyGivenInverses() throws {
+    let records = [
+      StoreRecord(entityName: "Playlist", id: 1, relationships: ["tracks": [2]]),
+      StoreRecord(entityName: "Track", id: 2, relationships: ["playlist": [1]]),
+      StoreRecord(entityName: "Track", id: 3, relationships: ["playlist": [5]]),
+      StoreRecord(entityName: "Track", id: 4, relationships: ["playlist": [5]]),
+      StoreRecord(entityName: "Playlist", id: 5),
+    ]
+    let context = ManagedObjectContext(model: try graphModel())
+    try context.load(
+      StoreContents(metadata: StoreMetadata(storeType: "InMemory"), records: records))
+    let tracks = Dictionary(
+      uniqueKeysWithValues: context.persistentRecords().map { ($0.id, $0.relationships) })
+    #expect(tracks[1] == ["tracks": [2]])
+    #expect(tracks[5] == ["tracks": [3, 4]])
+    #expect(tracks[3] == ["playlist": [5]])
+    #expect(context.brokenInvariants().isEmpty)
+  }
+
   /// A store's reader may hand records whose values sit in a row with shared names and whose
   /// targets sit in a block of IDs: the graph is the same as from their dictionaries.
   @Test("records in rows with shared names load as their dictionaries do")

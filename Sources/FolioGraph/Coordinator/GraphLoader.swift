@@ -377,15 +377,21 @@ struct GraphLoader: StoreRecordConsumer {
         isKind[kind * entityCount + destination] = true
       }
     }
-    func visit(_ target: Int32, of row: Int32, _ committed: CommittedRow, _ link: Link)
+    // Whether some side of each link with its inverse given was left out there: only those
+    // links are completed after the checks.
+    var isIncomplete = [Bool](repeating: false, count: links.count)
+    func visit(_ target: Int32, of row: Int32, _ committed: CommittedRow, _ position: Int)
       throws(StoreError)
     {
+      let link = links[position]
       guard let other = rows[Int(target)], link.destination >= 0,
         isKind[other.entity * entityCount + link.destination]
       else { throw notFound(target, of: committed, slot: link.slot) }
       guard link.inverseSlot >= 0 else { return }
       if link.inverseIsGiven {
-        try checkAgreement(target, other, of: row, committed, link)
+        if try !checkAgreement(target, other, of: row, committed, link) {
+          isIncomplete[position] = true
+        }
       } else {
         try complete(target, other, of: row, committed, link)
       }
@@ -394,22 +400,21 @@ struct GraphLoader: StoreRecordConsumer {
       guard let committed = rows[index] else { continue }
       let slots = committed.slots
       for position in linksOfEntity[committed.entity] {
-        let link = links[position]
-        switch slots[link.slot] {
+        switch slots[links[position].slot] {
         case .object(let target):
-          try visit(target, of: Int32(index), committed, link)
+          try visit(target, of: Int32(index), committed, position)
         case .objects(let set):
-          for target in set.rows { try visit(target, of: Int32(index), committed, link) }
+          for target in set.rows { try visit(target, of: Int32(index), committed, position) }
         default:
           continue
         }
       }
     }
-    guard links.contains(where: \.inverseIsGiven) else { return }
+    guard isIncomplete.contains(true) else { return }
     for index in rows.indices {
       guard let committed = rows[index] else { continue }
       let slots = committed.slots
-      for position in linksOfEntity[committed.entity] where links[position].inverseIsGiven {
+      for position in linksOfEntity[committed.entity] where isIncomplete[position] {
         let link = links[position]
         switch slots[link.slot] {
         case .object(let target):
@@ -473,19 +478,26 @@ struct GraphLoader: StoreRecordConsumer {
         at: InputLocation(entity: layout.name, property: property.name)))
   }
 
-  /// Throws when the inverse side the store gave for `target` leaves out the object at `row`.
+  /// Throws when the inverse side the store gave for `target` leaves out the object at `row`;
+  /// `false` when the store gave no inverse side there, which is then completed.
   @inline(__always)
   private func checkAgreement(
     _ target: Int32, _ other: CommittedRow, of row: Int32, _ committed: CommittedRow,
     _ link: Link
-  ) throws(StoreError) {
+  ) throws(StoreError) -> Bool {
     switch other.slots[link.inverseSlot] {
-    case .object(let back) where back != row:
-      throw contradiction(row, committed, link.slot, target: target, holder: back)
-    case .objects(let set) where !set.isEmpty && !set.contains(row):
-      throw contradiction(row, committed, link.slot, target: target, holder: nil)
+    case .object(let back):
+      guard back == row else {
+        throw contradiction(row, committed, link.slot, target: target, holder: back)
+      }
+      return true
+    case .objects(let set) where !set.isEmpty:
+      guard set.contains(row) else {
+        throw contradiction(row, committed, link.slot, target: target, holder: nil)
+      }
+      return true
     default:
-      return
+      return false
     }
   }
 
