@@ -343,12 +343,16 @@ struct BinaryBodyReader {
     var rowNames = RowNamesCache(names: attributes.names)
     var rowBlock: RowBlock?
     var relationshipTemplates = TemplateCache<[Int64]>(keys: relationships.names, placeholder: [])
+    var linkNames = RowNamesCache(names: relationships.names)
+    var targetBlock: TargetBlock?
+    var scratch: [Int64] = []
     let isWide = attributes.names.count > 64 || relationships.names.count > 64
     for row in rows {
       var attributeValues: [String: AttributeValue] = [:]
       var names: RecordNames?
       var rowStart = 0
       var relationshipValues: [String: [Int64]] = [:]
+      var sharedLinks: RecordLinks?
       if isWide {
         for column in attributes.names.indices where attributes.isPresent(column, row) {
           attributeValues[attributes.names[column]] = try value(of: &attributes, column)
@@ -384,6 +388,24 @@ struct BinaryBodyReader {
           // A lone to-one reference (a spending's person): one dictionary per target, shared.
           relationshipValues = try sharedRelationships(
             of: &relationships, mask.trailingZeroBitCount, row: row, entity: entity)
+        } else if mask != 0, !sharesTargets {
+          // Read as it comes: the targets go in a block that many records share, which the
+          // graph reads without a dictionary per record.
+          scratch.removeAll(keepingCapacity: true)
+          var rest = mask
+          while rest != 0 {
+            let column = rest.trailingZeroBitCount
+            rest &= rest - 1
+            let targets = try targets(of: &relationships, column, row: row, entity: entity)
+            scratch.append(Int64(targets.count))
+            scratch.append(contentsOf: targets)
+          }
+          let block = TargetBlock.room(for: scratch.count, in: targetBlock)
+          targetBlock = block
+          let start = block.end
+          for value in scratch { block.append(value) }
+          sharedLinks = .shared(
+            SharedNames(linkNames.names(for: mask), keptBy: block), block, start)
         } else if mask != 0 {
           relationshipTemplates.select(mask)
           relationshipValues = relationshipTemplates.current.dictionary
@@ -397,11 +419,14 @@ struct BinaryBodyReader {
         }
       }
       let id = ids[range.lowerBound + row]
+      let links = sharedLinks ?? .dictionary(relationshipValues)
       if let names, let rowBlock {
         try consumer.consume(
           StoreRecord(
             entityName: name, id: id, names: names, block: rowBlock, start: rowStart,
-            links: .dictionary(relationshipValues)))
+            links: links))
+      } else if let sharedLinks {
+        try consumer.consume(StoreRecord(entityName: name, id: id, links: sharedLinks))
       } else {
         try consumer.consume(
           StoreRecord(
