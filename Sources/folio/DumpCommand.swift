@@ -117,7 +117,7 @@ struct DumpPrinter: StoreRecordConsumer {
     if isTracked(record.entityName) { entityOf[record.id] = record.entityName }
     if let names = lookups[record.entityName],
       names.contains(where: { name in
-        (record.relationships[name] ?? []).contains { entityOf[$0] == nil }
+        (record.targets(of: name) ?? []).contains { entityOf[$0] == nil }
       })
     {
       held.append(record)
@@ -189,7 +189,7 @@ struct DumpPrinter: StoreRecordConsumer {
       out.append(text: "  \(name) = \(DumpText.text(of: value))\n")
     }
     for name in record.relationships.keys.sorted() {
-      let names = (record.relationships[name] ?? []).map {
+      let names = (record.targets(of: name) ?? []).map {
         "\(entity(of: $0, record.entityName, name))#\(StoreKeySpace.key(of: $0))"
       }
       out.append(text: "  \(name) = [\(names.joined(separator: ", "))]\n")

@@ -84,7 +84,7 @@ struct ObjectJSON {
       if !first { out.append(byte: UInt8(ascii: ",")) }
       first = false
       out.append(key)
-      let targets = record.relationships[name] ?? []
+      let targets = record.targets(of: name) ?? []
       if isToMany {
         out.append(byte: UInt8(ascii: "["))
         for (index, target) in targets.enumerated() {

@@ -75,32 +75,39 @@ package enum BinaryBodyFuzzing: FuzzTarget {
     }
   }
 
-  /// Traps unless `body` read in one run and read in halves give the same outcome.
+  /// Traps unless `body` read in one run, read in halves, and taken record by record give
+  /// the same outcome.
   private static func compareHalves(_ body: Data, model: ManagedObjectModel) {
     let whole = records(body, model: model, parallelRows: .max)
-    let halves = records(body, model: model, parallelRows: 2)
-    switch (whole, halves) {
-    case (.success(let left), .success(let right)):
-      // Compared to the bit: a record holding a NaN is not `==` to itself.
-      precondition(
-        left.elementsEqual(right) { $0.isIdentical(to: $1) },
-        "a body read in halves gives other records than in one run")
-    case (.failure(let left), .failure(let right)):
-      precondition(
-        left.description == right.description,
-        "a body read in halves fails otherwise: \(right), in one run: \(left)")
-    default:
-      preconditionFailure("a body read in one run gives \(whole), in halves \(halves)")
+    for (other, how) in [
+      (records(body, model: model, parallelRows: 2), "read in halves"),
+      (records(body, model: model, parallelRows: 2, streamed: true), "taken record by record"),
+    ] {
+      switch (whole, other) {
+      case (.success(let left), .success(let right)):
+        // Compared to the bit: a record holding a NaN is not `==` to itself.
+        precondition(
+          left.elementsEqual(right) { $0.isIdentical(to: $1) },
+          "a body \(how) gives other records than in one run")
+      case (.failure(let left), .failure(let right)):
+        precondition(
+          left.description == right.description,
+          "a body \(how) fails otherwise: \(right), in one run: \(left)")
+      default:
+        preconditionFailure("a body read in one run gives \(whole), \(how) \(other)")
+      }
     }
   }
 
-  private static func records(_ body: Data, model: ManagedObjectModel, parallelRows: Int)
-    -> Result<[StoreRecord], StoreError>
-  {
+  private static func records(
+    _ body: Data, model: ManagedObjectModel, parallelRows: Int, streamed: Bool = false
+  ) -> Result<[StoreRecord], StoreError> {
     body.withUnsafeBytes { raw in
       do throws(StoreError) {
         return .success(
-          try BinaryStore.records(ofBody: raw, model: model, parallelRows: parallelRows).records)
+          try BinaryStore.records(
+            ofBody: raw, model: model, parallelRows: parallelRows, streamed: streamed
+          ).records)
       } catch {
         return .failure(error)
       }

@@ -126,15 +126,31 @@ extension BinaryStore {
   /// the reader built. Errors name the byte of `content` in a file called `body`.
   ///
   /// For the tests and the fuzz harness, which drive the two-half path with small bodies; no
-  /// file is read, so no header, checksum or metadata is checked.
+  /// file is read, so no header, checksum or metadata is checked. With `streamed`, the records
+  /// are built as a reader that takes them one by one gets them (a context's loader), not as
+  /// a whole-store read keeps them.
   package static func records(
-    ofBody content: UnsafeRawBufferPointer, model: ManagedObjectModel, parallelRows: Int
+    ofBody content: UnsafeRawBufferPointer, model: ManagedObjectModel, parallelRows: Int,
+    streamed: Bool = false
   ) throws(StoreError) -> (records: [StoreRecord], sharedTableBuilds: Int) {
     let place = BinaryPlace(file: "body", section: "BODY", fileOffset: 0, isInflated: true)
     var reader = try BinaryBodyReader.open(ByteReader(content, place: place), model: model)
     reader.parallelRows = parallelRows
+    if streamed {
+      var taker = RecordTaker()
+      try reader.readRecords(into: &taker)
+      return (taker.records, reader.sharedTableBuilds)
+    }
     var collector = StoreContentsCollector()
     try reader.readRecords(into: &collector)
     return (collector.records, reader.sharedTableBuilds)
   }
+}
+
+/// Takes records one by one, as a context's loader does, keeping them.
+private struct RecordTaker: StoreRecordConsumer {
+  var records: [StoreRecord] = []
+  mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {}
+  mutating func consume(_ record: StoreRecord) { records.append(record) }
+  mutating func finish() {}
 }
