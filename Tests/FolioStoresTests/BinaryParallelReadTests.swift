@@ -51,6 +51,27 @@ struct BinaryParallelReadTests {
     #expect(Set(whole) == Set(records))
   }
 
+  /// A context's loader takes records one by one: their targets then sit in blocks that
+  /// many records share, built on both threads, instead of dictionaries.
+  @Test(
+    "records taken one by one, in halves, are those a whole read keeps",
+    arguments: [5, 6] as [UInt64])
+  func takenOneByOne(seed: UInt64) throws {
+    let model = try RecordShapeTests.model()
+    let records = RecordShapeTests.records(seed: seed)
+    let body = try BinaryBodyWriter.encode(records, model: model)
+    let whole = try Self.read(body, model: model, parallelRows: .max).get()
+    for parallelRows in [2, 17, Int.max] {
+      let taken = try body.withUnsafeBytes { raw throws(StoreError) in
+        try BinaryStore.records(
+          ofBody: raw, model: model, parallelRows: parallelRows, streamed: true
+        ).records
+      }
+      #expect(taken.elementsEqual(whole) { $0.isIdentical(to: $1) }, "\(parallelRows)")
+      #expect(taken.contains { if case .shared = $0.links { true } else { false } })
+    }
+  }
+
   @Test("a lone to-one reference in both halves shares one table")
   func loneToOne() throws {
     let model = try ManagedObjectModel {
