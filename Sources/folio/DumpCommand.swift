@@ -69,6 +69,8 @@ struct DumpPrinter: StoreRecordConsumer {
 
   /// The entities with subentities: a reference to one of them needs its target's own entity.
   private let hierarchies: Set<String>
+  /// The entities of such hierarchies: the ones with subentities and the ones with a parent.
+  private let tracked: Set<String>
   /// The entity of each object read so far that belongs to such a hierarchy.
   private var entityOf: [Int64: String] = [:]
   /// Records that refer to an object of such a hierarchy not read yet, printed at the end.
@@ -86,6 +88,7 @@ struct DumpPrinter: StoreRecordConsumer {
       if let parent = entity.parentEntityName { parents.insert(parent) }
     }
     hierarchies = parents
+    tracked = parents.union(model.entities.filter { $0.parentEntityName != nil }.map(\.name))
     for entity in model.entities {
       var byName: [String: String] = [:]
       for relationship in entity.allRelationships where !relationship.isTransient {
@@ -136,9 +139,7 @@ struct DumpPrinter: StoreRecordConsumer {
     }
   }
 
-  private func isTracked(_ entity: String) -> Bool {
-    hierarchies.contains(entity) || model.entity(named: entity)?.parentEntityName != nil
-  }
+  private func isTracked(_ entity: String) -> Bool { tracked.contains(entity) }
 
   /// The entity of `target`, the object `relationship` of `entity` refers to.
   private func entity(of target: Int64, _ entity: String, _ relationship: String) -> String {

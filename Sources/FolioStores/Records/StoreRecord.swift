@@ -113,7 +113,7 @@ public struct StoreRecord: Sendable, Hashable {
     switch values {
     case .dictionary(let dictionary): dictionary[name]
     case .shared(let names, let block, let start):
-      names.recordNames.position(of: name).map { block[start + $0] }
+      names.position(of: name).map { block[start + $0] }
     }
   }
 
@@ -122,7 +122,7 @@ public struct StoreRecord: Sendable, Hashable {
     switch links {
     case .dictionary(let dictionary): return dictionary[name]
     case .shared(let names, let block, let start):
-      guard let index = names.recordNames.position(of: name) else { return nil }
+      guard let index = names.position(of: name) else { return nil }
       var position = start
       for _ in 0..<index { position += 1 + Int(block[position]) }
       return (0..<Int(block[position])).map { block[position + 1 + $0] }
@@ -264,8 +264,14 @@ package struct SharedNames: @unchecked Sendable {
   }
 
   package var recordNames: RecordNames { reference.takeUnretainedValue() }
-  /// The names, in row order.
-  package var names: [String] { recordNames.names }
+  /// The names, in row order. Read, like ``position(of:)``, without counting a reference to
+  /// the names object, which the reading thread counts at every record.
+  package var names: [String] { reference._withUnsafeGuaranteedRef { $0.names } }
+
+  /// The position of `name` in the row.
+  func position(of name: String) -> Int? {
+    reference._withUnsafeGuaranteedRef { $0.position(of: name) }
+  }
   /// The names' address, which no other names take while a record reads them.
   package var address: UnsafeMutableRawPointer { reference.toOpaque() }
 }
