@@ -198,6 +198,28 @@ struct LoadTests {
     #expect(context.brokenInvariants().isEmpty)
   }
 
+  /// Sides completed for the objects read first must not pass for sides the store gave, when a
+  /// record read later gives the inverse side of another object.
+  @Test(
+    "an inverse given only by a record read later leaves the earlier objects' sides to complete")
+  func inverseGivenLater() throws {
+    let records = [
+      StoreRecord(entityName: "Playlist", id: 1),
+      StoreRecord(entityName: "Track", id: 2, relationships: ["playlist": [1]]),
+      StoreRecord(entityName: "Playlist", id: 3, relationships: ["tracks": [4]]),
+      StoreRecord(entityName: "Track", id: 4, relationships: ["playlist": [3]]),
+      StoreRecord(entityName: "Track", id: 5, relationships: ["playlist": [1]]),
+    ]
+    let context = ManagedObjectContext(model: try graphModel())
+    try context.load(
+      StoreContents(metadata: StoreMetadata(storeType: "InMemory"), records: records))
+    let loaded = Dictionary(
+      uniqueKeysWithValues: context.persistentRecords().map { ($0.id, $0.relationships) })
+    #expect(loaded[1] == ["tracks": [2, 5]])
+    #expect(loaded[3] == ["tracks": [4]])
+    #expect(context.brokenInvariants().isEmpty)
+  }
+
   /// A store's reader may hand records whose values sit in a row with shared names and whose
   /// targets sit in a block of IDs: the graph is the same as from their dictionaries.
   @Test("records in rows with shared names load as their dictionaries do")
