@@ -78,6 +78,42 @@ struct SQLiteStoreErrorTests: SQLiteFixtures {
     #expect(try error(reading: url, model: other).code == .modelMismatch)
   }
 
+  /// A record that cannot be written stops the whole write: the file holds what it held.
+  @Test(
+    "writing a record with a value of the wrong type or a target not in the store names it and leaves the file as it was",
+    arguments: [
+      (
+        StoreRecord(
+          entityName: "Spending", id: 3, attributes: ["amount": .string("a lot")],
+          relationships: ["person": [1]]), StoreError.Code.typeMismatch, "amount"
+      ),
+      (
+        StoreRecord(
+          entityName: "Spending", id: 3, attributes: ["amount": .double(1)],
+          relationships: ["person": [9]]), .danglingReference, "person"
+      ),
+    ])
+  func failedWriteKeepsFile(bad: StoreRecord, code: StoreError.Code, key: String) throws {
+    let url = try writtenStore()
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let model = try expensesModel()
+    let before = try store.read(from: url, model: model).records
+    let bytes = try Data(contentsOf: url)
+    let records = [
+      StoreRecord(entityName: "Person", id: 1, attributes: ["name": .string("Bea")]), bad,
+    ]
+    let failure = try #require(throws: StoreError.self) {
+      try store.write(
+        StoreContents(metadata: StoreMetadata(storeType: "SQLite"), records: records),
+        model: model, to: url)
+    }
+    #expect(failure.code == code)
+    #expect(failure.location?.entity == "Spending")
+    #expect(failure.location?.property == key)
+    #expect(try Data(contentsOf: url) == bytes)
+    #expect(Set(try store.read(from: url, model: model).records) == Set(before))
+  }
+
   @Test("a value of the wrong type names the table, column, row and property")
   func wrongType() throws {
     let url = try writtenStore()

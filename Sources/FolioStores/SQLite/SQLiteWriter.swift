@@ -45,8 +45,13 @@ enum SQLiteWriter {
       try database.execute("PRAGMA journal_mode = DELETE")
       database.close()
     } catch {
-      throw StoreError(
-        error.code, error.message, at: InputLocation(file: url.path))
+      // The file is the one being written, not the scratch copy; the entity and property a
+      // bad record names stay.
+      var located = error
+      var location = error.location ?? InputLocation()
+      location.file = url.path
+      located.location = location
+      throw located
     }
     try replace(url, with: scratch)
   }
