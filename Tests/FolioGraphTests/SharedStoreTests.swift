@@ -382,21 +382,15 @@ struct SharedStoreTests {
   func mergeDidSave() throws {
     let (folder, url) = try savedMix()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let shared = try coordinator(url)
-    let first = try ManagedObjectContext(coordinator: shared)
-    let second = try ManagedObjectContext(coordinator: shared)
-    var saved: ObjectIDChanges?
-    let observation = first.addEventObserver { event in
-      if case .didSave(let changes) = event { saved = changes }
-    }
-    defer { observation.cancel() }
+    let (first, second, saves) = try twoContexts(url)
+    defer { saves.token?.cancel() }
     let theirs = try track("A", in: second)
     let gone = try track("B", in: second)
     try track("A", in: first).setValue("A1", forKey: "title")
     try first.delete(try track("B", in: first))
     try first.insertNewObject(forEntityName: "Track").setValue("C", forKey: "title")
     try first.save()
-    let changes = try #require(saved)
+    let changes = try #require(saves.changes)
     #expect(changes.updated.contains(theirs.objectID) && changes.deleted == [gone.objectID])
     #expect(changes.inserted.count == 1)
     // Stale until merged, as in Core Data.
