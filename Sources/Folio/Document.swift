@@ -183,6 +183,28 @@ public final class Document {
     coordinator.persistentStores.first?.isChangedOnDisk ?? false
   }
 
+  /// Takes in what other processes saved to the document's file since the document read or
+  /// saved it, and merges it into the context as Core Data merges another context's save
+  /// (`mergeChanges(fromContextDidSave:)`): objects another process changed take its values,
+  /// with this document's unsaved changes kept on top; its new objects come in, and objects
+  /// it deleted leave. Nothing is registered for undo, and the edited state is unchanged; an
+  /// objects-did-change notification lists what changed.
+  ///
+  /// ``save()`` takes in other writers' changes too, under the store's lock, before it writes:
+  /// calling this between saves keeps the document up to date, it is not needed for safety.
+  ///
+  /// - Returns: the objects inserted, updated and deleted by others; empty when the file had
+  ///   not changed.
+  /// - Throws: `StoreError.modifiedOnDisk` when the file was removed, no longer reads, or was
+  ///   replaced by another store; the document is then as it was.
+  @discardableResult
+  public func mergeChangesFromOtherWriters() throws -> ObjectIDChanges {
+    try coordinator.takeInChangesOnDisk()
+    let changes = coordinator.takeUnmergedChanges()
+    if !changes.isEmpty { context.mergeChanges(fromContextDidSave: changes) }
+    return changes
+  }
+
   /// Keeps the document as it is over a file changed on disk: the next ``save()`` writes over
   /// what someone else wrote there.
   public func keepOverChangesOnDisk() {

@@ -165,40 +165,79 @@ struct ShellLineByLineTests {
       standardError: String(decoding: errors, as: UTF8.self))
   }
 
-  @Test("a file changed on disk is reported once; save is refused until keep, or reload reads it")
+  @Test(
+    "another process's saves are merged before the next line, said in one line, and kept by the save"
+  )
   func changedOnDisk() throws {
     let folder = try ShellCommandTests().folder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let store = folder.appendingPathComponent("Expenses.xml")
-    var theirs = Data()
     let result = try shell(
       ["Expenses.xml"], in: folder,
       lines: [
-        "insert Person $ada name=\"Ada\"", "save", "keep", "save",
-        "print count Person where \"name == 'Bob'\"", "reload",
-        "print count Person where \"name == 'Bob'\"",
+        "insert Person $ada name=\"Ada\"", "save",
+        "print count Person where \"name == 'Bob'\"", "set $ada.name = \"Ada L\"", "reload",
+        "print count Person where \"name == 'Ada L'\"",
+        "print count Person where \"name == 'Carol' OR name == 'Ada'\"",
       ]
     ) { index in
-      guard index == 1 || index == 5 else { return }
+      guard index == 1 || index == 3 else { return }
+      let name = index == 1 ? "Bob" : "Carol"
       let other = try run(
         folio, ["shell", "Expenses.xml"], in: folder, environment: ["FOLIO_SHELL_HISTORY": ""],
-        input: Data("insert Person $bob name=\"Bob\"\nsave\n".utf8))
+        input: Data("insert Person $p name=\"\(name)\"\nsave\n".utf8))
       #expect(other.status == 0, "\(other.standardError)")
+    }
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardError.isEmpty, "\(result.standardError)")
+    let merges = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("merged") }
+    #expect(
+      merges == ["merged 1 insert from another process", "merged 1 insert from another process"])
+    #expect(result.standardOutput.contains("reloaded Expenses.xml"))
+    // Bob merged and saved with Ada; the rename was not saved, and reload dropped it.
+    let counts = result.standardOutput.split(separator: "\n").compactMap { Int($0) }
+    #expect(counts == [1, 0, 2], "\(result.standardOutput)")
+    let text = try String(contentsOf: store, encoding: .utf8)
+    #expect(text.contains(">Ada<") && text.contains(">Bob<") && text.contains(">Carol<"))
+  }
+
+  @Test("a file replaced by another store cannot be merged: said once; keep saves over it")
+  func replacedOnDisk() throws {
+    let folder = try ShellCommandTests().folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("Expenses.xml")
+    try FileManager.default.copyItem(
+      at: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xcdatamodeld"),
+      to: folder.appendingPathComponent("Expenses.xcdatamodeld"))
+    var theirs = Data()
+    let result = try shell(
+      ["Expenses.xml"], in: folder,
+      lines: ["insert Person $ada name=\"Ada\"", "save", "keep", "save"]
+    ) { index in
+      guard index == 1 else { return }
+      // Another store, with an identifier of its own, put in the file's place.
+      let other = try run(
+        folio, ["shell", "--model", "Expenses.xcdatamodeld"], in: folder,
+        environment: ["FOLIO_SHELL_HISTORY": ""],
+        input: Data("insert Person $p name=\"Bob\"\nsave New.xml\n".utf8))
+      #expect(other.status == 0, "\(other.standardError)")
+      try FileManager.default.removeItem(at: store)
+      try FileManager.default.moveItem(at: folder.appendingPathComponent("New.xml"), to: store)
       theirs = try Data(contentsOf: store)
     }
     #expect(result.status == 0, "\(result.standardError)")
     let errors = result.standardError.split(separator: "\n")
-    // Reported at the line after the change, once; the save refused with the file named.
-    #expect(errors.count == 3, "\(errors)")
-    #expect(errors.first?.hasPrefix("line 3: Expenses.xml changed on disk") == true)
-    #expect(errors.dropFirst().first?.hasPrefix("line 3: error store: ") == true)
-    #expect(errors.last?.hasPrefix("line 11: Expenses.xml changed on disk") == true)
-    // Kept and saved over theirs: no Bob; then Bob saved again by the other, and reloaded.
+    #expect(errors.count == 2, "\(errors)")
+    #expect(
+      errors.first?.hasPrefix(
+        "line 3: Expenses.xml changed on disk and cannot be merged (the file was replaced by another store"
+      ) == true,
+      "\(errors)")
+    #expect(errors.last?.hasPrefix("line 3: error store: ") == true, "\(errors)")
     #expect(result.standardOutput.contains("keeping this version of Expenses.xml"))
-    #expect(result.standardOutput.contains("reloaded Expenses.xml"))
-    let counts = result.standardOutput.split(separator: "\n").compactMap { Int($0) }
-    #expect(counts == [0, 1], "\(result.standardOutput)")
-    #expect(try Data(contentsOf: store) == theirs)
+    let text = try String(contentsOf: store, encoding: .utf8)
+    #expect(text.contains(">Ada<") && !text.contains(">Bob<"))
+    #expect(try Data(contentsOf: store) != theirs)
   }
 
   @Test("--autosave, or autosave on, saves after every line that changes the document")

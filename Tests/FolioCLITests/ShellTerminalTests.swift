@@ -114,35 +114,39 @@ struct ShellTerminalTests {
     #expect(try second.waitForExit() == 0)
   }
 
-  @Test("a file changed on disk is reported at the next command, and reloaded or kept")
+  @Test(
+    "another process's save is merged at the next command; a file that cannot be merged is reloaded or kept"
+  )
   func changedOnDisk() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let terminal = try shell()
     try terminal.waitFor("> ")
     try terminal.type("insert Person $ada name=\"Ada\"\r")
     try terminal.waitFor("[1]> ")
-    // Someone else saves the file: one Person more.
+    // Someone else saves the file: one Person more, merged before the next command runs.
     let other = try run(
       folio, ["shell", "Expenses.xml"], in: folder,
       environment: ["FOLIO_SHELL_HISTORY": ""],
       input: Data("insert Person $bob name=\"Bob\"\nsave\n".utf8))
     #expect(other.status == 0, "\(other.standardError)")
-    let theirs = try Data(contentsOf: store)
     try terminal.type("print count Person where \"name == 'Bob'\"\r")
-    try terminal.waitFor("changed on disk since this session read or saved it")
+    try terminal.waitFor("merged 1 insert from another process\r\n1\r\n")
+    try terminal.waitFor("Expenses.xml* [1]> ")
+    // Another store put in the file's place cannot be merged: kept, then saved over it.
+    try replaceWithAnotherStore()
+    let theirs = try Data(contentsOf: store)
+    try terminal.type("print count Person where \"name == 'Ada'\"\r")
+    try terminal.waitFor("cannot be merged (the file was replaced by another store")
+    try terminal.waitFor("Reload it (r) or keep yours (k)? ")
     try terminal.type("k\r")
     try terminal.waitFor("keeping this version")
-    // The line runs on the version kept: no Bob here.
-    try terminal.waitFor("\r\n0\r\n")
+    try terminal.waitFor("\r\n1\r\n")
     try terminal.type("save\r")
     try terminal.waitFor("Expenses.xml [1]> ")
     #expect(try Data(contentsOf: store) != theirs)
-    // Changed again, and this time reloaded: Ada's insert is gone, Bob's is back.
-    _ = try run(
-      folio, ["shell", "Expenses.xml"], in: folder,
-      environment: ["FOLIO_SHELL_HISTORY": ""],
-      input: Data("insert Person $bob name=\"Bob\"\nsave\n".utf8))
-    try terminal.type("print count Person where \"name == 'Bob'\"\r")
+    // Replaced again, and this time reloaded: Ada is gone, the other store's Carol is there.
+    try replaceWithAnotherStore()
+    try terminal.type("print count Person where \"name == 'Carol'\"\r")
     try terminal.waitFor("Reload it (r) or keep yours (k)? ")
     try terminal.type("r\r")
     try terminal.waitFor("reloaded Expenses.xml")
@@ -150,6 +154,22 @@ struct ShellTerminalTests {
     try terminal.waitFor("Expenses.xml [0]> ")
     try terminal.type("quit\r")
     #expect(try terminal.waitForExit() == 0)
+  }
+
+  /// Puts a new store of one Person, Carol, with an identifier of its own, in the store's
+  /// place.
+  private func replaceWithAnotherStore() throws {
+    let other = folder.appendingPathComponent("Other.xml")
+    let made = try run(
+      folio,
+      [
+        "shell", "--model",
+        packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xcdatamodeld").path,
+      ], in: folder, environment: ["FOLIO_SHELL_HISTORY": ""],
+      input: Data("insert Person $carol name=\"Carol\"\nsave Other.xml\n".utf8))
+    #expect(made.status == 0, "\(made.standardError)")
+    try FileManager.default.removeItem(at: store)
+    try FileManager.default.moveItem(at: other, to: store)
   }
 
   @Test("a terminal that draws no escape sequences (TERM=dumb) gets plain lines and prompts")

@@ -1,3 +1,4 @@
+import Folio
 import FolioSoak
 import Foundation
 
@@ -5,7 +6,30 @@ import Foundation
 // prints the shrunk reproducing script, writes the shrunk operations as JSON to
 // soak-divergence.json, and exits 1. FOLIO_SOAK_REPLAY=FILE replays (and shrinks further) the
 // operations such a file holds instead.
+//
+// `FolioSoakRunner writer STORE MODEL LOG WRITER SAVES SEED POLICY [GO]` is one of several
+// processes saving one store at once (`SharedWriter`), for the tests of several writers.
 let environment = ProcessInfo.processInfo.environment
+let arguments = CommandLine.arguments
+if arguments.count >= 9, arguments[1] == "writer" {
+  guard let writer = Int(arguments[5]), let saves = Int(arguments[6]),
+    let seed = UInt64(arguments[7]), let policy = MergePolicy(rawValue: arguments[8])
+  else {
+    FileHandle.standardError.write(Data("writer: bad arguments \(arguments)\n".utf8))
+    exit(64)
+  }
+  do {
+    try SharedWriter(
+      store: URL(fileURLWithPath: arguments[2]), model: URL(fileURLWithPath: arguments[3]),
+      log: URL(fileURLWithPath: arguments[4]), writer: writer, saves: saves, seed: seed,
+      policy: policy, go: arguments.count > 9 ? URL(fileURLWithPath: arguments[9]) : nil
+    ).run()
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("writer \(writer): \(error)\n".utf8))
+    exit(1)
+  }
+}
 let operations = environment["FOLIO_SOAK_OPS"].flatMap { Int($0) } ?? 1_000_000
 let seed = environment["FOLIO_SOAK_SEED"].flatMap { UInt64($0) } ?? 1
 let started = Date()

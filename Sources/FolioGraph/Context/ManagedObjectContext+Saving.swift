@@ -34,6 +34,17 @@ extension ManagedObjectContext {
     if hasObservers { post(.willSave) }
     try sendWillSave()
     try validate()
+    // Another process may save the same file: the save takes the store's lock, and takes in
+    // what others saved since this context's coordinator read the file, so their changes are
+    // kept and a change both made is a conflict for the merge policy.
+    let lock: StoreLock?
+    do {
+      lock = try persistentStoreCoordinator?.lockForSaving()
+      try persistentStoreCoordinator?.takeInChangesOnDisk()
+    } catch {
+      throw GraphError(.store, error.message, at: error.location, underlying: error)
+    }
+    defer { lock?.release() }
     let conflicts = conflictingRows()
     if !conflicts.isEmpty, mergePolicy == .error {
       var error = GraphError(
@@ -83,6 +94,16 @@ extension ManagedObjectContext {
                   ? commit.original(row).map { objectID(ofCommitted: $0, row: row) } : nil
               }))))
     }
+    mergeChangesOfOtherWriters()
+  }
+
+  /// Merges what other writers saved to the store, which the coordinator took in at a save
+  /// or when asked, as another context's save is merged.
+  func mergeChangesOfOtherWriters() {
+    guard let coordinator = persistentStoreCoordinator else { return }
+    let changes = coordinator.takeUnmergedChanges()
+    guard !changes.isEmpty else { return }
+    mergeChanges(fromContextDidSave: changes)
   }
 
   /// Sends ``ManagedObject/willSave()`` to each changed object of an entity class, then again
@@ -176,6 +197,11 @@ extension ManagedObjectContext {
 
   /// The rows of updated and deleted objects whose committed row changed since the context
   /// read it, in row order. An object deleted both here and by another context is no conflict.
+  ///
+  /// A row another process's save changed (taken in from the store's file) conflicts only
+  /// where this context changed a property that save changed too, to another value: the
+  /// three-way merge of a document with several writers, where the snapshot is the base.
+  /// To-many relationships merge their additions and removals and never conflict there.
   func conflictingRows() -> [Int32] {
     var rows: [Int32] = []
     for row in Set(updatedRows).union(deletedRows).sorted() {
@@ -183,9 +209,41 @@ extension ManagedObjectContext {
       let committed = cache.row(row)
       if committed === object.snapshot { continue }
       if committed == nil, object.isDeleted { continue }
+      if let committed, let snapshot = object.snapshot, !object.isDeleted,
+        cache.rowsFromOtherWriters[row] === committed,
+        !changesOverlap(of: object, snapshot: snapshot, committed: committed)
+      {
+        continue
+      }
       rows.append(row)
     }
     return rows
+  }
+
+  /// Whether `object` changed a property since `snapshot` that `committed` changed too, to
+  /// another value; to-many relationships, whose changes merge, never count.
+  private func changesOverlap(
+    of object: ManagedObject, snapshot: CommittedRow, committed: CommittedRow
+  ) -> Bool {
+    let base = snapshot.slots
+    let theirs = committed.slots
+    for (slot, property) in object.layout.properties.enumerated() {
+      switch property.kind {
+      case .attribute(let attribute) where attribute.isTransient: continue
+      case .relationship(let relationship)
+      where relationship.description.isTransient || relationship.isToMany:
+        continue
+      case .fetched: continue
+      default:
+        let mine = object.slots[slot]
+        if !Slot.same(mine, base[slot]), !Slot.same(theirs[slot], base[slot]),
+          !Slot.same(mine, theirs[slot])
+        {
+          return true
+        }
+      }
+    }
+    return false
   }
 
   /// Applies the context's changes to the committed rows through `commit`, resolving the

@@ -547,6 +547,11 @@ public struct ObjectIDChanges: Sendable, Hashable {
   public var deleted: Set<ManagedObjectID>
   /// Objects refreshed.
   public var refreshed: Set<ManagedObjectID> = []
+
+  /// Whether no object is named.
+  public var isEmpty: Bool {
+    inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty
+  }
 }
 
 /// What a context announces, as `Sendable` values: see ``ManagedObjectContext/events()``.

@@ -2,6 +2,10 @@ import FolioModel
 import FolioStores
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A store a coordinator holds: a file of some ``FolioStores/StoreFormat``, or memory.
 public final class PersistentStore {
   /// The store's file; `nil` for an in-memory store.
@@ -15,7 +19,13 @@ public final class PersistentStore {
   var needsWrite = false
   /// What the file looked like when it was last read or written, to notice changes made by
   /// someone else.
-  var stamp: FileStamp?
+  private(set) var stamp: FileStamp?
+  /// The file the stamp is of, held open: while it is, no other file can get its inode
+  /// number. Saves replace the file by a rename, so without it a file written by another
+  /// process in the same clock tick, with the same size, could take the freed number and look
+  /// unchanged. Not held for a store SQLite writes: closing a descriptor of a database file
+  /// drops the locks its connections hold.
+  private var pin: FilePin?
 
   init(url: URL?, format: (any StoreFormat)?, metadata: StoreMetadata) {
     self.url = url
@@ -39,9 +49,34 @@ public final class PersistentStore {
   /// Takes the file as it is now for the one the store last read or wrote, so the next save
   /// overwrites what someone else wrote: for an editor whose user chose to keep their version.
   public func acceptFileOnDisk() {
-    guard let url else { return }
-    stamp = FileStamp(of: url)
+    noteFileOnDisk()
   }
+
+  /// Takes the file at the store's path as the one the store has read or written now.
+  func noteFileOnDisk() {
+    guard let url else { return }
+    let pinned = format is any IncrementalStoreFormat ? nil : FilePin(url)
+    noteFileOnDisk(stamp: FileStamp(of: url), pin: pinned)
+  }
+
+  /// Takes `stamp` and `pin`, taken before the file was read, as the file the store knows.
+  func noteFileOnDisk(stamp: FileStamp?, pin: FilePin?) {
+    self.stamp = stamp
+    self.pin = pin
+  }
+}
+
+/// A file held open for reading, closed when the pin goes.
+final class FilePin {
+  private let descriptor: Int32
+
+  init?(_ url: URL) {
+    let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    self.descriptor = descriptor
+  }
+
+  deinit { close(descriptor) }
 }
 
 /// A file's identity and last change, to tell whether someone else rewrote it.

@@ -24,6 +24,9 @@ public final class PersistentStoreCoordinator {
   private(set) lazy var layouts = EntityLayout.layouts(of: managedObjectModel)
   /// The committed state of the store: the rows every context reads and commits into.
   lazy var cache = RowCache(layouts: layouts)
+  /// What other writers saved to the store that the committed state took in and the
+  /// coordinator's contexts have not merged yet.
+  var unmergedChanges = ObjectIDChanges(inserted: [], updated: [], deleted: [])
 
   /// Creates a coordinator with no store.
   public init(managedObjectModel: ManagedObjectModel) {
@@ -44,6 +47,10 @@ public final class PersistentStoreCoordinator {
     let store: PersistentStore
     // Temporary files that killed saves of this document left beside it go first.
     _ = AtomicFile.removeStaleTemporaries(for: url)
+    // What the file is like is noted before it is read: another process that saves between
+    // the two leaves a stamp that differs, and its save is taken in later.
+    let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
+    let stamp = FileStamp(of: url)
     if FileManager.default.fileExists(atPath: url.path) {
       // The whole store is read now, so a file that does not open fails here; its records
       // become the committed rows as they are read.
@@ -53,7 +60,7 @@ public final class PersistentStoreCoordinator {
       store = PersistentStore(
         url: url, format: format, metadata: StoreMetadata(storeType: format.typeName))
     }
-    store.stamp = FileStamp(of: url)
+    store.noteFileOnDisk(stamp: stamp, pin: pin)
     persistentStores.append(store)
     return store
   }
@@ -84,7 +91,7 @@ public final class PersistentStoreCoordinator {
     var metadata = old.metadata
     metadata.storeType = format.typeName
     let store = PersistentStore(url: url, format: format, metadata: metadata)
-    store.stamp = FileStamp(of: url)
+    store.noteFileOnDisk()
     store.needsWrite = true
     persistentStores = [store]
   }
@@ -140,14 +147,14 @@ public final class PersistentStoreCoordinator {
         kept.modelVersionHashes = store.metadata.modelVersionHashes
         try incremental.save(
           changes(in: commit), metadata: kept, model: managedObjectModel, to: url)
-        store.stamp = FileStamp(of: url)
+        store.noteFileOnDisk()
         store.metadata = kept
         return
       }
       let contents = StoreContents(
         metadata: metadata, records: cache.records(), nextObjectID: cache.nextObjectID)
       try format.write(contents, model: managedObjectModel, to: url)
-      store.stamp = FileStamp(of: url)
+      store.noteFileOnDisk()
       store.needsWrite = false
     }
     store.metadata = metadata
@@ -228,13 +235,17 @@ public final class PersistentStoreCoordinator {
   /// describes the objects (entity version hashes, next object ID) stays the file's.
   ///
   /// The counterpart of Core Data's `setMetadata(_:forPersistentStoreOfType:at:options:)`. A
-  /// document open on the file notices the change at its next save.
+  /// document open on the file takes the new metadata in at its next save or merge.
   ///
   /// - Throws: `StoreError.notFound`, `.unknownFormat`, format errors, `.writeFailed`.
   public static func setMetadata(
     _ metadata: StoreMetadata, forPersistentStoreAt url: URL, formats: [any StoreFormat]
   ) throws(StoreError) {
-    try format(of: url, among: formats).writeMetadata(metadata, to: url)
+    let format = try format(of: url, among: formats)
+    // A store written whole is rewritten here: under its lock, as a save would.
+    let lock = format is any IncrementalStoreFormat ? nil : try StoreLock.acquire(for: url)
+    defer { lock?.release() }
+    try format.writeMetadata(metadata, to: url)
   }
 
   /// Sets the metadata `store` writes at the next save. The store's identifier stays (its

@@ -65,6 +65,10 @@ final class RowCache {
   /// Every holder in `deadReferences` (some may have let go since): a context reading one of
   /// these rows looks for references it cannot reach.
   var deadReferenceHolders: Set<Int32> = []
+  /// The rows another writer's save gave objects this cache had, by row, while they are
+  /// still the committed rows: a context that changed such an object conflicts with that save
+  /// only where both changed the same property (see ``absorb(_:)``).
+  var rowsFromOtherWriters: [Int32: CommittedRow] = [:]
 
   init(layouts: [EntityLayout]) {
     self.layouts = layouts
@@ -101,6 +105,7 @@ final class RowCache {
     rows = []
     deadReferences = [:]
     deadReferenceHolders = []
+    rowsFromOtherWriters = [:]
     primaryKeys = nil
     rowByPrimaryKey = nil
     nextPrimaryKey = 1

@@ -38,13 +38,15 @@ public struct StoreErrorCode: Hashable, Sendable, CustomStringConvertible {
   public static let writeFailed = StoreErrorCode(.writeFailed)
   /// The file changed on disk since it was opened; saving would overwrite someone's work.
   public static let modifiedOnDisk = StoreErrorCode(.modifiedOnDisk)
+  /// Another writer held the store (its lock, or SQLite's) for longer than a save waits.
+  public static let busy = StoreErrorCode(.busy)
   /// A value or the store is larger than one of ``StoreLimits``.
   public static let limitExceeded = StoreErrorCode(.limitExceeded)
 
   private enum Kind: Hashable, Sendable {
     case notFound, unreadable, unknownFormat, malformedXML, malformedStore, badMagic,
       unsupportedVersion, badChecksum, truncated, modelMismatch, typeMismatch,
-      danglingReference, writeFailed, modifiedOnDisk, limitExceeded
+      danglingReference, writeFailed, modifiedOnDisk, busy, limitExceeded
   }
 
   private var kind: Kind

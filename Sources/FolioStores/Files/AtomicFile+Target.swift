@@ -73,6 +73,9 @@ extension AtomicFile {
       return UUID(uuidString: identifier)?.uuidString == identifier
     }
 
+    /// The path of `name` in the file's folder.
+    func siblingPath(_ name: String) -> String { Self.path(name, in: folder) }
+
     private static func path(_ name: String, in folder: String) -> String {
       folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }

@@ -21,9 +21,13 @@ struct ShellCommand: ParsableCommand {
       rest. undo and redo print the action they undid or redid; history prints the undo and \
       redo stacks with their action names and where the document was last saved; quit ends. \
       A failed command prints its error with its line and the session goes on. \
-      autosave on|off (or --autosave) saves after every line that changes the document; a \
-      file changed on disk by someone else is reported at the next line, and reload reads \
-      it again while keep keeps this version. On a terminal, lines are edited as in \
+      autosave on|off (or --autosave) saves after every line that changes the document. \
+      Before each line, what another process saved to the file is merged in, keeping this \
+      session's unsaved changes, and one line says so (merged 1 insert from another \
+      process); a save merges under the file's lock too, and a property both changed is a \
+      merge-conflict. reload reads the file again, discarding this session's changes; a \
+      file replaced by another store cannot be merged, and keep keeps this version to save \
+      over it. On a terminal, lines are edited as in \
       readline, Tab completes commands, entity names, keys, variables and files, Up and \
       Control-R bring back lines from this and earlier sessions (kept in \
       $FOLIO_SHELL_HISTORY, else ~/.local/state/folio/shell_history), and a prompt shows \
@@ -121,7 +125,7 @@ struct ShellCommand: ParsableCommand {
       }
       let trimmed = line.trimmingCharacters(in: .whitespaces)
       if trimmed == "quit" || trimmed == "exit" { break }
-      session.checkFileOnDisk(line: lineNumber)
+      session.mergeFileOnDisk(line: lineNumber)
       session.run(trimmed, line: lineNumber)
     }
     _ = folio_flush_standard_output()

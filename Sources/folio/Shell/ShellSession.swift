@@ -166,20 +166,33 @@ struct ShellSession {
   /// Takes the file as it is now for the one the session knows.
   mutating func noteFileOnDisk() { reportedChange = nil }
 
-  /// Reports a change someone else made to the file since the session read or wrote it,
-  /// once. On a terminal it asks whether to reload the file or keep the session's version;
-  /// otherwise it says how to choose, and a save is refused until then.
-  mutating func checkFileOnDisk(line: Int) {
-    guard let document = runner.document, document.isChangedOnDisk,
-      let state = fileState, state != reportedChange
-    else { return }
+  /// Takes in what other processes saved to the document's file since the session read,
+  /// merged or saved it, and says so in one line (`merged 1 insert from another process`):
+  /// their objects come in, keeping the session's unsaved changes, and nothing is registered
+  /// for undo. A file that cannot be merged (removed, damaged, or replaced by another store)
+  /// is reported once; on a terminal the session asks whether to reload it or keep its own
+  /// version, otherwise it says how to choose, and a save is refused until then.
+  mutating func mergeFileOnDisk(line: Int) {
+    guard let document = runner.document, document.isChangedOnDisk else { return }
+    let problem: String
+    do {
+      let changes = try document.mergeChangesFromOtherWriters()
+      noteFileOnDisk()
+      if let summary = Self.summary(of: changes) { print("merged \(summary) from another process") }
+      return
+    } catch let error as StoreError {
+      problem = error.message
+    } catch {
+      problem = "\(error)"
+    }
+    guard let state = fileState, state != reportedChange else { return }
     reportedChange = state
     let question =
-      "\(name) changed on disk since this session read or saved it. Reload it (r) or keep yours (k)? "
+      "\(name) changed on disk and cannot be merged (\(problem)). Reload it (r) or keep yours (k)? "
     guard let editor else {
       FileHandle.standardError.write(
         Data(
-          "line \(line): \(name) changed on disk since this session read or saved it: `reload` reads it again, `keep` keeps this version to save over it\n"
+          "line \(line): \(name) changed on disk and cannot be merged (\(problem)): `reload` reads it again, `keep` keeps this version to save over it\n"
             .utf8))
       return
     }
@@ -187,6 +200,19 @@ struct ShellSession {
       if answer.hasPrefix("r") { return reload(line: line) }
       if answer.hasPrefix("k") { return keep() }
     }
+  }
+
+  /// `2 inserts, 1 update and 1 deletion`; `nil` when nothing changed.
+  static func summary(of changes: ObjectIDChanges) -> String? {
+    func count(_ number: Int, _ noun: String) -> String? {
+      number == 0 ? nil : "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+    let parts = [
+      count(changes.inserted.count, "insert"), count(changes.updated.count, "update"),
+      count(changes.deleted.count, "deletion"),
+    ].compactMap { $0 }
+    guard let last = parts.last else { return nil }
+    return parts.count == 1 ? last : parts.dropLast().joined(separator: ", ") + " and " + last
   }
 
   /// Reads the document's file again: unsaved changes, the undo stack and variables go.

@@ -1,0 +1,106 @@
+import FolioModel
+import FolioStores
+import Foundation
+
+/// Other writers: processes that save the same store file while this coordinator has it open.
+///
+/// A save takes the store's lock (``FolioStores/StoreLock``, for stores written whole), then
+/// reads the file again if it changed since the coordinator read or wrote it, and takes what
+/// the other writer saved into the committed state as if another context had saved it: the
+/// saving context's conflict check and merge policy then make the three-way merge — the rows
+/// it read are the base, the file's are theirs, its changes are its own. What it took in waits
+/// for the coordinator's contexts to merge it (``ManagedObjectContext/mergeChanges(fromContextDidSave:)``).
+extension PersistentStoreCoordinator {
+  /// Takes the lock every Folio writer of the store's file takes to save, for a store that is
+  /// written whole; `nil` for a store in memory or written in place (SQLite has its own).
+  ///
+  /// - Throws: `StoreError.busy` when another writer held it too long; `.writeFailed` when
+  ///   the lock file cannot be made.
+  package func lockForSaving() throws(StoreError) -> StoreLock? {
+    guard let store = persistentStores.first, let url = store.url, let format = store.format,
+      !(format is any IncrementalStoreFormat)
+    else { return nil }
+    return try StoreLock.acquire(for: url)
+  }
+
+  /// Reads the store's file again when it changed on disk since the coordinator last read or
+  /// wrote it, and takes what another writer saved there into the committed state. Returns
+  /// whether the file had changed.
+  ///
+  /// - Throws: `StoreError.modifiedOnDisk` when the file was removed, no longer reads as a
+  ///   store of the model, or is another store (its identifier differs): saving over it would
+  ///   lose what is there. The committed state is then as it was.
+  @discardableResult
+  package func takeInChangesOnDisk() throws(StoreError) -> Bool {
+    guard let store = persistentStores.first, let url = store.url, let format = store.format,
+      let known = store.stamp, !store.needsWrite
+    else { return false }
+    let location = InputLocation(file: url.path)
+    guard let stamp = FileStamp(of: url) else {
+      throw StoreError(
+        .modifiedOnDisk, "the file was removed since it was opened; saving would recreate it",
+        at: location)
+    }
+    guard stamp != known else { return false }
+    // The file is held open from before it is read, so the stamp names it for as long as
+    // the store knows it.
+    let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
+    let fresh = RowCache(layouts: layouts)
+    let metadata: StoreMetadata
+    do {
+      metadata = try fresh.load(from: url, format: format, model: managedObjectModel)
+    } catch {
+      throw StoreError(
+        .modifiedOnDisk,
+        "the file changed on disk and no longer reads as this store (\(error.description)); saving would overwrite it",
+        at: location, underlying: error)
+    }
+    guard metadata.identifier == cache.identifier else {
+      throw StoreError(
+        .modifiedOnDisk,
+        "the file was replaced by another store (identifier \(metadata.identifier), not \(cache.identifier)); saving would overwrite it",
+        at: location)
+    }
+    let before = cache.rows
+    let changes = try cache.absorb(fresh)
+    record(changes, rowsBefore: before)
+    var kept = metadata
+    kept.identifier = store.metadata.identifier
+    store.metadata = kept
+    store.noteFileOnDisk(stamp: stamp, pin: pin)
+    return true
+  }
+
+  /// Adds `changes` to those the contexts have not merged yet, as object IDs.
+  private func record(_ changes: ExternalChanges, rowsBefore: [CommittedRow?]) {
+    let cache = self.cache
+    func id(_ row: Int32, _ committed: CommittedRow?) -> ManagedObjectID? {
+      guard let committed else { return nil }
+      let key = cache.primaryKey(ofRow: row)
+      return ManagedObjectID(
+        entityName: cache.layouts[committed.entity].name, store: cache.identifier,
+        primaryKey: key, uriNumber: cache.uriNumber(forKey: key))
+    }
+    for row in changes.deleted {
+      guard let gone = id(row, rowsBefore[Int(row)]) else { continue }
+      if unmergedChanges.inserted.remove(gone) == nil { unmergedChanges.deleted.insert(gone) }
+      unmergedChanges.updated.remove(gone)
+    }
+    for row in changes.inserted {
+      if let new = id(row, cache.row(row)) { unmergedChanges.inserted.insert(new) }
+    }
+    for row in changes.updated {
+      guard let changed = id(row, cache.row(row)),
+        !unmergedChanges.inserted.contains(changed)
+      else { continue }
+      unmergedChanges.updated.insert(changed)
+    }
+  }
+
+  /// The changes other writers saved that the coordinator took in and its contexts have not
+  /// merged yet; they are forgotten here, for the caller to merge.
+  package func takeUnmergedChanges() -> ObjectIDChanges {
+    defer { unmergedChanges = ObjectIDChanges(inserted: [], updated: [], deleted: []) }
+    return unmergedChanges
+  }
+}

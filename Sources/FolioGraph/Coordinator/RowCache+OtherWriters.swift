@@ -1,0 +1,174 @@
+import FolioModel
+import FolioStores
+
+/// What another writer saved to a store, as rows of the cache that took it in.
+struct ExternalChanges {
+  /// Rows of objects the other writer inserted.
+  var inserted: Set<Int32> = []
+  /// Rows of objects whose values the other writer changed.
+  var updated: Set<Int32> = []
+  /// Rows of objects the other writer deleted.
+  var deleted: Set<Int32> = []
+
+  var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+  /// Adds `later`, taken in after these: a row inserted and then deleted was never seen.
+  mutating func formUnion(_ later: ExternalChanges) {
+    for row in later.deleted {
+      if inserted.remove(row) == nil { deleted.insert(row) }
+      updated.remove(row)
+    }
+    inserted.formUnion(later.inserted)
+    updated.formUnion(later.updated.subtracting(inserted))
+  }
+}
+
+extension RowCache {
+  /// Takes the store as another writer left it — `fresh`, a cache loaded from it — as if
+  /// another context had committed it: every object whose values differ gets a new committed
+  /// row (one version on), objects only `fresh` has get rows of their own, and objects it
+  /// lacks are deleted. Rows whose values are the same stay the very rows they were, so a
+  /// context's snapshot of them still matches and only real changes are conflicts.
+  ///
+  /// The rows it changed are kept in ``rowsFromOtherWriters`` while they stay committed: for
+  /// them a save merges three ways, property by property (the snapshot is the base), where a
+  /// row another context of this process committed conflicts as a whole, as Core Data's
+  /// optimistic locking has it.
+  ///
+  /// Objects are matched by primary key. A key another writer gave that names no committed
+  /// row here gets a new row. A row here that is not committed (reserved for an object not
+  /// saved yet, or left by a deletion) gives up its key when the other writer may have given
+  /// it — it names one of theirs, or is below the file's next key — and gets a new one,
+  /// above every key either writer gave, when it is saved: keys stay unique across writers
+  /// and are never given twice, as Core Data's `Z_MAX` has it.
+  ///
+  /// - Throws: `StoreError.malformedStore` when an object's entity differs between the two
+  ///   (a key given to two objects); the cache is then as it was.
+  func absorb(_ fresh: RowCache) throws(StoreError) -> ExternalChanges {
+    var changes = ExternalChanges()
+    var ours = [Int32](repeating: -1, count: fresh.rows.count)
+    var newKeys: [(freshRow: Int, key: Int64)] = []
+    for (index, committed) in fresh.rows.enumerated() {
+      guard let committed else { continue }
+      let key = fresh.primaryKey(ofRow: Int32(index))
+      if let row = row(forPrimaryKey: key), let existing = self.row(row) {
+        guard existing.entity == committed.entity else {
+          throw StoreError(
+            .malformedStore,
+            "object \(key) is a \(layouts[existing.entity].name) here and a \(fresh.layouts[committed.entity].name) in the file: the store was rewritten by a program that reuses keys",
+            at: InputLocation(entity: fresh.layouts[committed.entity].name))
+        }
+        ours[index] = row
+      } else {
+        newKeys.append((index, key))
+      }
+    }
+    // Keys below the file's next key may have been given by another writer to objects since
+    // deleted: a row here not committed yet gives such a key up, so no key is ever reused.
+    var released = newKeys.map(\.key)
+    for (index, committed) in rows.enumerated() where committed == nil {
+      let key = primaryKey(ofRow: Int32(index))
+      if hasPrimaryKey(Int32(index)), key < fresh.nextPrimaryKey { released.append(key) }
+    }
+    if !released.isEmpty {
+      makeKeysExplicit(releasing: released)
+      for (freshRow, key) in newKeys {
+        let row = reserveRow()
+        primaryKeys?[Int(row)] = key
+        rowByPrimaryKey?[key] = row
+        nextPrimaryKey = max(nextPrimaryKey, StoreKeySpace.key(of: key) + 1)
+        ours[freshRow] = row
+      }
+    }
+    nextPrimaryKey = max(nextPrimaryKey, fresh.nextPrimaryKey)
+    if primaryKeys == nil, nextPrimaryKey - 1 > Int64(rows.count) {
+      // While keys are rows plus one, a new object's row must be past every key given: the
+      // rows run to the next key, as a load lays them out, unless that is far.
+      let gap = Int(nextPrimaryKey - 1) - rows.count
+      if gap <= 2 * rows.count + 65_536 {
+        rows.append(contentsOf: repeatElement(nil, count: gap))
+      } else {
+        makeKeysExplicit(releasing: [])
+      }
+    }
+    rowsFromOtherWriters = rowsFromOtherWriters.filter { row, committed in
+      self.row(row) === committed
+    }
+    var kept = [Bool](repeating: false, count: rows.count)
+    for (index, committed) in fresh.rows.enumerated() {
+      guard let committed else { continue }
+      let row = ours[index]
+      kept[Int(row)] = true
+      let existing = self.row(row)
+      let translated = translate(committed, rows: ours, version: (existing?.version ?? 0) &+ 1)
+      if let existing, holdsSameValues(existing, translated) { continue }
+      set(translated, at: row)
+      if existing == nil {
+        changes.inserted.insert(row)
+      } else {
+        changes.updated.insert(row)
+        rowsFromOtherWriters[row] = translated
+      }
+    }
+    for (index, committed) in rows.enumerated() where committed != nil && !kept[index] {
+      set(nil, at: Int32(index))
+      changes.deleted.insert(Int32(index))
+    }
+    if !changes.isEmpty { generation &+= 1 }
+    return changes
+  }
+
+  /// `committed`, a row of another cache, with its relationships naming rows of this one
+  /// (`rows`, by the other cache's row), at `version`.
+  private func translate(_ committed: CommittedRow, rows: [Int32], version: UInt32)
+    -> CommittedRow
+  {
+    let layout = layouts[committed.entity]
+    let row = CommittedRow.make(layout: layout, version: version)
+    let source = committed.slots
+    let target = row.slots
+    for index in 0..<source.count {
+      switch source[index] {
+      case .object(let other):
+        let mapped = Int(other) < rows.count ? rows[Int(other)] : -1
+        target[index] = mapped >= 0 ? .object(mapped) : .null
+      case .objects(let set):
+        let mapped = set.rows.compactMap { other -> Int32? in
+          let mapped = Int(other) < rows.count ? rows[Int(other)] : -1
+          return mapped >= 0 ? mapped : nil
+        }
+        target[index] = .objects(RowSet(mapped, ordered: set.isOrdered))
+      default:
+        target[index] = source[index].snapshot()
+      }
+    }
+    return row
+  }
+
+  /// Whether two rows of one entity hold the same values in every slot.
+  private func holdsSameValues(_ a: CommittedRow, _ b: CommittedRow) -> Bool {
+    let left = a.slots
+    let right = b.slots
+    guard left.count == right.count else { return false }
+    for index in 0..<left.count where !Slot.same(left[index], right[index]) { return false }
+    return true
+  }
+
+  /// Keeps keys in the table by row from now on (each row keeping the key it has), and takes
+  /// `keys` from the rows that hold them only by number: rows reserved for objects not saved
+  /// yet, or left empty by a deletion. Those get a new key if they are ever committed.
+  private func makeKeysExplicit(releasing keys: [Int64]) {
+    if primaryKeys == nil {
+      primaryKeys = (0..<rows.count).map { Int64($0) + 1 }
+      var index = RowIndex(directLimit: Int64(2 * rows.count + 65_536), capacity: rows.count)
+      for row in 0..<rows.count { index[Int64(row) + 1] = Int32(row) }
+      rowByPrimaryKey = index
+      nextPrimaryKey = max(nextPrimaryKey, Int64(rows.count) + 1)
+    }
+    for key in keys {
+      guard let row = rowByPrimaryKey?[key], self.row(row) == nil else { continue }
+      primaryKeys?[Int(row)] = 0
+      rowByPrimaryKey?[key] = nil
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import Folio
+import FolioSoak
+import FolioTestSupport
+import Foundation
+import Testing
+
+/// Several processes saving one store at once (`FolioSoakRunner writer`, ``SharedWriter``):
+/// every change a save reported committed is in the file at the end, and the shared objects'
+/// conflicts went as the merge policy says.
+@Suite("Several processes writing one store")
+struct SharedWritersTests {
+  static let model = packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xcdatamodeld")
+  static let sharedCount = 2
+
+  /// A store of `format` in `folder` holding the shared spendings, amount 0.
+  static func makeStore(_ format: any StoreFormat, in folder: URL) throws -> URL {
+    let url = folder.appendingPathComponent("shared.\(format.fileExtension)")
+    let document = try Document(model: try ManagedObjectModel(contentsOf: model))
+    for index in 0..<sharedCount {
+      let spending = try document.context.insertNewObject(forEntityName: "Spending")
+      try spending.setValue("shared-\(index)", forKey: "content")
+      try spending.setValue(0.0, forKey: "amount")
+    }
+    try document.save(to: url, format: format)
+    return url
+  }
+
+  /// Runs `writers` writer processes of `saves` saves each on `store` at once; returns each
+  /// one's log.
+  static func runWriters(
+    _ writers: Int, saves: Int, policy: MergePolicy, store: URL, in folder: URL, seed: UInt64
+  ) throws -> [[SharedWriter.LogEntry]] {
+    let go = folder.appendingPathComponent("go")
+    var processes: [(Process, Pipe, URL)] = []
+    for writer in 0..<writers {
+      let log = folder.appendingPathComponent("writer-\(writer).log")
+      _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+      let process = Process()
+      process.executableURL = productsDirectory.appendingPathComponent("FolioSoakRunner")
+      process.arguments = [
+        "writer", store.path, model.path, log.path, "\(writer)", "\(saves)",
+        "\(seed &+ UInt64(writer))", policy.rawValue, go.path,
+      ]
+      let errors = Pipe()
+      process.standardError = errors
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      processes.append((process, errors, log))
+    }
+    _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+    var logs: [[SharedWriter.LogEntry]] = []
+    for (process, errors, log) in processes {
+      let message = String(
+        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0, "\(message)")
+      let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+      logs.append(
+        try lines.map { try JSONDecoder().decode(SharedWriter.LogEntry.self, from: Data($0.utf8)) })
+    }
+    try? FileManager.default.removeItem(at: go)
+    return logs
+  }
+
+  /// Checks the store against the writers' logs; returns how many saves conflicted.
+  static func check(
+    _ store: URL, logs: [[SharedWriter.LogEntry]], policy: MergePolicy, _ comment: String
+  ) throws -> Int {
+    let document = try Document.open(
+      store, model: try ManagedObjectModel(contentsOf: model),
+      formats: [XMLStore(), BinaryStore(), SQLiteStore()])
+    let context = document.context
+    #expect(context.brokenInvariants() == [], "\(comment)")
+    var conflicts = 0
+    for (writer, log) in logs.enumerated() {
+      for entry in log where !entry.saved {
+        // Only a conflict may fail a save, and only where the policy is `error`.
+        #expect(entry.error == "mergeConflict" && policy == .error, "\(comment): \(entry)")
+        conflicts += 1
+      }
+      // What the writer's last save left of its own objects is what the file holds of them.
+      let last = log.last { $0.saved }
+      var people: [String: [String]] = [:]
+      var spendings: [String: String] = [:]
+      for person in try context.objects(ofEntity: "Person") {
+        let name = try person.value(forKey: "name") as? String ?? ""
+        guard name.hasPrefix("w\(writer)-") else { continue }
+        people[name] = try SharedWriter.spendingLabels(of: person)
+      }
+      for spending in try context.objects(ofEntity: "Spending") {
+        let content = try spending.value(forKey: "content") as? String ?? ""
+        guard content.hasPrefix("w\(writer)-") else { continue }
+        spendings[content] = try SharedWriter.describe(spending)
+      }
+      #expect(people == last?.people ?? [:], "\(comment): writer \(writer)'s people")
+      #expect(spendings == last?.spendings ?? [:], "\(comment): writer \(writer)'s spendings")
+    }
+    for index in 0..<sharedCount {
+      let label = "shared-\(index)"
+      let object = try #require(
+        try context.objects(ofEntity: "Spending").first {
+          try $0.value(forKey: "content") as? String == label
+        })
+      let final = try #require(try object.value(forKey: "amount") as? Double)
+      let edits = logs.joined().filter(\.saved).compactMap { $0.shared[label] }
+      guard policy == .error else {
+        // The value is one a save set, or the first one.
+        #expect(final == 0 || edits.contains { $0[1] == final }, "\(comment): \(label)")
+        continue
+      }
+      // Under `error`, every save that returned had read the value it replaced: the saves
+      // form one chain from the first value to the file's.
+      var next: [Double: Double] = [:]
+      for edit in edits {
+        #expect(next[edit[0]] == nil, "\(comment): \(label): two saves replaced \(edit[0])")
+        next[edit[0]] = edit[1]
+      }
+      var value = 0.0
+      var steps = 0
+      while let following = next[value], steps <= edits.count {
+        value = following
+        steps += 1
+      }
+      #expect(
+        steps == edits.count && value == final,
+        "\(comment): \(label): chain \(steps) of \(edits.count), ends \(value), file \(final)")
+    }
+    return conflicts
+  }
+
+  @Test(
+    "writers saving at once keep every committed change; conflicts fail under error",
+    arguments: ["xml", "folio"])
+  func errorPolicy(fileExtension: String) throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let format: any StoreFormat = fileExtension == "xml" ? XMLStore() : BinaryStore()
+    let store = try Self.makeStore(format, in: folder)
+    let logs = try Self.runWriters(
+      3, saves: 25, policy: .error, store: store, in: folder, seed: 11)
+    let conflicts = try Self.check(store, logs: logs, policy: .error, fileExtension)
+    #expect(conflicts > 0, "no save conflicted: the writers did not overlap")
+  }
+
+  @Test(
+    "writers saving at once under each other policy never fail and keep every committed change",
+    arguments: ["xml", "folio"],
+    [MergePolicy.mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite, .rollback])
+  func otherPolicies(fileExtension: String, policy: MergePolicy) throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let format: any StoreFormat = fileExtension == "xml" ? XMLStore() : BinaryStore()
+    let store = try Self.makeStore(format, in: folder)
+    let logs = try Self.runWriters(3, saves: 12, policy: policy, store: store, in: folder, seed: 5)
+    _ = try Self.check(store, logs: logs, policy: policy, "\(fileExtension) \(policy)")
+  }
+}
