@@ -12,6 +12,14 @@ struct SharedWritersTests {
   static let model = packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xcdatamodeld")
   static let sharedCount = 2
 
+  static func format(_ fileExtension: String) -> any StoreFormat {
+    switch fileExtension {
+    case "xml": XMLStore()
+    case "folio": BinaryStore()
+    default: SQLiteStore()
+    }
+  }
+
   /// A store of `format` in `folder` holding the shared spendings, amount 0.
   static func makeStore(_ format: any StoreFormat, in folder: URL) throws -> URL {
     let url = folder.appendingPathComponent("shared.\(format.fileExtension)")
@@ -130,11 +138,11 @@ struct SharedWritersTests {
 
   @Test(
     "writers saving at once keep every committed change; conflicts fail under error",
-    arguments: ["xml", "folio"])
+    arguments: ["xml", "folio", "sqlite"])
   func errorPolicy(fileExtension: String) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let format: any StoreFormat = fileExtension == "xml" ? XMLStore() : BinaryStore()
+    let format = Self.format(fileExtension)
     let store = try Self.makeStore(format, in: folder)
     let logs = try Self.runWriters(
       3, saves: 25, policy: .error, store: store, in: folder, seed: 11)
@@ -149,7 +157,7 @@ struct SharedWritersTests {
   func otherPolicies(fileExtension: String, policy: MergePolicy) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let format: any StoreFormat = fileExtension == "xml" ? XMLStore() : BinaryStore()
+    let format = Self.format(fileExtension)
     let store = try Self.makeStore(format, in: folder)
     let logs = try Self.runWriters(3, saves: 12, policy: policy, store: store, in: folder, seed: 5)
     _ = try Self.check(store, logs: logs, policy: policy, "\(fileExtension) \(policy)")

@@ -37,7 +37,7 @@ extension ManagedObjectContext {
     // Another process may save the same file: the save takes the store's lock, and takes in
     // what others saved since this context's coordinator read the file, so their changes are
     // kept and a change both made is a conflict for the merge policy.
-    let lock: StoreLock?
+    let lock: SaveLock?
     do {
       lock = try persistentStoreCoordinator?.lockForSaving()
       try persistentStoreCoordinator?.takeInChangesOnDisk()

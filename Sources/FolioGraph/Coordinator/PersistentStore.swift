@@ -26,6 +26,13 @@ public final class PersistentStore {
   /// unchanged. Not held for a store SQLite writes: closing a descriptor of a database file
   /// drops the locks its connections hold.
   private var pin: FilePin?
+  /// For a store saved in place (SQLite): the connection kept open to it, which every save
+  /// writes through, and its change counter when the store last read the file or took in
+  /// other writers' changes.
+  var connection: (any IncrementalStoreConnection)?
+  var seenChangeCounter: Int64?
+  /// Whether a save holds the connection's write lock now.
+  var isWritingThroughConnection = false
 
   init(url: URL?, format: (any StoreFormat)?, metadata: StoreMetadata) {
     self.url = url
@@ -43,13 +50,16 @@ public final class PersistentStore {
   /// An in-memory store has no file, and never changes on disk.
   public var isChangedOnDisk: Bool {
     guard let url, let stamp else { return false }
-    return FileStamp(of: url) != stamp
+    if FileStamp(of: url) != stamp { return true }
+    guard let connection, let seenChangeCounter else { return false }
+    return (try? connection.changeCounter()) != seenChangeCounter
   }
 
   /// Takes the file as it is now for the one the store last read or wrote, so the next save
   /// overwrites what someone else wrote: for an editor whose user chose to keep their version.
   public func acceptFileOnDisk() {
     noteFileOnDisk()
+    if let connection { seenChangeCounter = try? connection.changeCounter() }
   }
 
   /// Takes the file at the store's path as the one the store has read or written now.

@@ -11,16 +11,23 @@ import Foundation
 /// it read are the base, the file's are theirs, its changes are its own. What it took in waits
 /// for the coordinator's contexts to merge it (``ManagedObjectContext/mergeChanges(fromContextDidSave:)``).
 extension PersistentStoreCoordinator {
-  /// Takes the lock every Folio writer of the store's file takes to save, for a store that is
-  /// written whole; `nil` for a store in memory or written in place (SQLite has its own).
+  /// Takes the lock a save holds: for a store written whole, the lock every Folio writer of
+  /// its file takes (``FolioStores/StoreLock``); for a store saved in place through a
+  /// connection (SQLite), the store's own write lock, taken on that connection, which the save
+  /// then writes through. `nil` for a store in memory.
   ///
   /// - Throws: `StoreError.busy` when another writer held it too long; `.writeFailed` when
   ///   the lock file cannot be made.
-  package func lockForSaving() throws(StoreError) -> StoreLock? {
-    guard let store = persistentStores.first, let url = store.url, let format = store.format,
-      !(format is any IncrementalStoreFormat)
+  package func lockForSaving() throws(StoreError) -> SaveLock? {
+    guard let store = persistentStores.first, let url = store.url, let format = store.format
     else { return nil }
-    return try StoreLock.acquire(for: url)
+    guard format is any IncrementalStoreFormat else {
+      return SaveLock(file: try StoreLock.acquire(for: url))
+    }
+    guard let connection = store.connection, !store.needsWrite else { return nil }
+    try connection.beginWriting()
+    store.isWritingThroughConnection = true
+    return SaveLock(store: store)
   }
 
   /// Reads the store's file again when it changed on disk since the coordinator last read or
@@ -36,12 +43,26 @@ extension PersistentStoreCoordinator {
       let known = store.stamp, !store.needsWrite
     else { return false }
     let location = InputLocation(file: url.path)
+    // A store saved in place through a connection says when another connection committed to
+    // it; its file's stamp does not (a write-ahead log changes beside it).
+    var counter: Int64?
+    if let connection = store.connection {
+      // The connection writes to the file it opened: one put in its place is another file.
+      guard let now = FileStamp(of: url), now.inode == known.inode else {
+        throw StoreError(
+          .modifiedOnDisk,
+          "the file was removed or replaced since it was opened; saving would write to a file nobody reads: open it again",
+          at: location)
+      }
+      counter = try connection.changeCounter()
+      guard counter != store.seenChangeCounter else { return false }
+    }
     guard let stamp = FileStamp(of: url) else {
       throw StoreError(
         .modifiedOnDisk, "the file was removed since it was opened; saving would recreate it",
         at: location)
     }
-    guard stamp != known else { return false }
+    guard stamp != known || counter != nil else { return false }
     // The file is held open from before it is read, so the stamp names it for as long as
     // the store knows it.
     let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
@@ -68,6 +89,7 @@ extension PersistentStoreCoordinator {
     kept.identifier = store.metadata.identifier
     store.metadata = kept
     store.noteFileOnDisk(stamp: stamp, pin: pin)
+    if let counter { store.seenChangeCounter = counter }
     return true
   }
 
@@ -103,4 +125,27 @@ extension PersistentStoreCoordinator {
     defer { unmergedChanges = ObjectIDChanges(inserted: [], updated: [], deleted: []) }
     return unmergedChanges
   }
+}
+
+/// What a save holds while it takes in other writers' changes and writes: a store's lock file,
+/// or its connection's write lock (rolled back unless the save committed).
+package final class SaveLock {
+  private var file: StoreLock?
+  private weak var store: PersistentStore?
+
+  init(file: StoreLock) { self.file = file }
+  init(store: PersistentStore) { self.store = store }
+
+  /// Lets go of the lock; what a connection wrote and did not commit is rolled back.
+  package func release() {
+    file?.release()
+    file = nil
+    if let store, store.isWritingThroughConnection {
+      store.connection?.rollBackWriting()
+      store.isWritingThroughConnection = false
+    }
+    store = nil
+  }
+
+  deinit { release() }
 }

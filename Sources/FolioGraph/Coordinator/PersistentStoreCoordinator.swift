@@ -51,6 +51,14 @@ public final class PersistentStoreCoordinator {
     // the two leaves a stamp that differs, and its save is taken in later.
     let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
     let stamp = FileStamp(of: url)
+    var connection: (any IncrementalStoreConnection)?
+    var counter: Int64?
+    if let incremental = format as? any IncrementalStoreFormat,
+      FileManager.default.fileExists(atPath: url.path)
+    {
+      connection = try incremental.connect(to: url)
+      counter = try connection?.changeCounter()
+    }
     if FileManager.default.fileExists(atPath: url.path) {
       // The whole store is read now, so a file that does not open fails here; its records
       // become the committed rows as they are read.
@@ -61,6 +69,8 @@ public final class PersistentStoreCoordinator {
         url: url, format: format, metadata: StoreMetadata(storeType: format.typeName))
     }
     store.noteFileOnDisk(stamp: stamp, pin: pin)
+    store.connection = connection
+    store.seenChangeCounter = counter
     persistentStores.append(store)
     return store
   }
@@ -133,7 +143,9 @@ public final class PersistentStoreCoordinator {
     metadata.modelVersionHashes = managedObjectModel.entityVersionHashesByName
     metadata.modelVersionIdentifiers = managedObjectModel.versionIdentifier.map { [$0] } ?? []
     if let url = store.url, let format = store.format {
-      if let stamp = store.stamp, FileStamp(of: url) != stamp {
+      // A store with a connection knows other writers by its change counter, checked when the
+      // save took the store's write lock.
+      if store.connection == nil, let stamp = store.stamp, FileStamp(of: url) != stamp {
         throw StoreError(
           .modifiedOnDisk,
           "the file changed on disk since it was opened; saving would overwrite those changes",
@@ -145,8 +157,14 @@ public final class PersistentStoreCoordinator {
         // What the save changed, written in place; the store keeps its own version hashes.
         var kept = metadata
         kept.modelVersionHashes = store.metadata.modelVersionHashes
-        try incremental.save(
-          changes(in: commit), metadata: kept, model: managedObjectModel, to: url)
+        if let connection = store.connection, store.isWritingThroughConnection {
+          try connection.save(changes(in: commit), metadata: kept, model: managedObjectModel)
+          try connection.commitWriting()
+          store.isWritingThroughConnection = false
+        } else {
+          try incremental.save(
+            changes(in: commit), metadata: kept, model: managedObjectModel, to: url)
+        }
         store.noteFileOnDisk()
         store.metadata = kept
         return
@@ -156,6 +174,11 @@ public final class PersistentStoreCoordinator {
       try format.write(contents, model: managedObjectModel, to: url)
       store.noteFileOnDisk()
       store.needsWrite = false
+      if let incremental = format as? any IncrementalStoreFormat {
+        // A store written whole in a format saved in place is saved in place from now on.
+        store.connection = try? incremental.connect(to: url)
+        store.seenChangeCounter = try? store.connection?.changeCounter()
+      }
     }
     store.metadata = metadata
   }

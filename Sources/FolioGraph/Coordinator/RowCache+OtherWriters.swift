@@ -51,7 +51,9 @@ extension RowCache {
     for (index, committed) in fresh.rows.enumerated() {
       guard let committed else { continue }
       let key = fresh.primaryKey(ofRow: Int32(index))
-      if let row = row(forPrimaryKey: key), let existing = self.row(row) {
+      if let row = committedRow(forKey: key, entity: committed.entity, in: fresh),
+        let existing = self.row(row)
+      {
         guard existing.entity == committed.entity else {
           throw StoreError(
             .malformedStore,
@@ -116,6 +118,21 @@ extension RowCache {
     }
     if !changes.isEmpty { generation &+= 1 }
     return changes
+  }
+
+  /// The committed row here of the object `fresh` names `key`, of the entity at layout
+  /// `entity`. A store that numbers each entity hierarchy on its own (SQLite) reads an object
+  /// this cache numbered itself, in space 0, with its hierarchy's space
+  /// (``FolioStores/StoreKeySpace``): the key within the space finds it too.
+  private func committedRow(forKey key: Int64, entity: Int, in fresh: RowCache) -> Int32? {
+    if let row = row(forPrimaryKey: key), self.row(row) != nil { return row }
+    let space = StoreKeySpace.space(of: key)
+    guard space != 0, let row = row(forPrimaryKey: StoreKeySpace.key(of: key)),
+      let existing = self.row(row),
+      fresh.keySpaceOfEntity[layouts[existing.entity].name] == space
+        || layouts[existing.entity].name == layouts[entity].name
+    else { return nil }
+    return row
   }
 
   /// `committed`, a row of another cache, with its relationships naming rows of this one

@@ -39,4 +39,43 @@ public protocol IncrementalStoreFormat: StoreFormat {
   func save(
     _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel, to url: URL
   ) throws(StoreError)
+
+  /// A connection to the store at `url` that a coordinator keeps while the store is open: it
+  /// tells whether another connection changed the store, and its saves hold the store's write
+  /// lock from before the coordinator looks for such changes until they are written.
+  ///
+  /// The default has none (`nil`): the coordinator then compares the file's stamp.
+  ///
+  /// - Throws: `StoreError` when the store cannot be opened for writing.
+  func connect(to url: URL) throws(StoreError) -> (any IncrementalStoreConnection)?
+}
+
+extension IncrementalStoreFormat {
+  public func connect(to url: URL) throws(StoreError) -> (any IncrementalStoreConnection)? {
+    nil
+  }
+}
+
+/// A connection to a store that saves in place, kept open by a coordinator: see
+/// ``IncrementalStoreFormat/connect(to:)``. `Formats/shared-writers.md` says how a save uses it.
+public protocol IncrementalStoreConnection: AnyObject {
+  /// A number that changes whenever another connection, in this process or another, commits
+  /// a change to the store, and not when this one does (SQLite's `PRAGMA data_version`).
+  func changeCounter() throws(StoreError) -> Int64
+
+  /// Takes the store's write lock, waiting a while for another writer to finish.
+  ///
+  /// - Throws: `StoreError.busy` when another writer kept it.
+  func beginWriting() throws(StoreError)
+
+  /// Writes `changes` inside the write begun, as ``IncrementalStoreFormat/save(_:metadata:model:to:)``
+  /// does.
+  func save(_ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel)
+    throws(StoreError)
+
+  /// Ends the write begun, keeping what it wrote.
+  func commitWriting() throws(StoreError)
+
+  /// Ends the write begun, if any, dropping what it wrote.
+  func rollBackWriting()
 }

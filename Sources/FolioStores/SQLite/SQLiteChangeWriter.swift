@@ -14,18 +14,34 @@ extension SQLiteStore: IncrementalStoreFormat {
     _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel, to url: URL
   ) throws(StoreError) {
     let database = try Self.open(url, readOnly: false)
-    let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
     try database.transaction { () throws(StoreError) in
-      var writer = SQLiteChangeWriter(database: database, binding: binding, changes: changes)
-      try writer.apply()
-      let old = try SQLiteMetadata.read(from: database)
-      if SQLiteMetadata.appKeys(of: old) != SQLiteMetadata.appKeys(of: metadata) {
-        var new = old
-        new.userInfo = metadata.userInfo
-        for key in SQLiteMetadata.hashDerivedKeys { new.userInfo[key] = old.userInfo[key] }
-        try SQLiteMetadata.write(new, to: database)
-      }
+      try Self.apply(changes, metadata: metadata, model: model, to: database)
     }
+  }
+
+  /// Writes `changes` through `database`, inside the caller's transaction.
+  static func apply(
+    _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel,
+    to database: SQLiteDatabase
+  ) throws(StoreError) {
+    let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
+    var writer = SQLiteChangeWriter(database: database, binding: binding, changes: changes)
+    try writer.apply()
+    let old = try SQLiteMetadata.read(from: database)
+    if SQLiteMetadata.appKeys(of: old) != SQLiteMetadata.appKeys(of: metadata) {
+      var new = old
+      new.userInfo = metadata.userInfo
+      for key in SQLiteMetadata.hashDerivedKeys { new.userInfo[key] = old.userInfo[key] }
+      try SQLiteMetadata.write(new, to: database)
+    }
+  }
+
+  /// A connection kept open on the store at `url` (``SQLiteStoreConnection``); `nil` when the
+  /// file cannot be opened for writing (a read-only store is still read, and a save of it
+  /// fails as the write would).
+  public func connect(to url: URL) throws(StoreError) -> (any IncrementalStoreConnection)? {
+    guard FileManager.default.isWritableFile(atPath: url.path) else { return nil }
+    return try SQLiteStoreConnection(url: url)
   }
 }
 

@@ -88,8 +88,8 @@ final class SQLiteDatabase {
     let errorCode: StoreError.Code
     switch primary {
     case SQLITE_CORRUPT, SQLITE_NOTADB: errorCode = .malformedStore
-    case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM,
-      SQLITE_AUTH:
+    case SQLITE_BUSY, SQLITE_LOCKED: errorCode = .busy
+    case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
       errorCode = .unreadable
     case SQLITE_FULL, SQLITE_IOERR: errorCode = .writeFailed
     default: errorCode = .malformedStore
