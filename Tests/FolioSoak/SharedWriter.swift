@@ -53,6 +53,10 @@ public struct SharedWriter {
     public var spendings: [String: String]?
     /// The shared spendings' amounts this save set: content → [read, set].
     public var shared: [String: [Double]]
+    /// Whether this entry was written before the save, with what the save is to leave of the
+    /// writer's own objects: a writer killed during the save leaves this state or the one
+    /// before it.
+    public var pending: Bool?
   }
 
   static let formats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
@@ -83,6 +87,10 @@ public struct SharedWriter {
         shared[try label(target)] = [read, set]
       }
       var entry = LogEntry(round: round, saved: false, shared: shared)
+      var intent = entry
+      intent.pending = true
+      (intent.people, intent.spendings) = try ownState(context)
+      try output.write(contentsOf: try JSONEncoder().encode(intent) + Data("\n".utf8))
       do {
         try document.save()
         entry.saved = true

@@ -33,10 +33,11 @@ struct SharedWritersTests {
     return url
   }
 
-  /// Runs `writers` writer processes of `saves` saves each on `store` at once; returns each
-  /// one's log.
+  /// Runs `writers` writer processes of `saves` saves each on `store` at once, killing
+  /// `victim` with `SIGKILL` after the given time when asked; returns each one's log.
   static func runWriters(
-    _ writers: Int, saves: Int, policy: MergePolicy, store: URL, in folder: URL, seed: UInt64
+    _ writers: Int, saves: Int, policy: MergePolicy, store: URL, in folder: URL, seed: UInt64,
+    killing victim: (writer: Int, afterMilliseconds: Int)? = nil
   ) throws -> [[SharedWriter.LogEntry]] {
     let go = folder.appendingPathComponent("go")
     var processes: [(Process, Pipe, URL)] = []
@@ -56,15 +57,22 @@ struct SharedWritersTests {
       processes.append((process, errors, log))
     }
     _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+    if let victim {
+      usleep(UInt32(victim.afterMilliseconds) * 1000)
+      kill(processes[victim.writer].0.processIdentifier, SIGKILL)
+    }
     var logs: [[SharedWriter.LogEntry]] = []
-    for (process, errors, log) in processes {
+    for (index, (process, errors, log)) in processes.enumerated() {
       let message = String(
         decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       process.waitUntilExit()
-      #expect(process.terminationStatus == 0, "\(message)")
+      if index != victim?.writer { #expect(process.terminationStatus == 0, "\(message)") }
+      // A killed writer's last line may be cut short.
       let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
       logs.append(
-        try lines.map { try JSONDecoder().decode(SharedWriter.LogEntry.self, from: Data($0.utf8)) })
+        lines.compactMap {
+          try? JSONDecoder().decode(SharedWriter.LogEntry.self, from: Data($0.utf8))
+        })
     }
     try? FileManager.default.removeItem(at: go)
     return logs
@@ -72,7 +80,8 @@ struct SharedWritersTests {
 
   /// Checks the store against the writers' logs; returns how many saves conflicted.
   static func check(
-    _ store: URL, logs: [[SharedWriter.LogEntry]], policy: MergePolicy, _ comment: String
+    _ store: URL, logs: [[SharedWriter.LogEntry]], policy: MergePolicy, killed: Set<Int> = [],
+    _ comment: String
   ) throws -> Int {
     let document = try Document.open(
       store, model: try ManagedObjectModel(contentsOf: model),
@@ -80,7 +89,8 @@ struct SharedWritersTests {
     let context = document.context
     #expect(context.brokenInvariants() == [], "\(comment)")
     var conflicts = 0
-    for (writer, log) in logs.enumerated() {
+    for (writer, fullLog) in logs.enumerated() {
+      let log = fullLog.filter { $0.pending != true }
       for entry in log where !entry.saved {
         // Only a conflict may fail a save, and only where the policy is `error`.
         #expect(entry.error == "mergeConflict" && policy == .error, "\(comment): \(entry)")
@@ -100,8 +110,21 @@ struct SharedWritersTests {
         guard content.hasPrefix("w\(writer)-") else { continue }
         spendings[content] = try SharedWriter.describe(spending)
       }
-      #expect(people == last?.people ?? [:], "\(comment): writer \(writer)'s people")
-      #expect(spendings == last?.spendings ?? [:], "\(comment): writer \(writer)'s spendings")
+      guard killed.contains(writer) else {
+        #expect(people == last?.people ?? [:], "\(comment): writer \(writer)'s people")
+        #expect(spendings == last?.spendings ?? [:], "\(comment): writer \(writer)'s spendings")
+        continue
+      }
+      // A writer killed in a save left what its last save that returned left, or what the
+      // save it was killed in was to leave.
+      var states = [(last?.people ?? [:], last?.spendings ?? [:])]
+      if let intent = fullLog.last, intent.pending == true {
+        states.append((intent.people ?? [:], intent.spendings ?? [:]))
+      }
+      #expect(
+        states.contains { $0.0 == people && $0.1 == spendings },
+        "\(comment): killed writer \(writer)'s objects are neither its last save nor the one it was in"
+      )
     }
     for index in 0..<sharedCount {
       let label = "shared-\(index)"
@@ -161,5 +184,34 @@ struct SharedWritersTests {
     let store = try Self.makeStore(format, in: folder)
     let logs = try Self.runWriters(3, saves: 12, policy: policy, store: store, in: folder, seed: 5)
     _ = try Self.check(store, logs: logs, policy: policy, "\(fileExtension) \(policy)")
+  }
+
+  @Test(
+    "a writer killed at any point while others write leaves every save that returned",
+    arguments: ["xml", "folio", "sqlite"])
+  func killedWriter(fileExtension: String) throws {
+    var random = SeededGenerator(seed: 23)
+    for trial in 0..<4 {
+      let folder = try makeTemporaryFolder()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let store = try Self.makeStore(Self.format(fileExtension), in: folder)
+      let delay = Int.random(in: 5..<120, using: &random)
+      let logs = try Self.runWriters(
+        3, saves: 20, policy: .mergeByPropertyObjectTrump, store: store, in: folder,
+        seed: UInt64(31 + trial), killing: (trial % 3, delay))
+      _ = try Self.check(
+        store, logs: logs, policy: .mergeByPropertyObjectTrump, killed: [trial % 3],
+        "\(fileExtension) trial \(trial), killed after \(delay) ms")
+      // The next save removes the temporary file and the lock file a kill left.
+      let document = try Document.open(
+        store, model: try ManagedObjectModel(contentsOf: Self.model),
+        formats: [Self.format(fileExtension)])
+      try document.context.insertNewObject(forEntityName: "Person")
+      try document.save()
+      let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+        $0.hasSuffix(".tmp") || $0.hasSuffix(".folio-lock")
+      }
+      #expect(left.isEmpty, "\(left)")
+    }
   }
 }

@@ -3,6 +3,10 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Two documents open on one file, each with its own coordinator, as two processes would have
 /// it: each save takes in what the other saved (a three-way merge), conflicts go to the merge
 /// policy, and nothing one of them saved is lost.
@@ -278,5 +282,37 @@ struct OtherWriterTests {
     #expect(!FileManager.default.fileExists(atPath: held.path))
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: fixture.folder.path) == ["music.xml"])
+  }
+
+  @Test("a file touched but unchanged, or a save that failed, leaves the next save free to write")
+  func recovery() throws {
+    for format in Self.formats {
+      let fixture = try DocumentFixture()
+      defer { fixture.remove() }
+      let url = try Self.sharedFile(format, in: fixture)
+      let document = try Self.open(url, fixture)
+      try document.context.insertNewObject(forEntityName: "Track").setValue("A", forKey: "title")
+      fixture.loop.endTurn()
+      // Touched: its time changes, its content does not.
+      try FileManager.default.setAttributes(
+        [.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: url.path)
+      try document.save()
+      guard !(format is SQLiteStore) else { continue }
+      // A save that fails on a full disk, then another writer's save, then this one again.
+      try document.context.insertNewObject(forEntityName: "Track").setValue("B", forKey: "title")
+      fixture.loop.endTurn()
+      var failure: (any Error)?
+      AtomicFile.$faults.withValue(FaultPlan(failingWriteCall: 1, writeError: ENOSPC)) {
+        do { try document.save() } catch { failure = error }
+      }
+      #expect(((failure as? GraphError)?.underlying as? StoreError)?.code == .writeFailed)
+      let other = try Self.open(url, fixture)
+      try other.context.insertNewObject(forEntityName: "Track").setValue("C", forKey: "title")
+      fixture.loop.endTurn()
+      try other.save()
+      try document.save()
+      let reopened = try Self.open(url, fixture)
+      #expect(try Self.titles(reopened) == ["A", "B", "C", "Sunrise"], "\(format)")
+    }
   }
 }
