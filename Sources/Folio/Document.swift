@@ -205,6 +205,32 @@ public final class Document {
     return changes
   }
 
+  /// The transactions other saves recorded in the store's persistent history after `token`
+  /// (every one without a token), oldest first; empty for a store that keeps no history.
+  ///
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func fetchHistory(after token: PersistentHistoryToken?) throws
+    -> [PersistentHistoryTransaction]
+  {
+    try coordinator.fetchHistory(after: token)
+  }
+
+  /// Merges into the context what the transactions recorded after `token` changed, as Core
+  /// Data's `mergeChanges(fromContextDidSave:)` merges a history transaction: the store is
+  /// taken in, and objects those saves changed are refreshed keeping the document's unsaved
+  /// changes, their new objects come in, and their deletions leave.
+  ///
+  /// - Returns: the token of the last transaction, to pass next time; `token` when there was
+  ///   none after it.
+  /// - Throws: `StoreError` when the store cannot be read, or was replaced by another.
+  @discardableResult
+  public func mergeHistory(after token: PersistentHistoryToken?) throws -> PersistentHistoryToken? {
+    let transactions = try fetchHistory(after: token)
+    guard let last = transactions.last else { return token }
+    try mergeChangesFromOtherWriters()
+    return last.token
+  }
+
   /// Keeps the document as it is over a file changed on disk: the next ``save()`` writes over
   /// what someone else wrote there.
   public func keepOverChangesOnDisk() {

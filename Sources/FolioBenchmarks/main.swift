@@ -21,6 +21,8 @@ let cases: [(name: String, argument: String?)] = [
   ("xml-store", "10000"), ("xml-store", "100000"), ("xml-store", "1000000"),
   ("migration", "folio:1000000"), ("migration", "sqlite:1000000"),
   ("cli", "1000000"),
+  ("shared-writers", "xml:100000"), ("shared-writers", "folio:1000000"),
+  ("shared-writers", "sqlite:1000000"),
 ]
 
 func runCase(_ name: String, _ argument: String?) throws {
@@ -64,6 +66,9 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(title, results)
   case "migration":
     let (title, results) = try migrationBenchmark(argument ?? "")
+    report(title, results)
+  case "shared-writers":
+    let (title, results) = try sharedWritersBenchmark(argument ?? "sqlite:100000")
     report(title, results)
   case "document-session":
     let (title, results) = try documentSessionBenchmark(argument ?? "")

@@ -9,8 +9,45 @@ import Foundation
 //
 // `FolioSoakRunner writer STORE MODEL LOG WRITER SAVES SEED POLICY [GO]` is one of several
 // processes saving one store at once (`SharedWriter`), for the tests of several writers.
+//
+// `FolioSoakRunner history-reader STORE MODEL READY GO OUT` opens STORE, says so by making
+// READY, waits for GO, merges the store's persistent history into its document
+// (`Document.mergeHistory(after:)`) and writes to OUT, as JSON, the transactions it fetched and
+// the names of the people its document then holds: the second process of the history tests.
 let environment = ProcessInfo.processInfo.environment
 let arguments = CommandLine.arguments
+if arguments.count == 7, arguments[1] == "history-reader" {
+  do {
+    let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: arguments[3]))
+    let document = try Document.open(
+      URL(fileURLWithPath: arguments[2]), model: model, formats: [SQLiteStore()])
+    _ = FileManager.default.createFile(atPath: arguments[4], contents: nil)
+    while !FileManager.default.fileExists(atPath: arguments[5]) { usleep(1000) }
+    let transactions = try document.fetchHistory(after: nil)
+    let token = try document.mergeHistory(after: nil)
+    let names = try document.context.objects(ofEntity: "Person").compactMap {
+      try $0.value(forKey: "name") as? String
+    }.sorted()
+    let report: [String: Any] = [
+      "token": token?.transactionNumber ?? 0,
+      "names": names,
+      "transactions": transactions.map { transaction in
+        [
+          "author": transaction.author ?? "", "context": transaction.contextName ?? "",
+          "changes": transaction.changes.map {
+            "\($0.changeType) \($0.entityName) \(($0.updatedProperties ?? []).sorted())"
+          },
+        ] as [String: Any]
+      },
+    ]
+    try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+      .write(to: URL(fileURLWithPath: arguments[6]))
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("history-reader: \(error)\n".utf8))
+    exit(1)
+  }
+}
 if arguments.count >= 9, arguments[1] == "writer" {
   guard let writer = Int(arguments[5]), let saves = Int(arguments[6]),
     let seed = UInt64(arguments[7]), let policy = MergePolicy(rawValue: arguments[8])

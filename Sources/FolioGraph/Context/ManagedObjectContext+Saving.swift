@@ -68,7 +68,7 @@ extension ManagedObjectContext {
     }
     if let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty {
       do {
-        try coordinator.persist(commit)
+        try coordinator.persist(commit, author: transactionAuthor, contextName: name)
       } catch {
         commit.revert()
         cache.keyState = keys

@@ -33,6 +33,12 @@ public final class ManagedObjectContext {
   /// How a save resolves conflicts with changes another context committed since this one
   /// read the objects; ``MergePolicy/error`` (the default) refuses the save.
   public var mergePolicy = MergePolicy.error
+  /// The context's name, recorded with each of its saves in a store that keeps persistent
+  /// history (Core Data's `name`). The default is `nil`.
+  public var name: String?
+  /// Who the context's saves are by, recorded with each of them in a store that keeps
+  /// persistent history (Core Data's `transactionAuthor`). The default is `nil`.
+  public var transactionAuthor: String?
   /// Whether reading an entity class's properties is tracked by Swift Observation
   /// (`withObservationTracking`, SwiftUI), so that every change to them notifies. The default
   /// is `false`: tracking makes a registrar for each object read (about 160 bytes) and slows

@@ -136,7 +136,9 @@ public final class PersistentStoreCoordinator {
   /// - Throws: `StoreError.modifiedOnDisk` when someone else changed the file since it was
   ///   read or written; `.writeFailed` and format errors from writing. The file is then as it
   ///   was.
-  func persist(_ commit: Commit? = nil) throws(StoreError) {
+  func persist(_ commit: Commit? = nil, author: String? = nil, contextName: String? = nil)
+    throws(StoreError)
+  {
     guard let store = persistentStores.first else { return }
     var metadata = store.metadata
     metadata.identifier = cache.identifier
@@ -157,13 +159,15 @@ public final class PersistentStoreCoordinator {
         // What the save changed, written in place; the store keeps its own version hashes.
         var kept = metadata
         kept.modelVersionHashes = store.metadata.modelVersionHashes
+        var changes = changes(in: commit)
+        changes.author = author
+        changes.contextName = contextName
         if let connection = store.connection, store.isWritingThroughConnection {
-          try connection.save(changes(in: commit), metadata: kept, model: managedObjectModel)
+          try connection.save(changes, metadata: kept, model: managedObjectModel)
           try connection.commitWriting()
           store.isWritingThroughConnection = false
         } else {
-          try incremental.save(
-            changes(in: commit), metadata: kept, model: managedObjectModel, to: url)
+          try incremental.save(changes, metadata: kept, model: managedObjectModel, to: url)
         }
         store.noteFileOnDisk()
         store.metadata = kept

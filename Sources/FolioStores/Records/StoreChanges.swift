@@ -11,6 +11,10 @@ public struct StoreChanges {
   public var deleted: [StoreRecord] = []
   /// The next object ID the store would give out, above every record's ID.
   public var nextObjectID: Int64
+  /// Who made the save, for a store that keeps persistent history: the saving context's
+  /// `transactionAuthor` and name. The defaults are `nil`.
+  public var author: String?
+  public var contextName: String?
   /// Any object's record as it is after the save, by ID; `nil` for an object not in the store.
   /// What a change needs beyond the changed objects: the order of a list another object holds.
   public var record: (Int64) -> StoreRecord?

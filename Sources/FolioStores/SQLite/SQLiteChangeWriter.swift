@@ -2,7 +2,7 @@ import CSQLite
 import FolioModel
 import Foundation
 
-extension SQLiteStore: IncrementalStoreFormat {
+extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   /// Writes what a save changed into the store at `url` in one SQLite transaction: inserted
   /// rows, the changed columns of updated rows (`Z_OPT` incremented), deleted rows, their
   /// join-table rows and order columns, and `Z_MAX` advanced past new keys. SQLite's journal
@@ -27,12 +27,58 @@ extension SQLiteStore: IncrementalStoreFormat {
     let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
     var writer = SQLiteChangeWriter(database: database, binding: binding, changes: changes)
     try writer.apply()
+    if try SQLiteHistory.isTracked(database) {
+      try SQLiteHistory.record(
+        changes,
+        origin: SQLiteHistory.Origin(author: changes.author, contextName: changes.contextName),
+        schema: binding.schema, model: model, in: database)
+    }
     let old = try SQLiteMetadata.read(from: database)
     if SQLiteMetadata.appKeys(of: old) != SQLiteMetadata.appKeys(of: metadata) {
       var new = old
       new.userInfo = metadata.userInfo
       for key in SQLiteMetadata.hashDerivedKeys { new.userInfo[key] = old.userInfo[key] }
       try SQLiteMetadata.write(new, to: database)
+    }
+  }
+
+  /// Turns persistent history on for the store at `url`: makes Core Data's history tables
+  /// when the store has none, so that every save from then on is recorded (as Core Data's
+  /// `NSPersistentHistoryTrackingKey` does when a store is opened with it).
+  ///
+  /// - Throws: `StoreError` when the store cannot be written.
+  public func enableHistoryTracking(at url: URL) throws(StoreError) {
+    let database = try Self.open(url, readOnly: false)
+    try database.transaction { () throws(StoreError) in try SQLiteHistory.createTables(in: database)
+    }
+  }
+
+  /// Whether the store at `url` keeps persistent history.
+  public func tracksHistory(at url: URL) throws(StoreError) -> Bool {
+    try SQLiteHistory.isTracked(Self.open(url))
+  }
+
+  /// The transactions the store at `url` recorded after `token` (every one without a token),
+  /// oldest first, each with the objects it changed (`NSPersistentHistoryChangeRequest
+  /// .fetchHistory(after:)`); none when the store keeps no history.
+  ///
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func fetchHistory(
+    after token: PersistentHistoryToken?, from url: URL, model: ManagedObjectModel
+  ) throws(StoreError) -> [PersistentHistoryTransaction] {
+    let database = try Self.open(url)
+    return try SQLiteHistory.transactions(
+      after: token, schema: SQLiteSchema(model: model), model: model, in: database)
+  }
+
+  /// Deletes the history the store at `url` recorded up to and including the transaction at
+  /// `token`, as Core Data's `deleteHistory(before:)` does; the objects are not touched.
+  ///
+  /// - Throws: `StoreError` when the store cannot be written.
+  public func deleteHistory(before token: PersistentHistoryToken, at url: URL) throws(StoreError) {
+    let database = try Self.open(url, readOnly: false)
+    try database.transaction { () throws(StoreError) in
+      try SQLiteHistory.deleteTransactions(through: token, in: database)
     }
   }
 

@@ -1,0 +1,88 @@
+import Folio
+import FolioGraph
+import Foundation
+
+// Several writers on one store (`Formats/shared-writers.md`). Limits: a save's cost when nobody
+// else writes stays within 1.1× of a save without the lock and the look for other writers; a
+// merge of another process's 1,000-object save into an open 1,000,000-object document takes
+// ≤ 50 ms.
+//
+// The save without the lock cannot be run from the same build, so it is counted as the save
+// less what the lock and the look cost when measured alone, in the same run: for XML and binary
+// stores taking and letting go of the lock file and the stamp of the file; for SQLite, the
+// `BEGIN IMMEDIATE`, `PRAGMA data_version` and `ROLLBACK` of an empty transaction on the kept
+// connection.
+
+/// `shared-writers FORMAT:N`: the save and the merge above, measured on a store of N objects.
+func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
+  let parts = argument.split(separator: ":").map(String.init)
+  guard parts.count == 2, let count = Int(parts[1]) else {
+    throw BenchmarkFailure("shared-writers takes FORMAT:N")
+  }
+  let format = try storeFormat(named: parts[0])
+  let path = FileManager.default.temporaryDirectory
+    .appendingPathComponent("folio-shared-\(ProcessInfo.processInfo.processIdentifier).\(parts[0])")
+  defer {
+    for suffix in ["", "-wal", "-shm"] {
+      try? FileManager.default.removeItem(atPath: path.path + suffix)
+    }
+  }
+  let writer = Process()
+  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+  writer.arguments = ["document-write", "\(parts[0]):\(count):\(path.path)"]
+  try writer.run()
+  writer.waitUntilExit()
+  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+  let model = try documentExpensesModel()
+  let document = try Document.open(path, model: model, formats: [format])
+  let request = FetchRequest<ManagedObject>(
+    entityName: "Spending", predicate: try QueryPredicate(format: "content == 'spending 500'"))
+  guard let spending = try document.context.fetch(request).first else {
+    throw BenchmarkFailure("the store did not load")
+  }
+  // A one-object save, nobody else writing: median of 7.
+  var saves: [Double] = []
+  for round in 0..<7 {
+    try spending.setValue(Double(round) + 0.5, forKey: "amount")
+    let start = now()
+    try document.save()
+    saves.append(Double(now() - start) / 1e6)
+  }
+  let save = saves.sorted()[saves.count / 2]
+  // What the lock and the look for other writers cost alone: median of 101.
+  var looks: [Double] = []
+  for _ in 0..<101 {
+    let start = now()
+    let lock = try document.coordinator.lockForSaving()
+    try document.coordinator.takeInChangesOnDisk()
+    lock?.release()
+    looks.append(Double(now() - start) / 1e6)
+  }
+  let look = looks.sorted()[looks.count / 2]
+  // Another process's save of 1,000 new objects, then this document merges it.
+  let other = try Document.open(path, model: model, formats: [format])
+  let person = try other.context.insertNewObject(forEntityName: "Person")
+  try person.setValue("other writer", forKey: "name")
+  for index in 0..<999 {
+    let new = try other.context.insertNewObject(forEntityName: "Spending")
+    try new.setValue(Double(index), forKey: "amount")
+    try new.setValue(person, forKey: "person")
+  }
+  try other.save()
+  let start = now()
+  let merged = try document.mergeChangesFromOtherWriters()
+  let merge = Double(now() - start) / 1e6
+  guard merged.inserted.count == 1000 else {
+    throw BenchmarkFailure("the merge took in \(merged.inserted.count) objects, not 1,000")
+  }
+  withExtendedLifetime(other) {}
+  return (
+    "Several writers: a \(parts[0]) document of \(count.formatted()) objects",
+    [
+      Case(title: "one-object edit saved (median of 7)", value: save, unit: "ms"),
+      Case(title: "lock and look for other writers alone (median of 101)", value: look, unit: "ms"),
+      Case(title: "save / save without them", value: save / max(save - look, 1e-9), unit: "×", limit: 1.1),
+      Case(title: "another process's 1,000-object save merged", value: merge, unit: "ms", limit: 50),
+    ]
+  )
+}
