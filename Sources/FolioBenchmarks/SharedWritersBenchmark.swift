@@ -81,8 +81,11 @@ func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
     [
       Case(title: "one-object edit saved (median of 7)", value: save, unit: "ms"),
       Case(title: "lock and look for other writers alone (median of 101)", value: look, unit: "ms"),
-      Case(title: "save / save without them", value: save / max(save - look, 1e-9), unit: "×", limit: 1.1),
-      Case(title: "another process's 1,000-object save merged", value: merge, unit: "ms", limit: 50),
+      Case(
+        title: "save / save without them", value: save / max(save - look, 1e-9), unit: "×",
+        limit: 1.1),
+      Case(
+        title: "another process's 1,000-object save merged", value: merge, unit: "ms", limit: 50),
     ]
   )
 }
