@@ -78,10 +78,14 @@ struct SQLiteCrashSafetyTests {
     }
   }
 
+  /// How the killed process writes the store: a save in place, or a whole store converted
+  /// from an XML file over it.
+  enum Write: CaseIterable { case save, convert }
+
   @Test(
-    "a SQLite save killed before any of its writes leaves the old or the new store",
-    arguments: ["DELETE", "WAL"])
-  func killMidSave(journalMode: String) throws {
+    "a SQLite save or a conversion over a store, killed before any of its writes, leaves the old or the new store",
+    arguments: ["DELETE", "WAL"], Write.allCases)
+  func killMidSave(journalMode: String, write: Write) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let model = try ManagedObjectModel(contentsOf: Self.expenses)
@@ -96,11 +100,28 @@ struct SQLiteCrashSafetyTests {
     }
     let scriptURL = folder.appendingPathComponent("save.undo")
     try Self.script.write(to: scriptURL, atomically: true, encoding: .utf8)
+    let source = folder.appendingPathComponent("source.xml")
+    try XMLStore().write(CrashSafetyTests().store(people: 12, tag: "new"), model: model, to: source)
+    let command =
+      write == .save
+      ? ["replay", scriptURL.path]
+      : ["convert", source.path, url.path, "--model", Self.expenses.path]
     let old = try state(of: url, model: model)
+    let inode =
+      try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber]
+      as? NSNumber
     try restore(saved, at: url)
-    #expect(try !runFolio(["replay", scriptURL.path], in: folder, killBefore: nil))
+    #expect(try !runFolio(command, in: folder, killBefore: nil))
     let new = try state(of: url, model: model)
     #expect(new != old)
+    if write == .convert {
+      // Written through: the same file, in the same journal mode.
+      let mode = try run(
+        URL(fileURLWithPath: "/usr/bin/sqlite3"), [url.path, "PRAGMA journal_mode"])
+      #expect(mode.standardOutput.lowercased() == journalMode.lowercased() + "\n")
+      let now = try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber]
+      #expect(now as? NSNumber == inode)
+    }
     let wanted = Int(ProcessInfo.processInfo.environment["FOLIO_SQLITE_KILL_TRIALS"] ?? "") ?? 0
     var trials = 0
     var operation = 1
@@ -108,7 +129,7 @@ struct SQLiteCrashSafetyTests {
     var sawNew = false
     while true {
       try restore(saved, at: url)
-      let killed = try runFolio(["replay", scriptURL.path], in: folder, killBefore: operation)
+      let killed = try runFolio(command, in: folder, killBefore: operation)
       if killed { trials += 1 }
       let now = try state(of: url, model: model)
       #expect(now == old || now == new, "killed before operation \(operation)")
@@ -125,6 +146,6 @@ struct SQLiteCrashSafetyTests {
       operation += 1
     }
     #expect(sawOld && sawNew)
-    print("SQLite \(journalMode) saves killed: \(trials) trials")
+    print("SQLite \(journalMode) \(write) killed: \(trials) trials")
   }
 }

@@ -157,9 +157,11 @@ struct StoreMigrationTests {
       ])
   }
 
+  // A SQLite store is written through, in one SQLite transaction, not replaced by a file: its
+  // failures are SQLite's, and SQLiteCrashSafetyTests kills the write at each of its steps.
   @Test(
     "a write that fails at any step leaves the original byte for byte, and no other file",
-    arguments: [0, 1, 2])
+    arguments: [0, 1])
   func failedWrites(format index: Int) throws {
     let (name, format) = storeFormats[index]
     let plans: [(FaultPlan, String)] = [

@@ -214,4 +214,39 @@ struct SharedWritersTests {
       #expect(left.isEmpty, "\(left)")
     }
   }
+
+  @Test(
+    "folio convert over a SQLite store a document has open writes through it; the document then refuses to save"
+  )
+  func convertOverOpenStore() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = try Self.makeStore(SQLiteStore(), in: folder)
+    let model = try ManagedObjectModel(contentsOf: Self.model)
+    let document = try Document.open(store, model: model, formats: [SQLiteStore()])
+    try document.context.insertNewObject(forEntityName: "Person").setValue("mine", forKey: "name")
+    // Another store, converted over the open one by another process.
+    let other = try Self.makeStore(XMLStore(), in: folder)
+    let convert = Process()
+    convert.executableURL = productsDirectory.appendingPathComponent("folio")
+    convert.arguments = ["convert", other.path, store.path, "--model", Self.model.path]
+    let errors = Pipe()
+    convert.standardError = errors
+    try convert.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    convert.waitUntilExit()
+    #expect(convert.terminationStatus == 0, "\(message)")
+    // The document's save sees another store where its own was, and writes nothing into it.
+    let error = try #require(throws: GraphError.self) { try document.save() }
+    #expect((error.underlying as? StoreError)?.code == .modifiedOnDisk, "\(error)")
+    let reopened = try Document.open(store, model: model, formats: [SQLiteStore()])
+    let names = try reopened.context.objects(ofEntity: "Person").compactMap {
+      try $0.value(forKey: "name") as? String
+    }
+    #expect(names.isEmpty)
+    #expect(try reopened.context.objects(ofEntity: "Spending").count == Self.sharedCount)
+    #expect(
+      reopened.coordinator.persistentStores.first?.identifier
+        == (try XMLStore().readMetadata(from: other).identifier))
+  }
 }

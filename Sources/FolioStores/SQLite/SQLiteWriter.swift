@@ -373,9 +373,20 @@ enum SQLiteWriter {
     return ancestor.kindNumbers.contains(entity.number)
   }
 
-  /// Moves the database built at `scratch` to `url`, atomically, leaving the file at `url`
-  /// (and the `-wal` beside it) as it was if anything fails before the move.
+  /// Puts the database built at `scratch` at `url`, atomically, leaving the store at `url` as it
+  /// was if anything fails.
+  ///
+  /// A SQLite database already at `url` is written through, not replaced: its pages become the
+  /// new database's in one SQLite transaction (the online backup API), under SQLite's own
+  /// locks, so a program that has it open (another Folio document, Core Data, `sqlite3`) waits
+  /// for the write and then reads the new store, instead of writing on into a file that
+  /// nobody reads any more. Another program's transaction is waited for up to 10 seconds, then
+  /// the write fails with `StoreError.busy` and changes nothing. Any other file at `url` is
+  /// replaced by a rename (``AtomicFile``).
   static func replace(_ url: URL, with scratch: URL) throws(StoreError) {
+    if let target = existingDatabase(at: url) {
+      return try write(scratch, into: target, at: url)
+    }
     // A write-ahead log beside the old file belongs to it: it is folded into the old file
     // first, so nothing of it is lost if the move fails, and removed after, so SQLite never
     // applies it to the new file.
@@ -408,5 +419,54 @@ enum SQLiteWriter {
     }
     try? FileManager.default.removeItem(at: wal)
     try? FileManager.default.removeItem(at: shm)
+  }
+
+  /// A read-write connection to the SQLite database at `url` (at the end of its symbolic
+  /// links), or `nil` when there is none: no file, another kind of file, or one this process
+  /// may not write.
+  private static func existingDatabase(at url: URL) -> SQLiteDatabase? {
+    guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
+    defer { try? handle.close() }
+    guard let prefix = try? handle.read(upToCount: SQLiteStore.header.count),
+      prefix.elementsEqual(SQLiteStore.header),
+      FileManager.default.isWritableFile(atPath: url.path),
+      let database = try? SQLiteDatabase(path: url.path, readOnly: false),
+      (try? database.tableNames()) != nil
+    else { return nil }
+    return database
+  }
+
+  /// Copies every page of the database at `scratch` into `target`, the database at `url`, in
+  /// one transaction of `target`'s.
+  private static func write(_ scratch: URL, into target: SQLiteDatabase, at url: URL)
+    throws(StoreError)
+  {
+    sqlite3_busy_timeout(target.handle, SQLiteStoreConnection.busyTimeout)
+    var wasWAL = false
+    do {
+      if let mode = try? target.prepare("PRAGMA journal_mode"), (try? mode.step()) == true {
+        wasWAL = mode.text(0)?.lowercased() == "wal"
+      }
+    }
+    let source = try SQLiteDatabase(path: scratch.path, readOnly: true)
+    guard let backup = sqlite3_backup_init(target.handle, "main", source.handle, "main") else {
+      throw target.error(
+        "cannot write the new store into the old one", code: sqlite3_errcode(target.handle))
+    }
+    var code: Int32
+    repeat { code = sqlite3_backup_step(backup, -1) } while code == SQLITE_OK
+    sqlite3_backup_finish(backup)
+    guard code == SQLITE_DONE else {
+      if code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED {
+        throw StoreError(
+          .busy,
+          "another program has been using the store for \(SQLiteStoreConnection.busyTimeout / 1000) s; try again when it is done",
+          at: InputLocation(file: url.path))
+      }
+      throw target.error("cannot write the new store into the old one", code: code)
+    }
+    // The copy takes the new database's journal mode; a store kept in a write-ahead log stays
+    // in one, as its other programs expect.
+    if wasWAL { try? target.execute("PRAGMA journal_mode = WAL") }
   }
 }
