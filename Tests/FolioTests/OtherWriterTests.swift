@@ -315,4 +315,41 @@ struct OtherWriterTests {
       #expect(try Self.titles(reopened) == ["A", "B", "C", "Sunrise"], "\(format)")
     }
   }
+
+  @Test("a watching document merges another writer's save by itself, on its own queue")
+  func watching() throws {
+    for format in Self.formats {
+      let fixture = try DocumentFixture()
+      defer { fixture.remove() }
+      let url = try Self.sharedFile(format, in: fixture)
+      let queue = DispatchQueue(label: "document")
+      // The watched document and what it was told live on `queue`, and are used there only.
+      nonisolated(unsafe) var watched: Document?
+      nonisolated(unsafe) var merges: [ObjectIDChanges] = []
+      try queue.sync {
+        let document = try Document.open(
+          url, model: try musicModel(), formats: Self.formats, eventLoop: ManualEventLoop())
+        document.watchForChangesFromOtherWriters(every: .milliseconds(5), on: queue) {
+          merges.append($0)
+        }
+        watched = document
+      }
+      let other = try Self.open(url, fixture)
+      try other.context.insertNewObject(forEntityName: "Track").setValue("Late", forKey: "title")
+      fixture.loop.endTurn()
+      try other.save()
+      var titles: [String] = []
+      for _ in 0..<1_000 where titles.count < 2 {
+        usleep(5_000)
+        titles = try queue.sync { try watched.map(Self.titles) ?? [] }
+      }
+      #expect(titles == ["Late", "Sunrise"], "\(format)")
+      queue.sync {
+        #expect(merges.count == 1 && merges.first?.inserted.count == 1, "\(format)")
+        #expect(watched?.otherWritersProblem == nil)
+        watched?.stopWatchingForChangesFromOtherWriters()
+        watched = nil
+      }
+    }
+  }
 }
