@@ -10,7 +10,7 @@ FOLIO := .build/release/folio
 OPS ?= 10000000
 SEED ?= 1
 
-.PHONY: all build demo test editor-build editor-demo test-editor test-asan test-asan-unsafe test-tsan api test-limits lint bench soak deps clean fuzz fuzz-build fuzz-replay toolchain install uninstall tag
+.PHONY: all build demo test editor-build editor-demo test-editor test-asan test-asan-unsafe test-tsan api test-limits lint bench soak soak-writers deps clean fuzz fuzz-build fuzz-replay toolchain install uninstall tag
 
 all: build
 
@@ -200,6 +200,14 @@ bench: toolchain deps
 soak: toolchain deps
 	$(SWIFT) build -c release --product FolioSoakRunner
 	FOLIO_SOAK_OPS=$(OPS) FOLIO_SOAK_SEED=$(SEED) .build/release/FolioSoakRunner
+
+# Several writers: ROUNDS rounds of two to four processes saving one store at once, of random
+# formats and merge policies, one sometimes killed; after each round the store must hold every
+# change a save that returned made.
+ROUNDS ?= 200
+soak-writers: toolchain deps
+	$(SWIFT) build -c release --product FolioSoakRunner
+	.build/release/FolioSoakRunner writers-soak $(ROUNDS) $(SEED) Samples/Expenses/Expenses.xcdatamodeld
 
 # Installing: `make install PREFIX=DIR` (default /usr/local; DESTDIR=STAGE puts the tree under
 # STAGE, for packaging) installs folio, its man page and its bash, zsh and fish completions.

@@ -215,7 +215,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "FolioSoakRunner",
-      dependencies: ["FolioSoak", "Folio"],
+      dependencies: ["FolioSoak", "Folio", "FolioTestSupport"],
       path: "Tests/FolioSoakRunner"
     ),
     // Fuzzing (`make fuzz`, RELIABILITY.md): one executable per parser. The normal build makes

@@ -1,5 +1,6 @@
 import Folio
 import FolioSoak
+import FolioTestSupport
 import Foundation
 
 // `make soak OPS=N SEED=S`: a long differential soak in a release build. On a divergence it
@@ -14,8 +15,65 @@ import Foundation
 // READY, waits for GO, merges the store's persistent history into its document
 // (`Document.mergeHistory(after:)`) and writes to OUT, as JSON, the transactions it fetched and
 // the names of the people its document then holds: the second process of the history tests.
+//
+// `FolioSoakRunner writers-soak ROUNDS SEED MODEL` (`make soak-writers`) runs ROUNDS rounds of
+// two to four writer processes on one store, of a random format and merge policy, sometimes
+// killing one, and checks after each round that the store holds every change a save that
+// returned made (`SharedWriterRun`). On a problem it prints it, keeps the round's folder, and
+// exits 1.
 let environment = ProcessInfo.processInfo.environment
 let arguments = CommandLine.arguments
+if arguments.count == 5, arguments[1] == "writers-soak", let rounds = Int(arguments[2]),
+  let seed = UInt64(arguments[3])
+{
+  let model = URL(fileURLWithPath: arguments[4])
+  let runner = URL(fileURLWithPath: arguments[0])
+  var random = SeededGenerator(seed: seed)
+  let started = Date()
+  var conflicts = 0
+  var saves = 0
+  for round in 0..<rounds {
+    let formats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
+    let format = formats[Int.random(in: 0..<formats.count, using: &random)]
+    let policies = MergePolicy.allCases
+    let policy = policies[Int.random(in: 0..<policies.count, using: &random)]
+    let writers = Int.random(in: 2...4, using: &random)
+    let count = Int.random(in: 5...30, using: &random)
+    let victim: (Int, Int)? =
+      Bool.random(using: &random)
+      ? (Int.random(in: 0..<writers, using: &random), Int.random(in: 5..<200, using: &random))
+      : nil
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("folio-writers-soak-\(seed)-\(round)")
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      let store = try SharedWriterRun.makeStore(format, in: folder, model: model)
+      let (logs, failures) = try SharedWriterRun.runWriters(
+        writers, saves: count, policy: policy, store: store, model: model, in: folder,
+        seed: random.next(), runner: runner, killing: victim)
+      let (conflicted, problems) = try SharedWriterRun.check(
+        store, model: model, logs: logs, policy: policy, killed: victim.map { [$0.0] } ?? [])
+      conflicts += conflicted
+      saves += logs.joined().filter { $0.pending != true }.count
+      if !(failures + problems).isEmpty {
+        print(
+          "writers-soak: round \(round) (\(format.typeName), \(policy), \(writers) writers × \(count) saves, killed \(victim.map { "\($0)" } ?? "none")):"
+        )
+        for problem in failures + problems { print("  \(problem)") }
+        print("writers-soak: the round's store and logs are in \(folder.path)")
+        exit(1)
+      }
+      try? FileManager.default.removeItem(at: folder)
+    } catch {
+      print("writers-soak: round \(round): \(error)")
+      exit(1)
+    }
+  }
+  print(
+    "writers-soak: \(rounds) rounds, \(saves) saves, \(conflicts) conflicts, no change lost, \(Int(Date().timeIntervalSince(started))) s"
+  )
+  exit(0)
+}
 if arguments.count == 7, arguments[1] == "history-reader" {
   do {
     let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: arguments[3]))

@@ -10,7 +10,8 @@ import Testing
 @Suite("Several processes writing one store")
 struct SharedWritersTests {
   static let model = packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xcdatamodeld")
-  static let sharedCount = 2
+  static let sharedCount = SharedWriterRun.sharedCount
+  static let runner = productsDirectory.appendingPathComponent("FolioSoakRunner")
 
   static func format(_ fileExtension: String) -> any StoreFormat {
     switch fileExtension {
@@ -20,142 +21,32 @@ struct SharedWritersTests {
     }
   }
 
-  /// A store of `format` in `folder` holding the shared spendings, amount 0.
   static func makeStore(_ format: any StoreFormat, in folder: URL) throws -> URL {
-    let url = folder.appendingPathComponent("shared.\(format.fileExtension)")
-    let document = try Document(model: try ManagedObjectModel(contentsOf: model))
-    for index in 0..<sharedCount {
-      let spending = try document.context.insertNewObject(forEntityName: "Spending")
-      try spending.setValue("shared-\(index)", forKey: "content")
-      try spending.setValue(0.0, forKey: "amount")
-    }
-    try document.save(to: url, format: format)
-    return url
+    try SharedWriterRun.makeStore(format, in: folder, model: model)
   }
 
-  /// Runs `writers` writer processes of `saves` saves each on `store` at once, killing
-  /// `victim` with `SIGKILL` after the given time when asked; returns each one's log.
+  /// Runs the writers (``SharedWriterRun/runWriters(_:saves:policy:store:model:in:seed:runner:killing:)``),
+  /// expecting no process to fail.
   static func runWriters(
     _ writers: Int, saves: Int, policy: MergePolicy, store: URL, in folder: URL, seed: UInt64,
     killing victim: (writer: Int, afterMilliseconds: Int)? = nil
   ) throws -> [[SharedWriter.LogEntry]] {
-    let go = folder.appendingPathComponent("go")
-    var processes: [(Process, Pipe, URL)] = []
-    for writer in 0..<writers {
-      let log = folder.appendingPathComponent("writer-\(writer).log")
-      _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-      let process = Process()
-      process.executableURL = productsDirectory.appendingPathComponent("FolioSoakRunner")
-      process.arguments = [
-        "writer", store.path, model.path, log.path, "\(writer)", "\(saves)",
-        "\(seed &+ UInt64(writer))", policy.rawValue, go.path,
-      ]
-      let errors = Pipe()
-      process.standardError = errors
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
-      processes.append((process, errors, log))
-    }
-    _ = FileManager.default.createFile(atPath: go.path, contents: nil)
-    if let victim {
-      usleep(UInt32(victim.afterMilliseconds) * 1000)
-      kill(processes[victim.writer].0.processIdentifier, SIGKILL)
-    }
-    var logs: [[SharedWriter.LogEntry]] = []
-    for (index, (process, errors, log)) in processes.enumerated() {
-      let message = String(
-        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
-      if index != victim?.writer { #expect(process.terminationStatus == 0, "\(message)") }
-      // A killed writer's last line may be cut short.
-      let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
-      logs.append(
-        lines.compactMap {
-          try? JSONDecoder().decode(SharedWriter.LogEntry.self, from: Data($0.utf8))
-        })
-    }
-    try? FileManager.default.removeItem(at: go)
+    let (logs, problems) = try SharedWriterRun.runWriters(
+      writers, saves: saves, policy: policy, store: store, model: model, in: folder, seed: seed,
+      runner: runner, killing: victim)
+    #expect(problems == [])
     return logs
   }
 
-  /// Checks the store against the writers' logs; returns how many saves conflicted.
+  /// Checks the store against the logs (``SharedWriterRun/check(_:model:logs:policy:killed:)``),
+  /// expecting no problem; returns how many saves conflicted.
   static func check(
     _ store: URL, logs: [[SharedWriter.LogEntry]], policy: MergePolicy, killed: Set<Int> = [],
     _ comment: String
   ) throws -> Int {
-    let document = try Document.open(
-      store, model: try ManagedObjectModel(contentsOf: model),
-      formats: [XMLStore(), BinaryStore(), SQLiteStore()])
-    let context = document.context
-    #expect(context.brokenInvariants() == [], "\(comment)")
-    var conflicts = 0
-    for (writer, fullLog) in logs.enumerated() {
-      let log = fullLog.filter { $0.pending != true }
-      for entry in log where !entry.saved {
-        // Only a conflict may fail a save, and only where the policy is `error`.
-        #expect(entry.error == "mergeConflict" && policy == .error, "\(comment): \(entry)")
-        conflicts += 1
-      }
-      // What the writer's last save left of its own objects is what the file holds of them.
-      let last = log.last { $0.saved }
-      var people: [String: [String]] = [:]
-      var spendings: [String: String] = [:]
-      for person in try context.objects(ofEntity: "Person") {
-        let name = try person.value(forKey: "name") as? String ?? ""
-        guard name.hasPrefix("w\(writer)-") else { continue }
-        people[name] = try SharedWriter.spendingLabels(of: person)
-      }
-      for spending in try context.objects(ofEntity: "Spending") {
-        let content = try spending.value(forKey: "content") as? String ?? ""
-        guard content.hasPrefix("w\(writer)-") else { continue }
-        spendings[content] = try SharedWriter.describe(spending)
-      }
-      guard killed.contains(writer) else {
-        #expect(people == last?.people ?? [:], "\(comment): writer \(writer)'s people")
-        #expect(spendings == last?.spendings ?? [:], "\(comment): writer \(writer)'s spendings")
-        continue
-      }
-      // A writer killed in a save left what its last save that returned left, or what the
-      // save it was killed in was to leave.
-      var states = [(last?.people ?? [:], last?.spendings ?? [:])]
-      if let intent = fullLog.last, intent.pending == true {
-        states.append((intent.people ?? [:], intent.spendings ?? [:]))
-      }
-      #expect(
-        states.contains { $0.0 == people && $0.1 == spendings },
-        "\(comment): killed writer \(writer)'s objects are neither its last save nor the one it was in"
-      )
-    }
-    for index in 0..<sharedCount {
-      let label = "shared-\(index)"
-      let object = try #require(
-        try context.objects(ofEntity: "Spending").first {
-          try $0.value(forKey: "content") as? String == label
-        })
-      let final = try #require(try object.value(forKey: "amount") as? Double)
-      let edits = logs.joined().filter(\.saved).compactMap { $0.shared[label] }
-      guard policy == .error else {
-        // The value is one a save set, or the first one.
-        #expect(final == 0 || edits.contains { $0[1] == final }, "\(comment): \(label)")
-        continue
-      }
-      // Under `error`, every save that returned had read the value it replaced: the saves
-      // form one chain from the first value to the file's.
-      var next: [Double: Double] = [:]
-      for edit in edits {
-        #expect(next[edit[0]] == nil, "\(comment): \(label): two saves replaced \(edit[0])")
-        next[edit[0]] = edit[1]
-      }
-      var value = 0.0
-      var steps = 0
-      while let following = next[value], steps <= edits.count {
-        value = following
-        steps += 1
-      }
-      #expect(
-        steps == edits.count && value == final,
-        "\(comment): \(label): chain \(steps) of \(edits.count), ends \(value), file \(final)")
-    }
+    let (conflicts, problems) = try SharedWriterRun.check(
+      store, model: model, logs: logs, policy: policy, killed: killed)
+    #expect(problems == [], "\(comment)")
     return conflicts
   }
 

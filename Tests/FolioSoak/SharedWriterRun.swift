@@ -1,0 +1,169 @@
+import Folio
+import FolioTestSupport
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs several ``SharedWriter`` processes on one store and checks what they leave: for the
+/// tests of several writers and for `make soak-writers`.
+public enum SharedWriterRun {
+  /// How many shared spendings a store made by ``makeStore(_:in:model:)`` holds.
+  public static let sharedCount = 2
+
+  /// A store of `format` in `folder` holding the shared spendings `shared-0`… at amount 0.
+  public static func makeStore(_ format: any StoreFormat, in folder: URL, model: URL) throws
+    -> URL
+  {
+    let url = folder.appendingPathComponent("shared.\(format.fileExtension)")
+    let document = try Document(model: try ManagedObjectModel(contentsOf: model))
+    for index in 0..<sharedCount {
+      let spending = try document.context.insertNewObject(forEntityName: "Spending")
+      try spending.setValue("shared-\(index)", forKey: "content")
+      try spending.setValue(0.0, forKey: "amount")
+    }
+    try document.save(to: url, format: format)
+    return url
+  }
+
+  /// Runs `writers` processes of `runner` (`FolioSoakRunner`) doing `saves` saves each on
+  /// `store` at once, killing `victim` with `SIGKILL` after the given time when asked. Returns
+  /// each writer's log, and what went wrong with the processes themselves.
+  public static func runWriters(
+    _ writers: Int, saves: Int, policy: MergePolicy, store: URL, model: URL, in folder: URL,
+    seed: UInt64, runner: URL, killing victim: (writer: Int, afterMilliseconds: Int)? = nil
+  ) throws -> (logs: [[SharedWriter.LogEntry]], problems: [String]) {
+    let go = folder.appendingPathComponent("go")
+    var processes: [(Process, Pipe, URL)] = []
+    for writer in 0..<writers {
+      let log = folder.appendingPathComponent("writer-\(writer).log")
+      _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+      let process = Process()
+      process.executableURL = runner
+      process.arguments = [
+        "writer", store.path, model.path, log.path, "\(writer)", "\(saves)",
+        "\(seed &+ UInt64(writer))", policy.rawValue, go.path,
+      ]
+      let errors = Pipe()
+      process.standardError = errors
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      processes.append((process, errors, log))
+    }
+    _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+    if let victim {
+      usleep(UInt32(victim.afterMilliseconds) * 1000)
+      kill(processes[victim.writer].0.processIdentifier, SIGKILL)
+    }
+    var logs: [[SharedWriter.LogEntry]] = []
+    var problems: [String] = []
+    for (index, (process, errors, log)) in processes.enumerated() {
+      let message = String(
+        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      if index != victim?.writer, process.terminationStatus != 0 {
+        problems.append(
+          "writer \(index) ended with status \(process.terminationStatus): \(message)")
+      }
+      // A killed writer's last line may be cut short.
+      let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+      logs.append(
+        lines.compactMap {
+          try? JSONDecoder().decode(SharedWriter.LogEntry.self, from: Data($0.utf8))
+        })
+    }
+    try? FileManager.default.removeItem(at: go)
+    return (logs, problems)
+  }
+
+  /// Checks the store against the writers' logs: every writer's own objects are what its last
+  /// save that returned left (a killed writer's, that or what the save it was killed in was to
+  /// leave), only conflicts failed saves and only under `error`, and the shared values went as
+  /// the policy says. Returns how many saves conflicted, and each problem found.
+  public static func check(
+    _ store: URL, model: URL, logs: [[SharedWriter.LogEntry]], policy: MergePolicy,
+    killed: Set<Int> = []
+  ) throws -> (conflicts: Int, problems: [String]) {
+    let document = try Document.open(
+      store, model: try ManagedObjectModel(contentsOf: model),
+      formats: [XMLStore(), BinaryStore(), SQLiteStore()])
+    let context = document.context
+    var problems = context.brokenInvariants()
+    var conflicts = 0
+    for (writer, fullLog) in logs.enumerated() {
+      let log = fullLog.filter { $0.pending != true }
+      for entry in log where !entry.saved {
+        conflicts += 1
+        if entry.error != "mergeConflict" || policy != .error {
+          problems.append("writer \(writer)'s save failed under \(policy): \(entry)")
+        }
+      }
+      let last = log.last { $0.saved }
+      var people: [String: [String]] = [:]
+      var spendings: [String: String] = [:]
+      for person in try context.objects(ofEntity: "Person") {
+        let name = try person.value(forKey: "name") as? String ?? ""
+        guard name.hasPrefix("w\(writer)-") else { continue }
+        people[name] = try SharedWriter.spendingLabels(of: person)
+      }
+      for spending in try context.objects(ofEntity: "Spending") {
+        let content = try spending.value(forKey: "content") as? String ?? ""
+        guard content.hasPrefix("w\(writer)-") else { continue }
+        spendings[content] = try SharedWriter.describe(spending)
+      }
+      var states = [(last?.people ?? [:], last?.spendings ?? [:])]
+      if killed.contains(writer), let intent = fullLog.last, intent.pending == true {
+        states.append((intent.people ?? [:], intent.spendings ?? [:]))
+      }
+      if !states.contains(where: { $0.0 == people && $0.1 == spendings }) {
+        problems.append(
+          "writer \(writer)'s objects in the file are not what its last save left: file \(people) \(spendings), saved \(states.map { "\($0.0) \($0.1)" })"
+        )
+      }
+    }
+    for index in 0..<sharedCount {
+      problems += try checkShared("shared-\(index)", in: context, logs: logs, policy: policy)
+    }
+    return (conflicts, problems)
+  }
+
+  /// The problems of a shared spending's amount: under `error` the saves that returned form
+  /// one chain from the first value to the file's, each having read the value it replaced;
+  /// under the other policies the value is one a save set, or the first.
+  private static func checkShared(
+    _ label: String, in context: ManagedObjectContext, logs: [[SharedWriter.LogEntry]],
+    policy: MergePolicy
+  ) throws -> [String] {
+    guard
+      let object = try context.objects(ofEntity: "Spending").first(where: {
+        try $0.value(forKey: "content") as? String == label
+      }), let final = try object.value(forKey: "amount") as? Double
+    else { return ["\(label) is gone"] }
+    let edits = logs.joined().filter { $0.saved && $0.pending != true }.compactMap {
+      $0.shared[label]
+    }
+    guard policy == .error else {
+      return final == 0 || edits.contains { $0[1] == final }
+        ? [] : ["\(label) holds \(final), which no save set"]
+    }
+    var problems: [String] = []
+    var next: [Double: Double] = [:]
+    for edit in edits {
+      if next[edit[0]] != nil { problems.append("\(label): two saves replaced \(edit[0])") }
+      next[edit[0]] = edit[1]
+    }
+    var value = 0.0
+    var steps = 0
+    while let following = next[value], steps <= edits.count {
+      value = following
+      steps += 1
+    }
+    if steps != edits.count || value != final {
+      problems.append(
+        "\(label): a chain of \(steps) of \(edits.count) saves ends at \(value), the file holds \(final)"
+      )
+    }
+    return problems
+  }
+}
