@@ -61,19 +61,33 @@ func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
   let look = looks.sorted()[looks.count / 2]
   // Another process's save of 1,000 new objects, then this document merges it.
   let other = try Document.open(path, model: model, formats: [format])
-  let person = try other.context.insertNewObject(forEntityName: "Person")
-  try person.setValue("other writer", forKey: "name")
-  for index in 0..<999 {
-    let new = try other.context.insertNewObject(forEntityName: "Spending")
-    try new.setValue(Double(index), forKey: "amount")
-    try new.setValue(person, forKey: "person")
+  func otherSavesAThousand(_ name: String) throws -> Double {
+    let person = try other.context.insertNewObject(forEntityName: "Person")
+    try person.setValue(name, forKey: "name")
+    for index in 0..<999 {
+      let new = try other.context.insertNewObject(forEntityName: "Spending")
+      try new.setValue(Double(index), forKey: "amount")
+      try new.setValue(person, forKey: "person")
+    }
+    try other.save()
+    let start = now()
+    let merged = try document.mergeChangesFromOtherWriters()
+    let merge = Double(now() - start) / 1e6
+    guard merged.inserted.count == 1000 else {
+      throw BenchmarkFailure("the merge took in \(merged.inserted.count) objects, not 1,000")
+    }
+    return merge
   }
-  try other.save()
-  let start = now()
-  let merged = try document.mergeChangesFromOtherWriters()
-  let merge = Double(now() - start) / 1e6
-  guard merged.inserted.count == 1000 else {
-    throw BenchmarkFailure("the merge took in \(merged.inserted.count) objects, not 1,000")
+  let merge = try otherSavesAThousand("other writer")
+  var historyCases: [Case] = []
+  if format is SQLiteStore {
+    // With persistent history on, a merge reads only the objects the history names.
+    try SQLiteStore().enableHistoryTracking(at: path)
+    _ = try otherSavesAThousand("other writer, history on")
+    let fromHistory = try otherSavesAThousand("other writer, from the history")
+    historyCases.append(
+      Case(
+        title: "the same, with persistent history", value: fromHistory, unit: "ms", limit: 50))
   }
   withExtendedLifetime(other) {}
   return (
@@ -86,6 +100,6 @@ func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
         limit: 1.1),
       Case(
         title: "another process's 1,000-object save merged", value: merge, unit: "ms", limit: 50),
-    ]
+    ] + historyCases
   )
 }

@@ -33,6 +33,10 @@ public final class PersistentStore {
   var seenChangeCounter: Int64?
   /// Whether a save holds the connection's write lock now.
   var isWritingThroughConnection = false
+  /// For a store that keeps persistent history: its last transaction when the store last read
+  /// the file or took in other writers' changes, from before that read. What other writers
+  /// changed after it is read alone.
+  var historyToken: PersistentHistoryToken?
 
   init(url: URL?, format: (any StoreFormat)?, metadata: StoreMetadata) {
     self.url = url

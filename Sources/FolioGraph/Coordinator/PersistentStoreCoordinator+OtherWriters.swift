@@ -63,6 +63,31 @@ extension PersistentStoreCoordinator {
         at: location)
     }
     guard stamp != known || counter != nil else { return false }
+    // A store whose history says what changed is read for those objects alone.
+    if let counter, let reading = format as? any HistoryChangesReading,
+      let token = store.historyToken,
+      let since = try? reading.changes(after: token, from: url, model: managedObjectModel)
+    {
+      // The rows the deletions take, for the IDs of the objects that leave.
+      var gone: [Int32: CommittedRow] = [:]
+      for id in since.deleted {
+        for key in [id, StoreKeySpace.key(of: id)] {
+          if let row = cache.row(forPrimaryKey: key), let committed = cache.row(row) {
+            gone[row] = committed
+          }
+        }
+      }
+      // Changes the history cannot place leave the cache as it was: the whole store is read.
+      if let changes = try? cache.absorb(since) {
+        takeInsFromHistory += 1
+        record(changes) { gone[$0] }
+        store.historyToken = since.token
+        store.seenChangeCounter = counter
+        return true
+      }
+    }
+    takeInsOfWholeStore += 1
+    let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
     // The file is held open from before it is read, so the stamp names it for as long as
     // the store knows it.
     let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
@@ -84,17 +109,18 @@ extension PersistentStoreCoordinator {
     }
     let before = cache.rows
     let changes = try cache.absorb(fresh)
-    record(changes, rowsBefore: before)
+    record(changes) { before[Int($0)] }
     var kept = metadata
     kept.identifier = store.metadata.identifier
     store.metadata = kept
     store.noteFileOnDisk(stamp: stamp, pin: pin)
     if let counter { store.seenChangeCounter = counter }
+    if let historyToken { store.historyToken = historyToken }
     return true
   }
 
   /// Adds `changes` to those the contexts have not merged yet, as object IDs.
-  private func record(_ changes: ExternalChanges, rowsBefore: [CommittedRow?]) {
+  private func record(_ changes: ExternalChanges, deletedRow: (Int32) -> CommittedRow?) {
     let cache = self.cache
     func id(_ row: Int32, _ committed: CommittedRow?) -> ManagedObjectID? {
       guard let committed else { return nil }
@@ -104,7 +130,7 @@ extension PersistentStoreCoordinator {
         primaryKey: key, uriNumber: cache.uriNumber(forKey: key))
     }
     for row in changes.deleted {
-      guard let gone = id(row, rowsBefore[Int(row)]) else { continue }
+      guard let gone = id(row, deletedRow(row)) else { continue }
       if unmergedChanges.inserted.remove(gone) == nil { unmergedChanges.deleted.insert(gone) }
       unmergedChanges.updated.remove(gone)
     }

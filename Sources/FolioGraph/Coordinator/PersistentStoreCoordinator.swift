@@ -27,6 +27,11 @@ public final class PersistentStoreCoordinator {
   /// What other writers saved to the store that the committed state took in and the
   /// coordinator's contexts have not merged yet.
   var unmergedChanges = ObjectIDChanges(inserted: [], updated: [], deleted: [])
+  /// How many times other writers' changes were taken in from the store's history alone,
+  /// rather than by reading the whole store: for tests of that fast path.
+  package internal(set) var takeInsFromHistory = 0
+  /// How many times other writers' changes were taken in by reading the whole store.
+  package internal(set) var takeInsOfWholeStore = 0
 
   /// Creates a coordinator with no store.
   public init(managedObjectModel: ManagedObjectModel) {
@@ -59,6 +64,7 @@ public final class PersistentStoreCoordinator {
       connection = try incremental.connect(to: url)
       counter = try connection?.changeCounter()
     }
+    let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
     if FileManager.default.fileExists(atPath: url.path) {
       // The whole store is read now, so a file that does not open fails here; its records
       // become the committed rows as they are read.
@@ -71,6 +77,7 @@ public final class PersistentStoreCoordinator {
     store.noteFileOnDisk(stamp: stamp, pin: pin)
     store.connection = connection
     store.seenChangeCounter = counter
+    store.historyToken = historyToken ?? nil
     persistentStores.append(store)
     return store
   }

@@ -189,3 +189,164 @@ extension RowCache {
     }
   }
 }
+
+extension RowCache {
+  /// Takes in what other writers changed, as a store's history tells it (`since`): the objects
+  /// they inserted and updated, as the store holds them now, and those they deleted. Each is
+  /// applied as an edit of a commit, relationships as edges on both sides, so the rows keep
+  /// agreeing with their inverses; a relationship a record does not give (its inverse is
+  /// stored) changes through the edges of the records that give its inverse. Rows whose
+  /// values come out the same stay the rows they were.
+  ///
+  /// - Throws: `StoreError.malformedStore` when a record names an object this cache does not
+  ///   have and the changes do not insert, or an object changes entity; the cache is then as
+  ///   it was, and the caller reads the whole store instead.
+  func absorb(_ since: StoreChangesSince) throws(StoreError) -> ExternalChanges {
+    let keys = keyState
+    var commit = Commit(cache: self)
+    do {
+      try apply(since, to: &commit)
+    } catch {
+      commit.revert()
+      keyState = keys
+      throw error
+    }
+    var changes = ExternalChanges()
+    rowsFromOtherWriters = rowsFromOtherWriters.filter { row, committed in
+      self.row(row) === committed
+    }
+    for (row, original) in commit.originals {
+      switch (original, self.row(row)) {
+      case (nil, _?): changes.inserted.insert(row)
+      case (let old?, let new?):
+        if holdsSameValues(old, new) {
+          set(old, at: row)
+        } else {
+          changes.updated.insert(row)
+          rowsFromOtherWriters[row] = new
+        }
+      case (_?, nil): changes.deleted.insert(row)
+      case (nil, nil): continue
+      }
+    }
+    if !changes.isEmpty { generation &+= 1 }
+    return changes
+  }
+
+  private func apply(_ since: StoreChangesSince, to commit: inout Commit) throws(StoreError) {
+    func malformed(_ message: String) -> StoreError {
+      StoreError(.malformedStore, message)
+    }
+    // Rows for the records: the object's own, or a new one for an object inserted.
+    var rowOfID: [Int64: Int32] = [:]
+    var newKeys: [(id: Int64, record: Int)] = []
+    for (index, record) in since.records.enumerated() {
+      guard let layout = layoutByName[record.entityName] else {
+        throw malformed("the store holds a \(record.entityName), which the model lacks")
+      }
+      if let row = committedRow(forKey: record.id, layout: layout) {
+        guard self.row(row)?.entity == layout.index else {
+          throw malformed("object \(record.id) changed entity")
+        }
+        rowOfID[record.id] = row
+      } else {
+        newKeys.append((record.id, index))
+      }
+    }
+    var released = newKeys.map(\.id)
+    let next = StoreKeySpace.key(of: since.nextObjectID)
+    for (index, committed) in rows.enumerated() where committed == nil {
+      let key = primaryKey(ofRow: Int32(index))
+      if hasPrimaryKey(Int32(index)), key < next { released.append(key) }
+    }
+    if !released.isEmpty { makeKeysExplicit(releasing: released) }
+    for (id, _) in newKeys {
+      let row = reserveRow()
+      primaryKeys?[Int(row)] = id
+      rowByPrimaryKey?[id] = row
+      rowOfID[id] = row
+    }
+    nextPrimaryKey = max(nextPrimaryKey, next)
+    func target(_ id: Int64) throws(StoreError) -> Int32 {
+      if let row = rowOfID[id] { return row }
+      if let row = row(forPrimaryKey: id), self.row(row) != nil { return row }
+      if let row = row(forPrimaryKey: StoreKeySpace.key(of: id)), self.row(row) != nil {
+        return row
+      }
+      throw malformed("a changed object names object \(id), which is not in the store")
+    }
+    // Deletions first, letting go of every relationship on both sides.
+    for id in since.deleted {
+      guard let row = committedRowOfAnyEntity(forKey: id), let committed = self.row(row) else {
+        continue
+      }
+      for (slot, property) in layouts[committed.entity].properties.enumerated() {
+        guard let relationship = property.relationship else { continue }
+        for other in committed.slots[slot].targets {
+          commit.unlink(row, relationship, slot: slot, from: other)
+        }
+      }
+      commit.delete(row)
+    }
+    // New rows, then every record's attributes, then its relationships as edges.
+    for (id, index) in newKeys {
+      guard let row = rowOfID[id], let layout = layoutByName[since.records[index].entityName]
+      else { continue }
+      _ = commit.insert(row, layout: layout)
+    }
+    for record in since.records {
+      guard let row = rowOfID[record.id], let layout = layoutByName[record.entityName] else {
+        continue
+      }
+      let attributes = record.attributes
+      for (slot, property) in layout.properties.enumerated() {
+        guard let attribute = property.attribute, !attribute.isTransient else { continue }
+        commit.set(attributes[attribute.name].map { Slot($0) } ?? .null, row: row, slot: slot)
+      }
+    }
+    for record in since.records {
+      guard let row = rowOfID[record.id], let layout = layoutByName[record.entityName] else {
+        continue
+      }
+      let given = since.givenRelationships[record.entityName] ?? []
+      let relationships = record.relationships
+      for (slot, property) in layout.properties.enumerated() {
+        guard let relationship = property.relationship, given.contains(property.name) else {
+          continue
+        }
+        var wanted: [Int32] = []
+        for id in relationships[property.name] ?? [] { wanted.append(try target(id)) }
+        let now = commit.current(row, slot).targets
+        let kept = Set(wanted)
+        for other in now where !kept.contains(other) {
+          commit.unlink(row, relationship, slot: slot, from: other)
+        }
+        let had = Set(now)
+        for other in wanted where !had.contains(other) {
+          commit.link(row, relationship, slot: slot, to: other)
+        }
+        if relationship.isOrdered { commit.order(row, slot, like: wanted) }
+      }
+    }
+  }
+
+  /// The committed row of the object `id` names, of `layout`'s entity or one of its kind: by
+  /// the ID itself, or by its key within its space for an object this cache numbered itself.
+  private func committedRow(forKey id: Int64, layout: EntityLayout) -> Int32? {
+    if let row = row(forPrimaryKey: id), self.row(row) != nil { return row }
+    guard StoreKeySpace.space(of: id) != 0,
+      let row = row(forPrimaryKey: StoreKeySpace.key(of: id)), let existing = self.row(row),
+      layouts[existing.entity].isKind(of: layout.index) || layout.isKind(of: existing.entity)
+    else { return nil }
+    return row
+  }
+
+  /// The committed row of the object `id` names, whatever its entity.
+  private func committedRowOfAnyEntity(forKey id: Int64) -> Int32? {
+    if let row = row(forPrimaryKey: id), self.row(row) != nil { return row }
+    guard StoreKeySpace.space(of: id) != 0,
+      let row = row(forPrimaryKey: StoreKeySpace.key(of: id)), self.row(row) != nil
+    else { return nil }
+    return row
+  }
+}

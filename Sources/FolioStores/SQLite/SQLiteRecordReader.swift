@@ -14,7 +14,17 @@ struct SQLiteRecordReader {
   let database: SQLiteDatabase
   let binding: SQLiteBinding
   let externalData: ExternalDataFolder?
+  /// Whether only the rows whose keys the connection's `temp.folio_keys` table lists (by root
+  /// entity number and `Z_PK`) are read, with their relationships: ``SQLiteStore/read(keys:from:model:into:)``.
+  var readsListedKeysOnly = false
   private var schema: SQLiteSchema { binding.schema }
+
+  /// The condition that keeps to the listed keys a query of `column` (of rows of the hierarchy
+  /// whose root is `root`); empty when every row is read.
+  private func listed(_ column: String, root: Int) -> String {
+    guard readsListedKeysOnly else { return "" }
+    return "\(column) IN (SELECT key FROM temp.folio_keys WHERE root = \(root))"
+  }
 
   /// One entity's place in the select of its table: where each attribute and to-one is.
   private final class EntityColumns {
@@ -96,7 +106,8 @@ struct SQLiteRecordReader {
         if schema.mayOutliveTarget(toOne.relationship) {
           let column = binding.column(toOne.column, of: root.table)
           if goneByColumn[column] == nil {
-            goneByColumn[column] = try goneTargets(of: column, in: table, root: toOne.targetRoot)
+            goneByColumn[column] = try goneTargets(
+              of: column, in: table, root: toOne.targetRoot, ownerRoot: root.number)
           }
           columns.gone.append(goneByColumn[column])
         } else {
@@ -113,9 +124,10 @@ struct SQLiteRecordReader {
       nameSlot[offset] = slot
       slot += 1
     }
-    let sql =
+    var sql =
       "SELECT " + selected.map(SQLiteDatabase.quote).joined(separator: ", ") + " FROM "
       + SQLiteDatabase.quote(table)
+    if readsListedKeysOnly { sql += " WHERE " + listed("Z_PK", root: root.number) }
     let statement = try database.prepare(sql, at: table)
     var rowBlock: RowBlock?
     var targetBlock: TargetBlock?
@@ -260,15 +272,16 @@ struct SQLiteRecordReader {
 
   /// The keys of the rows of `table` whose foreign key `column` names no row of the target
   /// hierarchy `root`: references a deletion left behind.
-  private func goneTargets(of column: String, in table: String, root: Int) throws(StoreError)
-    -> Set<Int64>
+  private func goneTargets(of column: String, in table: String, root: Int, ownerRoot: Int)
+    throws(StoreError) -> Set<Int64>
   {
     guard let target = schema.entity(number: root) else { return [] }
     let q = SQLiteDatabase.quote
     let targetTable = binding.table(target.table)
     let statement = try database.prepare(
       "SELECT h.Z_PK FROM \(q(table)) h WHERE h.\(q(column)) IS NOT NULL AND NOT EXISTS "
-        + "(SELECT 1 FROM \(q(targetTable)) t WHERE t.Z_PK = h.\(q(column)))",
+        + "(SELECT 1 FROM \(q(targetTable)) t WHERE t.Z_PK = h.\(q(column)))"
+        + (readsListedKeysOnly ? " AND " + listed("h.Z_PK", root: ownerRoot) : ""),
       at: table)
     var keys: Set<Int64> = []
     while try statement.step() { keys.insert(statement.int64(0)) }
@@ -290,9 +303,11 @@ struct SQLiteRecordReader {
         let table = binding.table(ordered.memberTable)
         let foreignKey = binding.column(ordered.foreignKey, of: ordered.memberTable)
         let order = binding.orderColumns[entity.name + "." + name] ?? ordered.orderColumn
+        let restriction =
+          readsListedKeysOnly ? " AND " + listed(q(foreignKey), root: root.number) : ""
         let statement = try database.prepare(
           "SELECT \(q(foreignKey)), Z_PK FROM \(q(table)) WHERE \(q(foreignKey)) IS NOT NULL "
-            + "ORDER BY \(q(foreignKey)), \(q(order)), Z_PK",
+            + restriction + " ORDER BY \(q(foreignKey)), \(q(order)), Z_PK",
           at: table)
         var lists: [Int64: [Int64]] = [:]
         while try statement.step() {
@@ -317,6 +332,11 @@ struct SQLiteRecordReader {
           sql +=
             " WHERE EXISTS (SELECT 1 FROM \(q(binding.table(member.table))) m"
             + " WHERE m.Z_PK = \(q(join.name)).\(q(side.memberColumn)))"
+        }
+        if readsListedKeysOnly {
+          sql +=
+            (sql.contains(" WHERE ") ? " AND " : " WHERE ")
+            + listed("\(q(join.name)).\(q(side.ownerColumn))", root: root.number)
         }
         if let order = side.orderColumn {
           sql += " ORDER BY \(q(side.ownerColumn)), \(q(order)), \(q(side.memberColumn))"
