@@ -88,6 +88,17 @@ func writeDocumentStore(_ argument: String) throws {
     to: URL(fileURLWithPath: parts[2]))
 }
 
+/// Writes an Expenses store of `count` objects in the format named `format` to `path`, in a
+/// child process (`document-write`), so that its memory is not counted here.
+func writeStore(_ format: String, objects count: Int, to path: URL) throws {
+  let writer = Process()
+  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+  writer.arguments = ["document-write", "\(format):\(count):\(path.path)"]
+  try writer.run()
+  writer.waitUntilExit()
+  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+}
+
 /// `document-load FORMAT:N`: opens the store into a context and measures.
 func documentLoadBenchmark(_ argument: String) throws -> (String, [Case]) {
   let parts = argument.split(separator: ":").map(String.init)
@@ -98,12 +109,7 @@ func documentLoadBenchmark(_ argument: String) throws -> (String, [Case]) {
   let path = FileManager.default.temporaryDirectory
     .appendingPathComponent("folio-bench-\(ProcessInfo.processInfo.processIdentifier).\(parts[0])")
   defer { try? FileManager.default.removeItem(at: path) }
-  let writer = Process()
-  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-  writer.arguments = ["document-write", "\(parts[0]):\(count):\(path.path)"]
-  try writer.run()
-  writer.waitUntilExit()
-  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+  try writeStore(parts[0], objects: count, to: path)
   let model = try documentExpensesModel()
   let before = baseline()
   let start = now()
@@ -147,12 +153,7 @@ func documentSessionBenchmark(_ argument: String) throws -> (String, [Case]) {
     .appendingPathComponent(
       "folio-session-\(ProcessInfo.processInfo.processIdentifier).\(parts[0])")
   defer { try? FileManager.default.removeItem(at: path) }
-  let writer = Process()
-  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-  writer.arguments = ["document-write", "\(parts[0]):\(count):\(path.path)"]
-  try writer.run()
-  writer.waitUntilExit()
-  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+  try writeStore(parts[0], objects: count, to: path)
   let fileBytes = (try FileManager.default.attributesOfItem(atPath: path.path)[.size] as? Int) ?? 0
   let model = try documentExpensesModel()
   let before = baseline()

@@ -54,12 +54,7 @@ func migrationBenchmark(_ argument: String) throws -> (String, [Case]) {
   let bundle = try ModelBundle(contentsOf: bundleURL)
   let store = folder.appendingPathComponent("store.\(parts[0])")
   let copy = folder.appendingPathComponent("copy.\(parts[0])")
-  let writer = Process()
-  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-  writer.arguments = ["document-write", "\(parts[0]):\(count):\(store.path)"]
-  try writer.run()
-  writer.waitUntilExit()
-  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+  try writeStore(parts[0], objects: count, to: store)
   // Open and save: the store read whole and written again beside.
   let model = bundle.versions[0].model
   var start = now()

@@ -41,12 +41,7 @@ func sqliteStoreBenchmark(objects count: Int) throws -> (String, [Case]) {
   let path = FileManager.default.temporaryDirectory
     .appendingPathComponent("folio-sqlite-\(ProcessInfo.processInfo.processIdentifier).sqlite")
   defer { try? FileManager.default.removeItem(at: path) }
-  let writer = Process()
-  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-  writer.arguments = ["document-write", "sqlite:\(count):\(path.path)"]
-  try writer.run()
-  writer.waitUntilExit()
-  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+  try writeStore("sqlite", objects: count, to: path)
   let floor = try sqliteToolFloor(path: path.path, tables: ["ZPERSON", "ZSPENDING"])
   let model = try documentExpensesModel()
   var counter = CountingConsumer()

@@ -27,12 +27,7 @@ func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
       try? FileManager.default.removeItem(atPath: path.path + suffix)
     }
   }
-  let writer = Process()
-  writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-  writer.arguments = ["document-write", "\(parts[0]):\(count):\(path.path)"]
-  try writer.run()
-  writer.waitUntilExit()
-  guard writer.terminationStatus == 0 else { throw BenchmarkFailure("writing the store failed") }
+  try writeStore(parts[0], objects: count, to: path)
   let model = try documentExpensesModel()
   let document = try Document.open(path, model: model, formats: [format])
   let request = FetchRequest<ManagedObject>(

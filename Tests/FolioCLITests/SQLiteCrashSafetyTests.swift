@@ -107,10 +107,10 @@ struct SQLiteCrashSafetyTests {
       ? ["replay", scriptURL.path]
       : ["convert", source.path, url.path, "--model", Self.expenses.path]
     let old = try state(of: url, model: model)
+    try restore(saved, at: url)
     let inode =
       try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber]
       as? NSNumber
-    try restore(saved, at: url)
     #expect(try !runFolio(command, in: folder, killBefore: nil))
     let new = try state(of: url, model: model)
     #expect(new != old)

@@ -46,14 +46,34 @@ struct OtherWriterTests {
       })
   }
 
-  @Test("two documents that each insert and save keep both objects, with distinct IDs")
-  func bothInserts() throws {
-    for format in Self.formats {
+  /// Two documents open on one shared file (``sharedFile(_:in:)``), and the fixture it is in.
+  struct Writers {
+    let fixture: DocumentFixture
+    let url: URL
+    let first: Document
+    let second: Document
+
+    var parts: (DocumentFixture, URL, Document, Document) { (fixture, url, first, second) }
+  }
+
+  /// Runs `body` with two documents on a shared file of each format in turn.
+  static func withTwoWriters(_ body: (any StoreFormat, Writers) throws -> Void) throws {
+    for format in formats {
       let fixture = try DocumentFixture()
       defer { fixture.remove() }
-      let url = try Self.sharedFile(format, in: fixture)
-      let first = try Self.open(url, fixture)
-      let second = try Self.open(url, fixture)
+      let url = try sharedFile(format, in: fixture)
+      try body(
+        format,
+        Writers(
+          fixture: fixture, url: url, first: try open(url, fixture),
+          second: try open(url, fixture)))
+    }
+  }
+
+  @Test("two documents that each insert and save keep both objects, with distinct IDs")
+  func bothInserts() throws {
+    try Self.withTwoWriters { format, writers in
+      let (fixture, url, first, second) = writers.parts
       let a = try first.context.insertNewObject(forEntityName: "Track")
       try a.setValue("A", forKey: "title")
       let b = try second.context.insertNewObject(forEntityName: "Track")
@@ -82,12 +102,8 @@ struct OtherWriterTests {
 
   @Test("edits of different properties of one object are both kept")
   func differentProperties() throws {
-    for format in Self.formats {
-      let fixture = try DocumentFixture()
-      defer { fixture.remove() }
-      let url = try Self.sharedFile(format, in: fixture)
-      let first = try Self.open(url, fixture)
-      let second = try Self.open(url, fixture)
+    try Self.withTwoWriters { format, writers in
+      let (fixture, url, first, second) = writers.parts
       try Self.track("Sunrise", in: first).setValue("Dawn", forKey: "title")
       try Self.track("Sunrise", in: second).setValue(300, forKey: "seconds")
       fixture.loop.endTurn()
@@ -104,12 +120,8 @@ struct OtherWriterTests {
 
   @Test("to-many additions and removals from both documents are both kept")
   func toManyBothSides() throws {
-    for format in Self.formats {
-      let fixture = try DocumentFixture()
-      defer { fixture.remove() }
-      let url = try Self.sharedFile(format, in: fixture)
-      let first = try Self.open(url, fixture)
-      let second = try Self.open(url, fixture)
+    try Self.withTwoWriters { format, writers in
+      let (fixture, url, first, second) = writers.parts
       let playlist = try #require(first.context.objects(ofEntity: "Playlist").first)
       let added = try first.context.insertNewObject(forEntityName: "Track")
       try added.setValue("Noon", forKey: "title")
@@ -179,12 +191,8 @@ struct OtherWriterTests {
 
   @Test("an object one document deleted and the other edited is a conflict")
   func deleteAndEdit() throws {
-    for format in Self.formats {
-      let fixture = try DocumentFixture()
-      defer { fixture.remove() }
-      let url = try Self.sharedFile(format, in: fixture)
-      let first = try Self.open(url, fixture)
-      let second = try Self.open(url, fixture)
+    try Self.withTwoWriters { format, writers in
+      let (fixture, url, first, second) = writers.parts
       try second.context.delete(Self.track("Sunrise", in: second))
       try Self.track("Sunrise", in: first).setValue(5, forKey: "seconds")
       fixture.loop.endTurn()
@@ -202,12 +210,8 @@ struct OtherWriterTests {
 
   @Test("a merge brings in another document's save without registering undo")
   func liveMerge() throws {
-    for format in Self.formats {
-      let fixture = try DocumentFixture()
-      defer { fixture.remove() }
-      let url = try Self.sharedFile(format, in: fixture)
-      let first = try Self.open(url, fixture)
-      let second = try Self.open(url, fixture)
+    try Self.withTwoWriters { format, writers in
+      let (fixture, url, first, second) = writers.parts
       #expect(try first.mergeChangesFromOtherWriters().isEmpty)
       // The first has an unsaved change of its own.
       let morning = try #require(first.context.objects(ofEntity: "Playlist").first)
