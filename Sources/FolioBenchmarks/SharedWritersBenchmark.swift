@@ -77,7 +77,7 @@ func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
   var historyCases: [Case] = []
   if format is SQLiteStore {
     // With persistent history on, a merge reads only the objects the history names.
-    try SQLiteStore().enableHistoryTracking(at: path)
+    try SQLiteStore().enableHistoryTracking(at: path, model: model)
     _ = try otherSavesAThousand("other writer, history on")
     let fromHistory = try otherSavesAThousand("other writer, from the history")
     historyCases.append(

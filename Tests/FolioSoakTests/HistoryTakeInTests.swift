@@ -75,7 +75,7 @@ struct HistoryTakeInTests {
     var next = 0
     for _ in 0..<20 { try Self.change(setup, random: &random, next: &next) }
     try setup.save(to: url, format: SQLiteStore())
-    try SQLiteStore().enableHistoryTracking(at: url)
+    try SQLiteStore().enableHistoryTracking(at: url, model: model)
     let watcher = try Document.open(url, model: model, formats: [SQLiteStore()])
     let writer = try Document.open(url, model: model, formats: [SQLiteStore()])
     for round in 0..<40 {
@@ -115,7 +115,7 @@ extension HistoryTakeInTests {
     let setup = try Document(model: model)
     try setup.context.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "name")
     try setup.save(to: url, format: SQLiteStore())
-    try SQLiteStore().enableHistoryTracking(at: url)
+    try SQLiteStore().enableHistoryTracking(at: url, model: model)
     let watcher = try Document.open(url, model: model, formats: [SQLiteStore()])
     // The sqlite3 shell keeps no history.
     try PersistentHistoryTests.sqlite(

@@ -190,4 +190,38 @@ struct PersistentHistoryTests {
         "insert Person []", "update Person [\"name\"]",
       ])
   }
+
+  @Test("a deletion records the values of the attributes the model keeps after deletion")
+  func tombstones() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var title = AttributeDescription("title", .string)
+    title.preservesValueInHistoryOnDeletion = true
+    let model = try ManagedObjectModel {
+      EntityDescription("Note") {
+        title
+        AttributeDescription("body", .string)
+      }
+    }
+    let url = folder.appendingPathComponent("Notes.sqlite")
+    let setup = try Document(model: model)
+    let note = try setup.context.insertNewObject(forEntityName: "Note")
+    try note.setValue("Groceries", forKey: "title")
+    try note.setValue("milk", forKey: "body")
+    try setup.save(to: url, format: SQLiteStore())
+    try SQLiteStore().enableHistoryTracking(at: url, model: model)
+    #expect(
+      try Self.sqlite(
+        url,
+        "SELECT group_concat(name) FROM pragma_table_info('ACHANGE') WHERE name LIKE 'ZTOMBSTONE%';"
+      )
+        == "ZTOMBSTONE0")
+    let document = try Document.open(url, model: model, formats: [SQLiteStore()])
+    try document.context.delete(try #require(document.context.objects(ofEntity: "Note").first))
+    try document.save()
+    #expect(try Self.sqlite(url, "SELECT ZCHANGETYPE, ZTOMBSTONE0 FROM ACHANGE;") == "2|Groceries")
+    let change = try #require(try document.fetchHistory(after: nil).first?.changes.first)
+    #expect(change.changeType == .delete)
+    #expect(change.tombstone == ["title": .string("Groceries")])
+  }
 }

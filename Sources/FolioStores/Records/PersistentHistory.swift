@@ -72,23 +72,29 @@ public struct PersistentHistoryChange: Sendable, Hashable {
   public var objectID: Int64
   /// For an update, the properties it changed, when the store recorded them; `nil` otherwise.
   public var updatedProperties: Set<String>?
+  /// For a deletion, the values of the attributes the model keeps after deletion
+  /// (`preservesValueInHistoryOnDeletion`), by name: Core Data's `tombstone`; `nil` when the
+  /// entity keeps none, or for another change.
+  public var tombstone: [String: AttributeValue]?
 
   public init(
     changeNumber: Int64, changeType: ChangeType, entityName: String, objectID: Int64,
-    updatedProperties: Set<String>? = nil
+    updatedProperties: Set<String>? = nil, tombstone: [String: AttributeValue]? = nil
   ) {
     self.changeNumber = changeNumber
     self.changeType = changeType
     self.entityName = entityName
     self.objectID = objectID
     self.updatedProperties = updatedProperties
+    self.tombstone = tombstone
   }
 }
 
 /// A store format that can keep persistent history: Core Data's SQLite store.
 public protocol HistoryTrackingStoreFormat: StoreFormat {
-  /// Turns persistent history on for the store at `url`; each save from then on is recorded.
-  func enableHistoryTracking(at url: URL) throws(StoreError)
+  /// Turns persistent history on for the store at `url`, whose objects fit `model`; each save
+  /// from then on is recorded.
+  func enableHistoryTracking(at url: URL, model: ManagedObjectModel) throws(StoreError)
   /// Whether the store at `url` keeps persistent history.
   func tracksHistory(at url: URL) throws(StoreError) -> Bool
   /// The transactions recorded after `token` (every one without a token), oldest first.

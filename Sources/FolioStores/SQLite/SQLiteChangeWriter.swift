@@ -42,14 +42,16 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
     }
   }
 
-  /// Turns persistent history on for the store at `url`: makes Core Data's history tables
-  /// when the store has none, so that every save from then on is recorded (as Core Data's
-  /// `NSPersistentHistoryTrackingKey` does when a store is opened with it).
+  /// Turns persistent history on for the store at `url`, whose objects fit `model`: makes
+  /// Core Data's history tables when the store has none, so that every save from then on is
+  /// recorded (as Core Data's `NSPersistentHistoryTrackingKey` does when a store is opened with
+  /// it), with a tombstone column for each attribute `model` keeps after deletion.
   ///
   /// - Throws: `StoreError` when the store cannot be written.
-  public func enableHistoryTracking(at url: URL) throws(StoreError) {
+  public func enableHistoryTracking(at url: URL, model: ManagedObjectModel) throws(StoreError) {
     let database = try Self.open(url, readOnly: false)
-    try database.transaction { () throws(StoreError) in try SQLiteHistory.createTables(in: database)
+    try database.transaction { () throws(StoreError) in
+      try SQLiteHistory.createTables(in: database, model: model)
     }
   }
 

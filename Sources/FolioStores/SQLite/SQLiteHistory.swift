@@ -18,13 +18,22 @@ enum SQLiteHistory {
 
   /// Makes the three tables and their `Z_PRIMARYKEY` rows, as Core Data makes them when a
   /// store is first opened with history tracking on; a store that has them is left as it is.
-  static func createTables(in database: SQLiteDatabase) throws(StoreError) {
+  ///
+  /// `ACHANGE` gets a column `ZTOMBSTONE`*n* for each attribute the model's entity with the
+  /// most of them keeps after deletion (``FolioModel/AttributeDescription/preservesValueInHistoryOnDeletion``).
+  static func createTables(in database: SQLiteDatabase, model: ManagedObjectModel)
+    throws(StoreError)
+  {
     guard try !isTracked(database) else { return }
+    let tombstones =
+      model.entities.map { tombstoneAttributes(of: $0.name, model: model).count }
+      .max() ?? 0
+    let tombstoneColumns = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
     try database.execute(
       """
       CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, \
       ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, \
-      ZCOLUMNS BLOB );
+      ZCOLUMNS BLOB\(tombstoneColumns) );
       CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, \
       ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, \
       ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, \
@@ -36,6 +45,25 @@ enum SQLiteHistory {
       INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES
         (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0);
       """, at: "persistent history tables")
+  }
+
+  /// The attributes of `entity` whose values a deletion's change keeps (its tombstone), in
+  /// the order of the `ZTOMBSTONE`*n* columns: by name.
+  static func tombstoneAttributes(of entity: String, model: ManagedObjectModel)
+    -> [AttributeDescription]
+  {
+    guard let description = model.entity(named: entity) else { return [] }
+    return description.allAttributes
+      .filter { $0.preservesValueInHistoryOnDeletion && !$0.isTransient }
+      .sorted { $0.name < $1.name }
+  }
+
+  /// How many `ZTOMBSTONE`*n* columns the store's `ACHANGE` has.
+  static func tombstoneColumnCount(in database: SQLiteDatabase) throws(StoreError) -> Int {
+    let names = Set(try database.columns(of: "ACHANGE").map { $0.name.uppercased() })
+    var count = 0
+    while names.contains("ZTOMBSTONE\(count)") { count += 1 }
+    return count
   }
 
   /// What the save recorded in a transaction is attributed to.
@@ -85,9 +113,13 @@ enum SQLiteHistory {
     insertTransaction.bind(origin.timestamp.timeIntervalSinceReferenceDate, at: 7)
     try insertTransaction.run(at: "ATRANSACTION")
 
+    let tombstoneCount = try tombstoneColumnCount(in: database)
+    let tombstoneNames = (0..<tombstoneCount).map { ", ZTOMBSTONE\($0)" }.joined()
+    let tombstoneValues = String(repeating: ", ?", count: tombstoneCount)
     let insertChange = try database.prepare(
       "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, "
-        + "ZTRANSACTIONID, ZCOLUMNS) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)", at: "ACHANGE")
+        + "ZTRANSACTIONID, ZCOLUMNS\(tombstoneNames)) VALUES (?, ?, NULL, ?, ?, ?, ?, ?"
+        + "\(tombstoneValues))", at: "ACHANGE")
     func change(_ type: PersistentHistoryChange.ChangeType, _ record: StoreRecord, columns: Data?)
       throws(StoreError)
     {
@@ -100,6 +132,17 @@ enum SQLiteHistory {
       insertChange.bind(StoreKeySpace.key(of: record.id), at: 5)
       insertChange.bind(transaction, at: 6)
       if let columns { insertChange.bind(columns, at: 7) } else { insertChange.bindNull(at: 7) }
+      let kept =
+        type == .delete ? tombstoneAttributes(of: record.entityName, model: model) : []
+      for index in 0..<tombstoneCount {
+        if index < kept.count {
+          SQLiteValues.bind(
+            record.attribute(kept[index].name), at: 8 + index, to: insertChange,
+            attribute: kept[index])
+        } else {
+          insertChange.bindNull(at: 8 + index)
+        }
+      }
       try insertChange.run(at: "ACHANGE")
     }
     for record in changes.inserted { try change(.insert, record, columns: nil) }
@@ -203,8 +246,10 @@ enum SQLiteHistory {
           bundleID: string(rows, 6, 7), processID: string(rows, 8, 9)))
     }
     guard !transactions.isEmpty else { return [] }
+    let tombstoneCount = try tombstoneColumnCount(in: database)
     let changes = try database.prepare(
-      "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE "
+      "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS"
+        + (0..<tombstoneCount).map { ", ZTOMBSTONE\($0)" }.joined() + " FROM ACHANGE "
         + "WHERE ZTRANSACTIONID > ? ORDER BY Z_PK", at: "ACHANGE")
     changes.bind(after, at: 1)
     while try changes.step(at: "ACHANGE row") {
@@ -216,11 +261,24 @@ enum SQLiteHistory {
       if type == .update, let bitmap = changes.blob(5) {
         updated = Self.names(in: bitmap, entity: entity.name, model: model)
       }
+      var tombstone: [String: AttributeValue]?
+      if type == .delete {
+        let kept = tombstoneAttributes(of: entity.name, model: model)
+        var values: [String: AttributeValue] = [:]
+        for (position, attribute) in kept.enumerated() where position < tombstoneCount {
+          if let value = try? SQLiteValues.read(
+            changes, 6 + position, as: SQLiteValues.Column(attribute), externalData: nil)
+          {
+            values[attribute.name] = value
+          }
+        }
+        if !kept.isEmpty { tombstone = values }
+      }
       transactions[index].changes.append(
         PersistentHistoryChange(
           changeNumber: changes.int64(0), changeType: type, entityName: entity.name,
           objectID: StoreKeySpace.id(space: entity.rootNumber, key: changes.int64(3)),
-          updatedProperties: updated))
+          updatedProperties: updated, tombstone: tombstone))
     }
     return transactions
   }
