@@ -61,7 +61,8 @@ public final class PersistentStoreCoordinator {
     if let incremental = format as? any IncrementalStoreFormat,
       FileManager.default.fileExists(atPath: url.path)
     {
-      connection = try incremental.connect(to: url)
+      // A store that cannot be opened for writing is still read; its saves fail as they would.
+      connection = try? incremental.connect(to: url)
       counter = try connection?.changeCounter()
     }
     let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
