@@ -82,7 +82,9 @@ public struct SharedWriter {
       let sharedObjects = try objects(context, "Spending") { $0.hasPrefix("shared-") }
       if let target = sharedObjects.randomElement(using: &random) {
         let read = try target.value(forKey: "amount") as? Double ?? 0
-        let set = Double(writer * 1_000_000 + round * 10 + Int.random(in: 0..<10, using: &random))
+        // Never the first value (0), nor one another save sets: the checks follow values.
+        let set = Double(
+          (writer + 1) * 1_000_000 + round * 10 + Int.random(in: 0..<10, using: &random))
         try target.setValue(set, forKey: "amount")
         shared[try label(target)] = [read, set]
       }
