@@ -123,7 +123,8 @@ public enum SharedWriterRun {
       }
     }
     for index in 0..<sharedCount {
-      problems += try checkShared("shared-\(index)", in: context, logs: logs, policy: policy)
+      problems += try checkShared(
+        "shared-\(index)", in: context, logs: logs, policy: policy, killed: killed)
     }
     return (conflicts, problems)
   }
@@ -131,9 +132,12 @@ public enum SharedWriterRun {
   /// The problems of a shared spending's amount: under `error` the saves that returned form
   /// one chain from the first value to the file's, each having read the value it replaced;
   /// under the other policies the value is one a save set, or the first.
+  ///
+  /// The save a killed writer was in may have committed or not: its edit may stand in the
+  /// chain, and need not.
   private static func checkShared(
     _ label: String, in context: ManagedObjectContext, logs: [[SharedWriter.LogEntry]],
-    policy: MergePolicy
+    policy: MergePolicy, killed: Set<Int>
   ) throws -> [String] {
     guard
       let object = try context.objects(ofEntity: "Spending").first(where: {
@@ -143,8 +147,12 @@ public enum SharedWriterRun {
     let edits = logs.joined().filter { $0.saved && $0.pending != true }.compactMap {
       $0.shared[label]
     }
+    let maybe = logs.enumerated().compactMap { writer, log -> [Double]? in
+      guard killed.contains(writer), let last = log.last, last.pending == true else { return nil }
+      return last.shared[label]
+    }
     guard policy == .error else {
-      return final == 0 || edits.contains { $0[1] == final }
+      return final == 0 || (edits + maybe).contains { $0[1] == final }
         ? [] : ["\(label) holds \(final), which no save set"]
     }
     var problems: [String] = []
@@ -153,13 +161,24 @@ public enum SharedWriterRun {
       if next[edit[0]] != nil { problems.append("\(label): two saves replaced \(edit[0])") }
       next[edit[0]] = edit[1]
     }
+    var optional: Set<Double> = []
+    for edit in maybe where next[edit[0]] == nil {
+      next[edit[0]] = edit[1]
+      optional.insert(edit[0])
+    }
+    // Walked from the first value: the file's value must be reached once every save that
+    // returned is behind, and before or after the optional ones.
     var value = 0.0
     var steps = 0
-    while let following = next[value], steps <= edits.count {
+    var walked = 0
+    var reached = steps == edits.count && value == final
+    while let following = next[value], walked <= edits.count + maybe.count {
+      if !optional.contains(value) { steps += 1 }
       value = following
-      steps += 1
+      walked += 1
+      if steps == edits.count, value == final { reached = true }
     }
-    if steps != edits.count || value != final {
+    if !reached {
       problems.append(
         "\(label): a chain of \(steps) of \(edits.count) saves ends at \(value), the file holds \(final)"
       )
