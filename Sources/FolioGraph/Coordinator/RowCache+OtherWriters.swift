@@ -11,16 +11,6 @@ struct ExternalChanges {
   var deleted: Set<Int32> = []
 
   var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
-
-  /// Adds `later`, taken in after these: a row inserted and then deleted was never seen.
-  mutating func formUnion(_ later: ExternalChanges) {
-    for row in later.deleted {
-      if inserted.remove(row) == nil { deleted.insert(row) }
-      updated.remove(row)
-    }
-    inserted.formUnion(later.inserted)
-    updated.formUnion(later.updated.subtracting(inserted))
-  }
 }
 
 extension RowCache {
@@ -51,7 +41,7 @@ extension RowCache {
     for (index, committed) in fresh.rows.enumerated() {
       guard let committed else { continue }
       let key = fresh.primaryKey(ofRow: Int32(index))
-      if let row = committedRow(forKey: key, entity: committed.entity, in: fresh),
+      if let row = committedRow(forKey: key, layout: layouts[committed.entity]),
         let existing = self.row(row)
       {
         guard existing.entity == committed.entity else {
@@ -118,21 +108,6 @@ extension RowCache {
     }
     if !changes.isEmpty { generation &+= 1 }
     return changes
-  }
-
-  /// The committed row here of the object `fresh` names `key`, of the entity at layout
-  /// `entity`. A store that numbers each entity hierarchy on its own (SQLite) reads an object
-  /// this cache numbered itself, in space 0, with its hierarchy's space
-  /// (``FolioStores/StoreKeySpace``): the key within the space finds it too.
-  private func committedRow(forKey key: Int64, entity: Int, in fresh: RowCache) -> Int32? {
-    if let row = row(forPrimaryKey: key), self.row(row) != nil { return row }
-    let space = StoreKeySpace.space(of: key)
-    guard space != 0, let row = row(forPrimaryKey: StoreKeySpace.key(of: key)),
-      let existing = self.row(row),
-      fresh.keySpaceOfEntity[layouts[existing.entity].name] == space
-        || layouts[existing.entity].name == layouts[entity].name
-    else { return nil }
-    return row
   }
 
   /// `committed`, a row of another cache, with its relationships naming rows of this one
@@ -331,7 +306,9 @@ extension RowCache {
   }
 
   /// The committed row of the object `id` names, of `layout`'s entity or one of its kind: by
-  /// the ID itself, or by its key within its space for an object this cache numbered itself.
+  /// the ID itself, or by its key within its space for an object this cache numbered itself
+  /// (a store that numbers each entity hierarchy on its own, SQLite, reads such an object with
+  /// its hierarchy's space: ``FolioStores/StoreKeySpace``).
   private func committedRow(forKey id: Int64, layout: EntityLayout) -> Int32? {
     if let row = row(forPrimaryKey: id), self.row(row) != nil { return row }
     guard StoreKeySpace.space(of: id) != 0,
