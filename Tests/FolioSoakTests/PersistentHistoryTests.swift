@@ -224,4 +224,30 @@ struct PersistentHistoryTests {
     #expect(change.changeType == .delete)
     #expect(change.tombstone == ["title": .string("Groceries")])
   }
+
+  @Test("history tables laid out otherwise refuse the save, naming the table, and change nothing")
+  func malformedHistory() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = try Self.trackedStore(in: folder)
+    // Another program's ACHANGE, without the column of changed properties.
+    try Self.sqlite(
+      url,
+      """
+      DROP TABLE ACHANGE;
+      CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER );
+      """)
+    let before = try Self.sqlite(url, "SELECT group_concat(ZNAME) FROM ZPERSON;")
+    let document = try Document.open(
+      url, model: try ManagedObjectModel(contentsOf: Self.model), formats: [SQLiteStore()])
+    try document.context.insertNewObject(forEntityName: "Person").setValue("Bob", forKey: "name")
+    let error = try #require(throws: GraphError.self) { try document.save() }
+    #expect(error.code == .store)
+    #expect(error.description.contains("ACHANGE"), "\(error)")
+    #expect(try Self.sqlite(url, "SELECT group_concat(ZNAME) FROM ZPERSON;") == before)
+    #expect(try Self.sqlite(url, "SELECT count(*) FROM ATRANSACTION;") == "0")
+    // The document keeps its change; no transaction was recorded.
+    #expect(document.isEdited)
+    #expect(try document.fetchHistory(after: nil).isEmpty)
+  }
 }
