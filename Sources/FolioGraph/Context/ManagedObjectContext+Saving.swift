@@ -45,33 +45,52 @@ extension ManagedObjectContext {
       throw GraphError(.store, error.message, at: error.location, underlying: error)
     }
     defer { lock?.release() }
-    let conflicts = conflictingRows()
-    if !conflicts.isEmpty, mergePolicy == .error {
-      var error = GraphError(
-        .mergeConflict,
-        "the save conflicts with changes another context saved (\(conflicts.count == 1 ? "1 object" : "\(conflicts.count) objects"))"
-      )
-      error.conflicts = conflicts.map(conflict(at:))
-      throw error
-    }
-    let derived = try derivedValues()
+    var conflicts: [Int32] = []
+    var commit = Commit(cache: cache)
+    var refused: [Int32: [Int]] = [:]
     let saved = (inserted: insertedRows, updated: Set(updatedRows), deleted: deletedRows)
     let deletedIDs = Set(saved.deleted.compactMap { object(atRow: $0)?.objectID })
-    let keys = cache.keyState
     let wasComplete = registeredGeneration == cache.generation
-    cache.assignPrimaryKeys(toRows: insertedRows.filter { !cache.hasPrimaryKey($0) })
-    var commit = Commit(cache: cache)
-    let refused = applyChanges(to: &commit, conflicts: Set(conflicts))
-    for (row, slot, value) in derived
-    where commit.original(row) != nil || insertedRows.contains(row) {
-      commit.set(value, row: row, slot: slot)
-    }
-    if let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty {
+    // A save in place may find rows another writer moved unseen (it kept no history): the
+    // whole store is then taken in, under the write lock still held, and the save made again.
+    for attempt in 1...2 {
+      conflicts = conflictingRows()
+      if !conflicts.isEmpty, mergePolicy == .error {
+        var error = GraphError(
+          .mergeConflict,
+          "the save conflicts with changes another context saved (\(conflicts.count == 1 ? "1 object" : "\(conflicts.count) objects"))"
+        )
+        error.conflicts = conflicts.map(conflict(at:))
+        throw error
+      }
+      let derived = try derivedValues()
+      let keys = cache.keyState
+      cache.assignPrimaryKeys(toRows: insertedRows.filter { !cache.hasPrimaryKey($0) })
+      commit = Commit(cache: cache)
+      refused = applyChanges(to: &commit, conflicts: Set(conflicts))
+      for (row, slot, value) in derived
+      where commit.original(row) != nil || insertedRows.contains(row) {
+        commit.set(value, row: row, slot: slot)
+      }
+      guard let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty
+      else { break }
+      let stale: [Int64]
       do {
-        try coordinator.persist(commit, author: transactionAuthor, contextName: name)
+        let result = try coordinator.persist(
+          commit, author: transactionAuthor, contextName: name)
+        guard case .stale(let ids) = result else { break }
+        stale = ids
       } catch {
         commit.revert()
         cache.keyState = keys
+        throw GraphError(.store, error.message, at: error.location, underlying: error)
+      }
+      commit.revert()
+      cache.keyState = keys
+      do throws(StoreError) {
+        guard attempt == 1 else { throw coordinator.staleSaveError(stale) }
+        try coordinator.takeInChangesOnDisk(wholeStore: true)
+      } catch {
         throw GraphError(.store, error.message, at: error.location, underlying: error)
       }
     }

@@ -54,5 +54,9 @@ final class CommittedRow: ManagedBuffer<CommittedRow.Header, Slot> {
   }
 
   var version: UInt32 { header.version }
+
+  /// Takes the version the store gives a row whose values are the same as this one's: another
+  /// writer saved the object without changing it, and a save in place compares versions.
+  func adoptVersion(_ version: UInt32) { header.version = version }
   var entity: Int { Int(header.entity) }
 }

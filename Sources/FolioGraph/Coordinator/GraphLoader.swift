@@ -158,7 +158,9 @@ struct GraphLoader: StoreRecordConsumer {
       cache.keysAreSpaced = true
       cache.keySpaceOfEntity[record.entityName] = space
     }
-    let committed = CommittedRow.make(layout: layout, version: 1)
+    // A store that keeps rows' versions gives each; a row of one that keeps none is at 1.
+    if record.version != 0 { cache.versionsFromStore = true }
+    let committed = CommittedRow.make(layout: layout, version: max(record.version, 1))
     rows[objectRow] = committed
     let slots = committed.slots
     switch record.values {

@@ -37,8 +37,12 @@ extension PersistentStoreCoordinator {
   /// - Throws: `StoreError.modifiedOnDisk` when the file was removed, no longer reads as a
   ///   store of the model, or is another store (its identifier differs): saving over it would
   ///   lose what is there. The committed state is then as it was.
+  ///
+  /// With `wholeStore`, the whole store is read and compared whatever the file or its change
+  /// counter says: a save in place found rows whose versions another writer moved without
+  /// the coordinator learning of it (a writer that kept no history).
   @discardableResult
-  package func takeInChangesOnDisk() throws(StoreError) -> Bool {
+  package func takeInChangesOnDisk(wholeStore: Bool = false) throws(StoreError) -> Bool {
     guard let store = persistentStores.first, let url = store.url, let format = store.format,
       let known = store.stamp, !store.needsWrite
     else { return false }
@@ -55,16 +59,16 @@ extension PersistentStoreCoordinator {
           at: location)
       }
       counter = try connection.changeCounter()
-      guard counter != store.seenChangeCounter else { return false }
+      guard counter != store.seenChangeCounter || wholeStore else { return false }
     }
     guard let stamp = FileStamp(of: url) else {
       throw StoreError(
         .modifiedOnDisk, "the file was removed since it was opened; saving would recreate it",
         at: location)
     }
-    guard stamp != known || counter != nil else { return false }
+    guard stamp != known || counter != nil || wholeStore else { return false }
     // A store whose history says what changed is read for those objects alone.
-    if let counter, let reading = format as? any HistoryChangesReading,
+    if !wholeStore, let counter, let reading = format as? any HistoryChangesReading,
       let token = store.historyToken,
       let since = try? reading.changes(after: token, from: url, model: managedObjectModel)
     {
@@ -117,6 +121,19 @@ extension PersistentStoreCoordinator {
     if let counter { store.seenChangeCounter = counter }
     if let historyToken { store.historyToken = historyToken }
     return true
+  }
+
+  /// The error of a save that found rows another writer moved even after taking the whole
+  /// store in: `ids` name the objects.
+  package func staleSaveError(_ ids: [Int64]) -> StoreError {
+    let others = ids.count > 1 ? " (and \(ids.count - 1) more)" : ""
+    let entity = ids.first.flatMap { id in
+      cache.row(forPrimaryKey: id).flatMap { cache.row($0) }.map { cache.layouts[$0.entity].name }
+    }
+    return StoreError(
+      .modifiedOnDisk,
+      "another writer changed object \(ids.first.map { StoreKeySpace.key(of: $0) } ?? 0)\(others) while this save held the store's lock; saving would overwrite that change",
+      at: InputLocation(file: persistentStores.first?.url?.path, entity: entity))
   }
 
   /// Adds `changes` to those the contexts have not merged yet, as object IDs.

@@ -144,10 +144,15 @@ public final class PersistentStoreCoordinator {
   /// - Throws: `StoreError.modifiedOnDisk` when someone else changed the file since it was
   ///   read or written; `.writeFailed` and format errors from writing. The file is then as it
   ///   was.
+  ///
+  /// A save in place through the store's connection returns `.stale` when another writer
+  /// moved rows the save changes (see ``IncrementalSaveResult``): nothing is written, and the
+  /// store's write lock is still held, for the caller to take the whole store in and try again.
+  @discardableResult
   func persist(_ commit: Commit? = nil, author: String? = nil, contextName: String? = nil)
-    throws(StoreError)
+    throws(StoreError) -> IncrementalSaveResult
   {
-    guard let store = persistentStores.first else { return }
+    guard let store = persistentStores.first else { return .written }
     var metadata = store.metadata
     metadata.identifier = cache.identifier
     metadata.modelVersionHashes = managedObjectModel.entityVersionHashesByName
@@ -171,7 +176,8 @@ public final class PersistentStoreCoordinator {
         changes.author = author
         changes.contextName = contextName
         if let connection = store.connection, store.isWritingThroughConnection {
-          try connection.save(changes, metadata: kept, model: managedObjectModel)
+          let result = try connection.save(changes, metadata: kept, model: managedObjectModel)
+          guard result == .written else { return result }
           try connection.commitWriting()
           store.isWritingThroughConnection = false
         } else {
@@ -179,7 +185,7 @@ public final class PersistentStoreCoordinator {
         }
         store.noteFileOnDisk()
         store.metadata = kept
-        return
+        return .written
       }
       let contents = StoreContents(
         metadata: metadata, records: cache.records(), nextObjectID: cache.nextObjectID)
@@ -193,6 +199,7 @@ public final class PersistentStoreCoordinator {
       }
     }
     store.metadata = metadata
+    return .written
   }
 
   /// The rows `commit` inserted, updated and deleted, as records.

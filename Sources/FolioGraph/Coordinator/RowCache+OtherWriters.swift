@@ -92,8 +92,13 @@ extension RowCache {
       let row = ours[index]
       kept[Int(row)] = true
       let existing = self.row(row)
-      let translated = translate(committed, rows: ours, version: (existing?.version ?? 0) &+ 1)
-      if let existing, holdsSameValues(existing, translated) { continue }
+      let version =
+        fresh.versionsFromStore ? committed.version : (existing?.version ?? 0) &+ 1
+      let translated = translate(committed, rows: ours, version: version)
+      if let existing, holdsSameValues(existing, translated) {
+        if fresh.versionsFromStore { existing.adoptVersion(version) }
+        continue
+      }
       set(translated, at: row)
       if existing == nil {
         changes.inserted.insert(row)
@@ -203,6 +208,13 @@ extension RowCache {
       case (_?, nil): changes.deleted.insert(row)
       case (nil, nil): continue
       }
+    }
+    // Each object the history names is at the version the store gives its row.
+    for record in since.records where record.version != 0 {
+      guard let layout = layoutByName[record.entityName],
+        let row = committedRow(forKey: record.id, layout: layout)
+      else { continue }
+      self.row(row)?.adoptVersion(record.version)
     }
     if !changes.isEmpty { generation &+= 1 }
     return changes

@@ -69,6 +69,9 @@ final class RowCache {
   /// still the committed rows: a context that changed such an object conflicts with that save
   /// only where both changed the same property (see ``absorb(_:)``).
   var rowsFromOtherWriters: [Int32: CommittedRow] = [:]
+  /// Whether the rows' versions are the store's (SQLite's `Z_OPT`), which a save in place
+  /// compares, rather than counted from 1 at load.
+  var versionsFromStore = false
 
   init(layouts: [EntityLayout]) {
     self.layouts = layouts
@@ -275,6 +278,7 @@ final class RowCache {
     let layout = layouts[committed.entity]
     let slots = committed.slots
     var record = StoreRecord(entityName: layout.name, id: primaryKey(ofRow: row))
+    record.version = committed.version
     for (slot, property) in layout.properties.enumerated() {
       switch property.kind {
       case .attribute(let attribute):

@@ -60,6 +60,16 @@ extension IncrementalStoreFormat {
   }
 }
 
+/// What a save through an ``IncrementalStoreConnection`` did.
+public enum IncrementalSaveResult: Sendable, Equatable {
+  /// The changes are written, for the caller to commit.
+  case written
+  /// Nothing is written: another writer changed or deleted the objects with these IDs, or
+  /// gave their keys, since the save's records were read (their rows' versions moved, as
+  /// Core Data's optimistic locking says). The caller reads them again and merges.
+  case stale([Int64])
+}
+
 /// A connection to a store that saves in place, kept open by a coordinator: see
 /// ``IncrementalStoreFormat/connect(to:)``. `Formats/shared-writers.md` says how a save uses it.
 public protocol IncrementalStoreConnection: AnyObject {
@@ -73,9 +83,11 @@ public protocol IncrementalStoreConnection: AnyObject {
   func beginWriting() throws(StoreError)
 
   /// Writes `changes` inside the write begun, as ``IncrementalStoreFormat/save(_:metadata:model:to:)``
-  /// does.
+  /// does, changing and deleting each object's row only at the version its record was read
+  /// with (optimistic locking). When another writer moved one, nothing is written and the
+  /// result names the objects; the write lock is still held.
   func save(_ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel)
-    throws(StoreError)
+    throws(StoreError) -> IncrementalSaveResult
 
   /// Ends the write begun, keeping what it wrote.
   func commitWriting() throws(StoreError)

@@ -33,6 +33,11 @@ public struct StoreRecord: Sendable, Hashable {
   package private(set) var values: RecordValues
   /// The relationships' targets as the record holds them.
   package private(set) var links: RecordLinks
+  /// The row's version where the store keeps one (SQLite's optimistic-locking counter,
+  /// `Z_OPT`): the version a save in place expects to find when it changes the row. 0 where
+  /// the store keeps none. Not part of the record's equality: two records of one object with
+  /// the same values are the same record.
+  package var version: UInt32 = 0
 
   /// The values of the object's persistent attributes, by name; an empty value is left out.
   public var attributes: [String: AttributeValue] {

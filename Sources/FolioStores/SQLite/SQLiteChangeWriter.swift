@@ -15,18 +15,22 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   ) throws(StoreError) {
     let database = try Self.open(url, readOnly: false)
     try database.transaction { () throws(StoreError) in
-      try Self.apply(changes, metadata: metadata, model: model, to: database)
+      let stale = try Self.apply(changes, metadata: metadata, model: model, to: database)
+      if !stale.isEmpty { throw SQLiteRowVersion.staleError(stale, changes: changes, in: database) }
     }
   }
 
-  /// Writes `changes` through `database`, inside the caller's transaction.
+  /// Writes `changes` through `database`, inside the caller's transaction. Returns the IDs of
+  /// the objects another writer changed since they were read (``IncrementalSaveResult``);
+  /// when there are any, the caller rolls back what was written.
   static func apply(
     _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel,
     to database: SQLiteDatabase
-  ) throws(StoreError) {
+  ) throws(StoreError) -> [Int64] {
     let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
     var writer = SQLiteChangeWriter(database: database, binding: binding, changes: changes)
     try writer.apply()
+    guard writer.staleIDs.isEmpty else { return writer.staleIDs }
     if try SQLiteHistory.isTracked(database) {
       try SQLiteHistory.record(
         changes,
@@ -40,6 +44,7 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
       for key in SQLiteMetadata.hashDerivedKeys { new.userInfo[key] = old.userInfo[key] }
       try SQLiteMetadata.write(new, to: database)
     }
+    return []
   }
 
   /// Turns persistent history on for the store at `url`, whose objects fit `model`: makes
@@ -101,6 +106,9 @@ struct SQLiteChangeWriter {
   private var schema: SQLiteSchema { binding.schema }
   private var statements: [String: SQLiteStatement] = [:]
   private var entityOfTarget: [Int64: String] = [:]
+  /// The objects whose rows another writer changed, deleted or whose keys it gave since this
+  /// save's records were read: when any, the save must not stand.
+  private(set) var staleIDs: [Int64] = []
 
   init(database: SQLiteDatabase, binding: SQLiteBinding, changes: StoreChanges) {
     self.database = database
@@ -115,8 +123,29 @@ struct SQLiteChangeWriter {
   mutating func apply() throws(StoreError) {
     for record in changes.deleted { try delete(record) }
     var maximumKey: [Int: Int64] = [:]
+    var givenKeys: [Int: Int64] = [:]
     for record in changes.inserted {
       let entity = try self.entity(of: record)
+      // A key above the table's Z_MAX is free; one at or below it is an object brought back
+      // (a deletion undone), unless another writer's row holds it.
+      let given: Int64
+      if let known = givenKeys[entity.rootNumber] {
+        given = known
+      } else {
+        let statement = try prepared("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+        statement.bind(Int64(entity.rootNumber), at: 1)
+        given = try statement.step() && !statement.isNull(0) ? statement.int64(0) : 0
+        givenKeys[entity.rootNumber] = given
+      }
+      if StoreKeySpace.key(of: record.id) <= given {
+        let table = SQLiteDatabase.quote(binding.table(entity.table))
+        let exists = try prepared("SELECT 1 FROM \(table) WHERE Z_PK = ?")
+        exists.bind(StoreKeySpace.key(of: record.id), at: 1)
+        if try exists.step() {
+          staleIDs.append(record.id)
+          continue
+        }
+      }
       try insert(record, entity: entity)
       maximumKey[entity.rootNumber] = max(
         maximumKey[entity.rootNumber] ?? 0, StoreKeySpace.key(of: record.id))
@@ -172,9 +201,18 @@ struct SQLiteChangeWriter {
     let entity = try entity(of: record)
     let key = StoreKeySpace.key(of: record.id)
     let table = binding.table(entity.table)
-    let statement = try prepared("DELETE FROM \(SQLiteDatabase.quote(table)) WHERE Z_PK = ?")
+    let q = SQLiteDatabase.quote
+    let statement = try prepared(
+      "DELETE FROM \(q(table)) WHERE Z_PK = ? AND \(SQLiteRowVersion.sql) = ?")
     statement.bind(key, at: 1)
+    statement.bind(Int64(record.version), at: 2)
     try statement.run(at: "\(table) row Z_PK \(key)")
+    if sqlite3_changes(database.handle) == 0 {
+      // Gone already is what the save wants; there at another version is another writer's.
+      let exists = try prepared("SELECT 1 FROM \(q(table)) WHERE Z_PK = ?")
+      exists.bind(key, at: 1)
+      if try exists.step() { staleIDs.append(record.id) }
+    }
     for join in binding.joinTables {
       for side in join.sides where isKind(entity, of: side.entity) {
         let statement = try prepared(
@@ -281,19 +319,16 @@ struct SQLiteChangeWriter {
     let key = StoreKeySpace.key(of: new.id)
     let columns = try columns(of: entity, record: new, old: old)
     let q = SQLiteDatabase.quote
-    let sets = columns.map { "\(q($0.column)) = ?" } + ["Z_OPT = coalesce(Z_OPT, 0) + 1"]
+    let sets = columns.map { "\(q($0.column)) = ?" } + ["Z_OPT = \(SQLiteRowVersion.sql) + 1"]
     let statement = try prepared(
-      "UPDATE \(q(table)) SET " + sets.joined(separator: ", ") + " WHERE Z_PK = ?")
+      "UPDATE \(q(table)) SET " + sets.joined(separator: ", ")
+        + " WHERE Z_PK = ? AND \(SQLiteRowVersion.sql) = ?")
     for (index, column) in columns.enumerated() { column.bind(statement, index + 1) }
     statement.bind(key, at: columns.count + 1)
+    statement.bind(Int64(old.version), at: columns.count + 2)
     try statement.run(at: "\(table) row Z_PK \(key)")
-    guard sqlite3_changes(database.handle) == 1 else {
-      throw StoreError(
-        .modifiedOnDisk,
-        "\(table) has no row Z_PK \(key) for the \(new.entityName) the save changes: "
-          + "someone else changed the store since it was read",
-        at: InputLocation(file: file, entity: new.entityName))
-    }
+    // No row at the version read: another writer changed or deleted it since.
+    if sqlite3_changes(database.handle) != 1 { staleIDs.append(new.id) }
   }
 
   // MARK: Join tables and order
@@ -373,5 +408,35 @@ struct SQLiteChangeWriter {
         }
       }
     }
+  }
+}
+
+/// A row's version as a save compares it: `Z_OPT`, Core Data's optimistic-locking counter,
+/// read as 1 when it is missing or below 1, and as `UInt32.max` above that. A save in place
+/// changes or deletes a row only at the version its record was read with, and moves it one on.
+enum SQLiteRowVersion {
+  /// The version of a row whose `Z_OPT` is `raw`.
+  static func read(_ raw: Int64?) -> UInt32 {
+    guard let raw, raw > 1 else { return 1 }
+    return UInt32(clamping: raw)
+  }
+
+  /// The same, in SQL.
+  static let sql = "min(max(coalesce(Z_OPT, 1), 1), 4294967295)"
+
+  /// The error of a save that found `stale` objects changed by another writer.
+  static func staleError(_ stale: [Int64], changes: StoreChanges, in database: SQLiteDatabase)
+    -> StoreError
+  {
+    let id = stale[0]
+    let entity =
+      changes.updated.first { $0.new.id == id }?.new.entityName
+      ?? changes.deleted.first { $0.id == id }?.entityName
+      ?? changes.inserted.first { $0.id == id }?.entityName
+    let others = stale.count == 1 ? "" : " (and \(stale.count - 1) more)"
+    return StoreError(
+      .modifiedOnDisk,
+      "another writer changed object \(StoreKeySpace.key(of: id))\(others) since it was read; saving would overwrite that change",
+      at: InputLocation(file: database.path, entity: entity))
   }
 }

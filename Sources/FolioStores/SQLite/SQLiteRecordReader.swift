@@ -64,7 +64,7 @@ struct SQLiteRecordReader {
     let table = binding.table(root.table)
     let toManys = try toManyTargets(ownedIn: root)
     // One select of every column any entity of the hierarchy stores.
-    var selected: [String] = ["Z_PK", "Z_ENT"]
+    var selected: [String] = ["Z_PK", "Z_ENT", "Z_OPT"]
     var indexOfColumn: [String: Int] = [:]
     func index(of column: String) -> Int {
       let actual = binding.column(column, of: root.table)
@@ -153,6 +153,7 @@ struct SQLiteRecordReader {
       }
       let entity = columns.entity
       let id = StoreKeySpace.id(space: root.number, key: primaryKey)
+      let version = SQLiteRowVersion.read(statement.isNull(2) ? nil : statement.int64(2))
       // Each relationship present in `present`, its count and targets in `targets`.
       present.removeAll(keepingCapacity: true)
       targets.removeAll(keepingCapacity: true)
@@ -227,6 +228,7 @@ struct SQLiteRecordReader {
         }
         var record = StoreRecord(entityName: entity.name, id: id, attributes: dictionary)
         record.relationships = links.dictionary
+        record.version = version
         try consumer.consume(record)
         continue
       }
@@ -242,7 +244,7 @@ struct SQLiteRecordReader {
         mask |= 1 << UInt64(position)
         block.append(value)
       }
-      let record: StoreRecord
+      var record: StoreRecord
       if mask != 0 {
         record = StoreRecord(
           entityName: entity.name, id: id, names: names[nameSlot[offset]].names(for: mask),
@@ -250,6 +252,7 @@ struct SQLiteRecordReader {
       } else {
         record = StoreRecord(entityName: entity.name, id: id, links: links)
       }
+      record.version = version
       try consumer.consume(record)
     }
   }

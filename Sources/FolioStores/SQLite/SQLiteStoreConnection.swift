@@ -39,9 +39,22 @@ final class SQLiteStoreConnection: IncrementalStoreConnection {
   }
 
   func save(_ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel)
-    throws(StoreError)
+    throws(StoreError) -> IncrementalSaveResult
   {
-    try SQLiteStore.apply(changes, metadata: metadata, model: model, to: database)
+    // Within a savepoint, so a save that finds rows moved, or fails, leaves the write lock
+    // held and nothing written.
+    try database.execute("SAVEPOINT folio_save")
+    let stale: [Int64]
+    do {
+      stale = try SQLiteStore.apply(changes, metadata: metadata, model: model, to: database)
+    } catch {
+      try? database.execute("ROLLBACK TO folio_save")
+      try? database.execute("RELEASE folio_save")
+      throw error
+    }
+    if !stale.isEmpty { try database.execute("ROLLBACK TO folio_save") }
+    try database.execute("RELEASE folio_save")
+    return stale.isEmpty ? .written : .stale(stale)
   }
 
   func commitWriting() throws(StoreError) {

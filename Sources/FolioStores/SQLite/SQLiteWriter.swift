@@ -244,10 +244,10 @@ enum SQLiteWriter {
       let (entity, statement) = (plan.entity, plan.statement)
       statement.reset()
       let key = StoreKeySpace.key(of: record.id)
-      // Every table starts Z_PK, Z_ENT, Z_OPT.
+      // Every table starts Z_PK, Z_ENT, Z_OPT; a row keeps the version it had.
       statement.bind(key, at: 1)
       statement.bind(Int64(entity.number), at: 2)
-      statement.bind(Int64(1), at: 3)
+      statement.bind(Int64(max(record.version, 1)), at: 3)
       for bound in plan.attributes {
         let value = record.attribute(bound.name)
         if let value, !value.fits(bound.type) {
