@@ -15,7 +15,9 @@ struct DumpCommand: ParsableCommand {
 
       Objects are printed as they are read, in the store's order, so memory stays small \
       whatever the store's size; an object that refers to one further on whose entity has \
-      subentities waits for it, and comes at the end. Examples:
+      subentities waits for it, and comes at the end. Every relationship is shown from both \
+      ends, as a loaded graph has it; an unordered to-many lists its objects in ID order. \
+      --load prints the same from the graph loaded first. Examples:
         folio dump Samples/Expenses/Expenses.xml
         folio dump --json Samples/Expenses/Expenses.folio --model Samples/Expenses/Expenses.xcdatamodeld
         folio dump --jsonl Samples/Expenses/Expenses.xml | jq 'select(.attributes.amount > 100)'
@@ -31,6 +33,12 @@ struct DumpCommand: ParsableCommand {
   @Flag(help: "Print one JSON object a line (JSON Lines), nothing else.")
   var jsonl = false
 
+  @Flag(
+    help:
+      "Load the whole store into memory first and print the loaded graph: the same output, the slow way, for checking."
+  )
+  var load = false
+
   func validate() throws {
     if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
   }
@@ -43,12 +51,41 @@ struct DumpCommand: ParsableCommand {
       json ? .json(format: source.format.typeName) : jsonl ? .jsonl : .text
     var printer = DumpPrinter(mode: mode, model: source.model)
     do {
-      try store.read(source, into: &printer, progress: progress)
+      if load {
+        try printLoaded(source, into: &printer, progress: progress)
+      } else {
+        try store.read(source, into: &printer, progress: progress)
+      }
     } catch {
       // Output that cannot be written stops the reading; that is the error to show.
       if let failure = printer.failure { throw failure }
       throw error
     }
+  }
+}
+
+extension DumpCommand {
+  /// Hands `printer` the objects of a context that loaded `source`: the slow twin of the
+  /// streamed dump, which must print the same.
+  private func printLoaded(
+    _ source: StoreOptions.Source, into printer: inout DumpPrinter, progress: ProgressReporter
+  ) throws {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: source.model)
+    progress.begin(.reading(source))
+    do {
+      try coordinator.addPersistentStore(
+        at: source.url, format: ProgressCountingFormat(base: source.format, progress: progress))
+    } catch {
+      throw store.hinted(error)
+    }
+    let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+    let records = context.persistentRecords()
+    let metadata = coordinator.persistentStores.first?.metadata ?? StoreMetadata(storeType: "")
+    try printer.begin(
+      metadata: metadata, nextObjectID: (records.map(\.id).max() ?? 0) + 1,
+      recordCount: records.count)
+    for record in records { try printer.consume(record) }
+    try printer.finish()
   }
 }
 
@@ -79,6 +116,10 @@ struct DumpPrinter: StoreRecordConsumer {
   private var lookups: [String: [String]] = [:]
   /// Each relationship's destination, by entity and name.
   private var destinations: [String: [String: String]] = [:]
+  /// The unordered to-many relationships, by entity: their members print in ID order.
+  private var unordered: [String: Set<String>] = [:]
+  /// Every relationship of each record, both sides of each pair, as the loaded graph has them.
+  var wantsEveryRelationship: Bool { true }
 
   init(mode: Mode, model: ManagedObjectModel) {
     self.mode = mode
@@ -93,6 +134,9 @@ struct DumpPrinter: StoreRecordConsumer {
       var byName: [String: String] = [:]
       for relationship in entity.allRelationships where !relationship.isTransient {
         byName[relationship.name] = relationship.destinationEntityName
+        if relationship.isToMany, !relationship.isOrdered {
+          unordered[entity.name, default: []].insert(relationship.name)
+        }
         if parents.contains(relationship.destinationEntityName) {
           lookups[entity.name, default: []].append(relationship.name)
         }
@@ -190,7 +234,9 @@ struct DumpPrinter: StoreRecordConsumer {
       out.append(text: "  \(name) = \(DumpText.text(of: value))\n")
     }
     for name in record.relationships.keys.sorted() {
-      let names = (record.targets(of: name) ?? []).map {
+      var targets = record.targets(of: name) ?? []
+      if unordered[record.entityName]?.contains(name) == true { targets.sort() }
+      let names = targets.map {
         "\(entity(of: $0, record.entityName, name))#\(StoreKeySpace.key(of: $0))"
       }
       out.append(text: "  \(name) = [\(names.joined(separator: ", "))]\n")

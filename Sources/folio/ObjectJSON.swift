@@ -10,7 +10,7 @@ struct ObjectJSON {
   /// An entity's stored properties, in name order, their keys already written as JSON.
   private struct Shape {
     var attributes: [(name: String, key: [UInt8])] = []
-    var relationships: [(name: String, key: [UInt8], isToMany: Bool)] = []
+    var relationships: [(name: String, key: [UInt8], isToMany: Bool, isOrdered: Bool)] = []
   }
 
   /// `x-coredata://STORE-UUID/`, the start of every URI.
@@ -32,7 +32,10 @@ struct ObjectJSON {
       }
       for relationship in entity.allRelationships where !relationship.isTransient {
         shape.relationships.append(
-          (relationship.name, key(relationship.name), relationship.isToMany))
+          (
+            relationship.name, key(relationship.name), relationship.isToMany,
+            relationship.isOrdered
+          ))
       }
       shape.attributes.sort { $0.name < $1.name }
       shape.relationships.sort { $0.name < $1.name }
@@ -80,11 +83,13 @@ struct ObjectJSON {
     }
     out.append("},\"relationships\":{")
     first = true
-    for (name, key, isToMany) in shape.relationships {
+    for (name, key, isToMany, isOrdered) in shape.relationships {
       if !first { out.append(byte: UInt8(ascii: ",")) }
       first = false
       out.append(key)
-      let targets = record.targets(of: name) ?? []
+      var targets = record.targets(of: name) ?? []
+      // An unordered to-many has no order of its own: its members go in ID order.
+      if isToMany, !isOrdered { targets.sort() }
       if isToMany {
         out.append(byte: UInt8(ascii: "["))
         for (index, target) in targets.enumerated() {

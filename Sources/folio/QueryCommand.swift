@@ -165,8 +165,33 @@ struct QueryCommand: ParsableCommand {
       if end - start > 1 { objects[start..<end].sort { id($0) < id($1) } }
       start = end
     }
+    // Objects are named now, while the context that holds them is there.
     return try objects.map { object in
-      try columns.map { column in try object.value(forKeyPath: column) }
+      try columns.map { column in Self.named(try object.value(forKeyPath: column)) }
+    }
+  }
+
+  /// An object in a printed row: its entity, key and URI, taken from its context.
+  struct NamedObject {
+    let entity: String
+    let key: Int64
+    let uri: String
+  }
+
+  /// `value` with each object in it replaced by its ``NamedObject``; an unordered to-many's
+  /// objects in ID order, as `dump` lists them.
+  static func named(_ value: Any?) -> Any? {
+    func name(_ object: ManagedObject) -> NamedObject {
+      NamedObject(
+        entity: object.entityName, key: StoreKeySpace.key(of: object.objectID.primaryKey ?? 0),
+        uri: object.objectID.uriRepresentation.absoluteString)
+    }
+    switch value {
+    case let object as ManagedObject: return name(object)
+    case let objects as Set<ManagedObject>:
+      return objects.map(name).sorted { ($0.entity, $0.key) < ($1.entity, $1.key) }
+    case let list as [Any]: return list.map { named($0) as Any }
+    default: return value
     }
   }
 
@@ -287,13 +312,9 @@ struct QueryCommand: ParsableCommand {
     case let data as Data: return ObjectJSON.value(.binaryData(data))
     case let uuid as UUID: return ObjectJSON.value(.uuid(uuid))
     case let url as URL: return ObjectJSON.string(url.absoluteString)
-    case let object as ManagedObject:
-      return ObjectJSON.string(object.objectID.uriRepresentation.absoluteString)
+    case let object as NamedObject: return ObjectJSON.string(object.uri)
     case let objects as [Any]:
       return "[" + objects.map { json(of: $0) }.joined(separator: ",") + "]"
-    case let objects as Set<ManagedObject>:
-      return "["
-        + objects.map { json(of: $0) }.sorted().joined(separator: ",") + "]"
     case let value?: return ObjectJSON.string("\(value)")
     }
   }
@@ -303,13 +324,9 @@ struct QueryCommand: ParsableCommand {
     case nil: return "nil"
     case let text as String: return text
     case let date as Date: return ObjectJSON.iso8601(date)
-    case let object as ManagedObject:
-      return
-        "\(object.entityName)#\(object.objectID.uriRepresentation.lastPathComponent.dropFirst())"
+    case let object as NamedObject: return "\(object.entity)#\(object.key)"
     case let objects as [Any]:
       return "[" + objects.map { text(of: $0) }.joined(separator: ", ") + "]"
-    case let objects as Set<ManagedObject>:
-      return "[" + objects.map { text(of: $0) }.sorted().joined(separator: ", ") + "]"
     case let value?: return "\(value)"
     }
   }

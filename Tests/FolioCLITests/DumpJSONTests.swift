@@ -230,7 +230,7 @@ struct DumpJSONTests {
     let text = try run(folio, ["dump", store.path, "--model", version.path])
     #expect(text.status == 0, "\(text.standardError)")
     #expect(
-      text.standardOutput.hasSuffix("Garage#1\n  name = \"north\"\n  vehicles = [Car#3, Bike#2]\n"))
+      text.standardOutput.hasSuffix("Garage#1\n  name = \"north\"\n  vehicles = [Bike#2, Car#3]\n"))
   }
 
   @Test("--json and --jsonl together are a usage error")

@@ -59,6 +59,52 @@ struct SQLiteStoreTests: SQLiteFixtures {
     #expect(try store.read(from: url, model: model).records.count == 2)
   }
 
+  /// A record consumer that asks for both sides of every relationship, as a dump does.
+  struct EveryRelationship: StoreRecordConsumer {
+    var records: [StoreRecord] = []
+    var wantsEveryRelationship: Bool { true }
+    mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {}
+    mutating func consume(_ record: StoreRecord) { records.append(record) }
+    mutating func finish() {}
+  }
+
+  @Test("a relationship that is its own inverse keeps its pairs, read whole or record by record")
+  func selfInverse() throws {
+    let model = try ManagedObjectModel {
+      EntityDescription("Node") {
+        AttributeDescription("label", .string)
+        RelationshipDescription("friends", to: "Node", inverse: "friends", toMany: true)
+      }
+    }
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("nodes.sqlite")
+    // a is its own friend and b's.
+    let records = [
+      StoreRecord(
+        entityName: "Node", id: 1, attributes: ["label": .string("a")],
+        relationships: ["friends": [1, 2]]),
+      StoreRecord(
+        entityName: "Node", id: 2, attributes: ["label": .string("b")],
+        relationships: ["friends": [1]]),
+    ]
+    try store.write(
+      StoreContents(
+        metadata: StoreMetadata(storeType: store.typeName), records: records, nextObjectID: 3),
+      model: model, to: url)
+    func friends(_ records: [StoreRecord]) -> [String] {
+      records.sorted { $0.id < $1.id }.map { record in
+        "\(StoreKeySpace.key(of: record.id)): "
+          + (record.relationships["friends"] ?? []).map { "\(StoreKeySpace.key(of: $0))" }.sorted()
+          .joined(separator: " ")
+      }
+    }
+    #expect(friends(try store.read(from: url, model: model).records) == ["1: 1 2", "2: 1"])
+    var streamed = EveryRelationship()
+    try store.read(from: url, model: model, into: &streamed)
+    #expect(friends(streamed.records) == ["1: 1 2", "2: 1"])
+  }
+
   /// A model with one binary attribute that allows external storage.
   func photoModel() throws -> ManagedObjectModel {
     var data = AttributeDescription("data", .binaryData)

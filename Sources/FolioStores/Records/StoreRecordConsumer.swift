@@ -18,6 +18,17 @@ public protocol StoreRecordConsumer {
 
   /// Called once, after the last record.
   mutating func finish() throws(StoreError)
+
+  /// Whether each record must give every relationship of its object. A store may leave out
+  /// one side of a pair that it keeps only with the other (a SQLite store keeps an unordered
+  /// one-to-many as its members' foreign keys) when the consumer completes it from the other
+  /// side, as a context loading the store does. The default is `false`; a consumer that takes
+  /// records one at a time and hands them on (a dump) says `true`.
+  var wantsEveryRelationship: Bool { get }
+}
+
+extension StoreRecordConsumer {
+  public var wantsEveryRelationship: Bool { false }
 }
 
 /// Collects records into ``StoreContents``.

@@ -99,9 +99,25 @@ struct SQLiteBinding {
       bound.name = actual
       for index in bound.sides.indices {
         let side = bound.sides[index]
-        guard let owners = column(side.ownerBase, in: found),
-          let members = column(side.memberBase, in: found)
-        else {
+        var owners = column(side.ownerBase, in: found)
+        var members = column(side.memberBase, in: found)
+        if side.ownerBase == side.memberBase {
+          // A relationship that is its own inverse: two columns of one base, the schema's
+          // names where the file has them, else the plain name and the suffixed one.
+          let names = [side.ownerColumn, side.memberColumn]
+          if names.allSatisfy({ found[$0.uppercased()] != nil }) {
+            owners = found[names[0].uppercased()]
+            members = found[names[1].uppercased()]
+          } else {
+            let candidates = found.keys.filter { name in
+              name.hasPrefix(side.ownerBase.uppercased())
+                && name.dropFirst(side.ownerBase.count).allSatisfy(\.isNumber)
+            }.sorted { ($0.count, $0) < ($1.count, $1) }
+            owners = candidates.count == 2 ? found[candidates[0]] : nil
+            members = candidates.count == 2 ? found[candidates[1]] : nil
+          }
+        }
+        guard let owners, let members else {
           throw mismatch(
             "the join table \(actual) has no column \(side.ownerBase) or \(side.memberBase) for "
               + "\(side.entity).\(side.relationship.name)")

@@ -17,6 +17,12 @@ struct SQLiteRecordReader {
   /// Whether only the rows whose keys the connection's `temp.folio_keys` table lists (by root
   /// entity number and `Z_PK`) are read, with their relationships: ``SQLiteStore/read(keys:from:model:into:)``.
   var readsListedKeysOnly = false
+  /// Whether each record gives every relationship, both sides of each pair (an unordered
+  /// one-to-many from its members' foreign keys, each side of a join table), for a consumer
+  /// that takes records one at a time and cannot complete them
+  /// (``StoreRecordConsumer/wantsEveryRelationship``). Unordered sides list their members in
+  /// ID order, as a whole read completes them.
+  var givesEveryRelationship = false
   private var schema: SQLiteSchema { binding.schema }
 
   /// The condition that keeps to the listed keys a query of `column` (of rows of the hierarchy
@@ -319,10 +325,25 @@ struct SQLiteRecordReader {
         }
         result[name, default: [:]].merge(lists) { a, b in a + b }
       }
+      for unordered in givesEveryRelationship ? schema.unorderedToManys[entity.name] ?? [] : [] {
+        let table = binding.table(unordered.memberTable)
+        let foreignKey = binding.column(unordered.foreignKey, of: unordered.memberTable)
+        let statement = try database.prepare(
+          "SELECT \(q(foreignKey)), Z_PK FROM \(q(table)) WHERE \(q(foreignKey)) IS NOT NULL "
+            + "ORDER BY \(q(foreignKey)), Z_PK",
+          at: table)
+        var lists: [Int64: [Int64]] = [:]
+        while try statement.step() {
+          lists[statement.int64(0), default: []].append(
+            StoreKeySpace.id(space: unordered.memberRoot, key: statement.int64(1)))
+        }
+        result[unordered.relationship.name, default: [:]].merge(lists) { a, b in a + b }
+      }
     }
     for join in binding.joinTables {
       let ordered = join.sides.filter { $0.orderColumn != nil }
-      for side in ordered.isEmpty ? [join.sides[0]] : ordered {
+      let read = givesEveryRelationship ? join.sides : ordered.isEmpty ? [join.sides[0]] : ordered
+      for side in read {
         guard let owner = schema.entity(side.entity), owner.rootNumber == root.number else {
           continue
         }
@@ -343,6 +364,8 @@ struct SQLiteRecordReader {
         }
         if let order = side.orderColumn {
           sql += " ORDER BY \(q(side.ownerColumn)), \(q(order)), \(q(side.memberColumn))"
+        } else if givesEveryRelationship {
+          sql += " ORDER BY \(q(side.ownerColumn)), \(q(side.memberColumn))"
         }
         let statement = try database.prepare(sql, at: join.name)
         var lists: [Int64: [Int64]] = [:]
@@ -355,7 +378,11 @@ struct SQLiteRecordReader {
           lists[statement.int64(0), default: []].append(
             StoreKeySpace.id(space: side.memberRoot, key: statement.int64(1)))
         }
-        result[side.relationship.name, default: [:]].merge(lists) { a, b in a + b }
+        // A relationship that is its own inverse has both columns: a pair counts once.
+        let selfInverse = join.sides[0].relationship.name == join.sides[1].relationship.name
+        result[side.relationship.name, default: [:]].merge(lists) { a, b in
+          selfInverse ? Array(Set(a + b)).sorted() : a + b
+        }
       }
     }
     return result

@@ -52,6 +52,15 @@ package struct SQLiteSchema {
     let memberRoot: Int
   }
 
+  /// An unordered one-to-many relationship: its members are the rows of the members' table
+  /// whose foreign key (the inverse's) names the owner.
+  struct UnorderedToMany {
+    let relationship: RelationshipDescription
+    let memberTable: String
+    let foreignKey: String
+    let memberRoot: Int
+  }
+
   /// A many-to-many pair, stored in one join table.
   struct JoinTable {
     /// The table's name as Core Data would choose it for a new store.
@@ -86,6 +95,9 @@ package struct SQLiteSchema {
   private(set) var toOnes: [String: [ToOneColumn]] = [:]
   /// Ordered one-to-many relationships, by the owner's entity name.
   private(set) var orderedToManys: [String: [OrderedToMany]] = [:]
+  /// The unordered one-to-many relationships declared by each entity: stored only as their
+  /// inverses' foreign keys in the members' table.
+  private(set) var unorderedToManys: [String: [UnorderedToMany]] = [:]
   private(set) var joinTables: [JoinTable] = []
   /// Every table: its name and its columns with their SQL types, in order.
   private(set) var tables: [(name: String, columns: [(name: String, type: String)])] = []
@@ -280,7 +292,7 @@ package struct SQLiteSchema {
     // Ordered one-to-many: the order column goes beside the inverse's foreign key.
     for entity in ordered {
       for relationship in entity.relationships
-      where relationship.isToMany && relationship.isOrdered && !relationship.isTransient {
+      where relationship.isToMany && !relationship.isTransient {
         guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
           let inverseOwner = relationship.inverseEntityName
             ?? Optional(relationship.destinationEntityName),
@@ -289,6 +301,13 @@ package struct SQLiteSchema {
               + "." + inverse.name],
           let member = self.entity(relationship.destinationEntityName)
         else { continue }
+        guard relationship.isOrdered else {
+          unorderedToManys[entity.name, default: []].append(
+            UnorderedToMany(
+              relationship: relationship, memberTable: member.table, foreignKey: foreignKey,
+              memberRoot: member.rootNumber))
+          continue
+        }
         let orderColumn = claim("Z_FOK_" + inverse.name.uppercased(), in: member.table)
         columnsByTable[member.table, default: []].append((orderColumn, "INTEGER"))
         orderedToManys[entity.name, default: []].append(

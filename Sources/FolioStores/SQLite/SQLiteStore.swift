@@ -126,9 +126,10 @@ public struct SQLiteStore: StoreFormat {
     // A store Folio wrote is checked by its hashes; one Core Data wrote, by its schema.
     if checksVersionHashes { try metadata.checkVersionHashes(against: model, file: url.path) }
     let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
-    let reader = SQLiteRecordReader(
+    var reader = SQLiteRecordReader(
       database: database, binding: binding,
       externalData: ExternalDataFolder(store: url, missing: missingExternalData))
+    reader.givesEveryRelationship = consumer.wantsEveryRelationship
     try database.execute("BEGIN")
     defer { try? database.execute("COMMIT") }
     // Keys are never given out twice: new objects are numbered above every root's Z_MAX.

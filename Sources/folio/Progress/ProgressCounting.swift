@@ -75,6 +75,8 @@ struct ProgressCountingConsumer<Base: StoreRecordConsumer>: StoreRecordConsumer 
   }
 
   mutating func finish() throws(StoreError) { try base.finish() }
+
+  var wantsEveryRelationship: Bool { base.wantsEveryRelationship }
 }
 
 /// Collects records into `StoreContents` as `BinaryStore.read(from:model:)` does.
