@@ -333,6 +333,8 @@ struct SQLiteModelCacheTests {
   /// What to get wrong in ``smallModel(_:)``.
   enum Fault {
     case none, unknownDestination, selfParent, unknownTypeCode, entityOutOfRange
+    /// `friends`' NSMaxCount NSUIntegerMax, which reads as -1: a model built in code.
+    case maxCountAsNSUIntegerMax
   }
 
   /// A cache of Person {name, friends ↔ friends, a derived attribute, a fetched property,
@@ -360,7 +362,8 @@ struct SQLiteModelCacheTests {
         "_NSDestinationEntityName": archive.string(
           fault == .unknownDestination ? "Nobody" : "Person"),
         "NSInverseRelationship": ArchiveBuilder.reference(friends),
-        "_NSInverseRelationshipName": archive.string("friends"), "NSMaxCount": .integer(0),
+        "_NSInverseRelationshipName": archive.string("friends"),
+        "NSMaxCount": .integer(fault == .maxCountAsNSUIntegerMax ? -1 : 0),
         "NSMinCount": .integer(0), "NSDeleteRule": .integer(3), "NSIsOptional": .boolean(true),
         "NSIsOrdered": .boolean(true),
       ])
@@ -426,6 +429,14 @@ struct SQLiteModelCacheTests {
         "NSFetchRequestTemplates": ArchiveBuilder.null,
       ])
     return archive.blob(root: ArchiveBuilder.reference(model))
+  }
+
+  @Test("a count of NSUIntegerMax, as models built in code give a to-many, means no limit")
+  func countAsNSUIntegerMax() throws {
+    let model = try SQLiteModelCache.decode(Self.smallModel(.maxCountAsNSUIntegerMax), file: nil)
+    let friends = try #require(model.entity(named: "Person")?.relationship(named: "friends"))
+    #expect(friends.isToMany)
+    #expect(friends.maxCount == nil)
   }
 
   @Test("a hand-made cache decodes, skipping the classes Folio does not model")

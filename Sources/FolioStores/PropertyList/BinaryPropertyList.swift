@@ -67,6 +67,15 @@ package enum BinaryPropertyList {
     return writer.serialized(top: top)
   }
 
+  /// `value` as a binary property list whose `{"CF$UID": n}` dictionaries are UID objects:
+  /// an NSKeyedArchiver archive (``BinaryPropertyListWriter/writesUIDs``).
+  package static func encodeKeyedArchive(_ value: PropertyListValue) -> Data {
+    var writer = BinaryPropertyListWriter()
+    writer.writesUIDs = true
+    let top = writer.add(value)
+    return writer.serialized(top: top)
+  }
+
   /// The error for a malformed property list, at `offset` of its bytes.
   static func malformed(_ message: String, file: String?, offset: Int) -> StoreError {
     StoreError(

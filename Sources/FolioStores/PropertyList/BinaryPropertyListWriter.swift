@@ -11,9 +11,16 @@ struct BinaryPropertyListWriter {
     case leaf(PropertyListValue)
     case array([Int])
     case dictionary(keys: [Int], values: [Int])
+    case uid(UInt64)
   }
 
+  /// Whether a dictionary whose one entry is `"CF$UID"` with a non-negative integer is written
+  /// as a UID object, as NSKeyedArchiver's references are (the XML form of a UID is such a
+  /// dictionary). Off for other property lists, whose dictionaries stay dictionaries.
+  var writesUIDs = false
+
   private enum LeafKey: Hashable {
+    case uid(UInt64)
     case string([UInt8])
     case integer(Int64)
     case real(UInt64)
@@ -35,6 +42,13 @@ struct BinaryPropertyListWriter {
       let references = elements.map { add($0) }
       objects[number] = .array(references)
       return number
+    case .dictionary(let entries)
+    where writesUIDs && entries.count == 1 && Self.uid(entries["CF$UID"]) != nil:
+      let uid = Self.uid(entries["CF$UID"]) ?? 0
+      if let known = leaves[.uid(uid)] { return known }
+      objects.append(.uid(uid))
+      leaves[.uid(uid)] = objects.count - 1
+      return objects.count - 1
     case .dictionary(let entries):
       let number = objects.count
       objects.append(.array([]))
@@ -57,6 +71,11 @@ struct BinaryPropertyListWriter {
     return number
   }
 
+  private static func uid(_ value: PropertyListValue?) -> UInt64? {
+    guard case .integer(let number)? = value, number >= 0 else { return nil }
+    return UInt64(number)
+  }
+
   /// The property list of every object added, with `top` as its top object.
   func serialized(top: Int) -> Data {
     let referenceSize = Self.width(of: UInt64(max(objects.count - 1, 0)))
@@ -68,6 +87,11 @@ struct BinaryPropertyListWriter {
       switch object {
       case .leaf(let value):
         Self.append(value, to: &bytes)
+      case .uid(let value):
+        // 0x8n: a UID of n + 1 bytes.
+        let size = Self.width(of: value)
+        bytes.append(0x80 | UInt8(size - 1))
+        Self.appendUnsigned(value, size: size, to: &bytes)
       case .array(let references):
         Self.appendMarker(0xA, count: references.count, to: &bytes)
         for reference in references {

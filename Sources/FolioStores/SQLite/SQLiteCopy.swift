@@ -456,6 +456,7 @@ struct SQLiteCopy {
       try SQLiteWriter.writePrimaryKeys(
         destinationSchema, largestKeys: try largestKeys(binding, in: database), in: database)
       try SQLiteMetadata.write(SQLiteWriter.metadata(metadata, of: destinationModel), to: database)
+      try SQLiteWriter.writeModelCache(destinationModel, in: database)
       for sql in destinationSchema.indexes { try database.execute(sql) }
       try database.execute("COMMIT")
     }

@@ -149,8 +149,9 @@ public struct SQLiteStore: StoreFormat {
   }
 
   /// The model the store caches in `Z_MODELCACHE`: the one Core Data wrote it (or last
-  /// migrated it) with, as Core Data compiled it; `nil` when the store has no cache (Core Data
-  /// before 2011, and the files Folio writes). What opens a store when its model is not at hand.
+  /// migrated it) with, as Core Data compiled it, or the one Folio wrote it with; `nil` when the
+  /// store has no cache (Core Data before 2011). What opens a store when its model is not at
+  /// hand.
   ///
   /// - Throws: `StoreError` when the file is not a Core Data store, or its cache cannot be
   ///   decoded (`.malformedStore`, naming the file).

@@ -101,7 +101,20 @@ enum SQLiteWriter {
       contents, schema: schema, entityOfID: entityOfID, orders: orderOf, in: database)
     try writePrimaryKeys(schema, largestKeys: maximumKey, in: database)
     try SQLiteMetadata.write(metadata(contents.metadata, of: model), to: database)
+    try writeModelCache(model, in: database)
     for sql in schema.indexes { try database.execute(sql) }
+  }
+
+  /// `Z_MODELCACHE`: the model the store is written with, as Core Data caches it, so the store
+  /// opens with its relationships whole where no model is at hand.
+  static func writeModelCache(_ model: ManagedObjectModel, in database: SQLiteDatabase)
+    throws(StoreError)
+  {
+    try database.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+    let insert = try database.prepare(
+      "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", at: "Z_MODELCACHE")
+    insert.bind(SQLiteModelCache.encode(model), at: 1)
+    try insert.run(at: "Z_MODELCACHE")
   }
 
   /// `Z_PRIMARYKEY`: each entity's number, name and parent, and for each hierarchy's root the

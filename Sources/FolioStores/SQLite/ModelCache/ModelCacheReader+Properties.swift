@@ -41,6 +41,12 @@ extension ModelCacheReader {
     attribute.allowsExternalBinaryDataStorage = flags & 4 != 0
     attribute.userInfo = try userInfo(instance["NSUserInfo"], of: what)
     attribute.defaultValue = try defaultValue(instance["NSDefaultValue"], as: type, of: what)
+    // Folio's own keys (``ModelCacheWriter``).
+    attribute.derivationExpression = try archive.string(
+      instance[ModelCacheWriter.derivationKey], for: "the derivation of \(what)")
+    attribute.preservesValueInHistoryOnDeletion = try archive.flag(
+      instance[ModelCacheWriter.preservesValueKey],
+      for: "\(ModelCacheWriter.preservesValueKey) of \(what)")
     return attribute
   }
 
@@ -129,10 +135,10 @@ extension ModelCacheReader {
     throws(StoreError) -> Int
   {
     let number = try archive.integer(value, for: "\(key) of \(what)") ?? 0
-    guard let count = Int(exactly: number), count >= 0 else {
-      throw SQLiteModelCache.malformed(
-        "gives relationship \(what) the \(key) \(number), which is negative", file: file)
-    }
+    // A count is an NSUInteger: NSUIntegerMax, which models built in code give a to-many
+    // for "no limit", reads as -1, and any value past Int64's reads negative. Core Data
+    // means no limit by them, as by 0.
+    guard number >= 0, let count = Int(exactly: number) else { return 0 }
     return count
   }
 
