@@ -89,8 +89,14 @@ extension Document {
       let fingerprint = try UndoHistoryFile.fingerprint(of: fileURL)
       let limit = undoManager?.maximumUndoBytes.map(UndoHistoryFile.payloadLimit(forFileSize:))
       let payload = context.undoHistoryArchive(maximumBytes: limit)
-      try UndoHistoryFile.encode(payload, for: fingerprint).write(to: historyURL, options: .atomic)
+      // Through AtomicFile, as the store: its temporary beside the file, removed when a save
+      // is killed and the next one comes.
+      try AtomicFile.write(UndoHistoryFile.encode(payload, for: fingerprint), to: historyURL)
       undoHistoryProblem = nil
+    } catch let error as StoreError {
+      undoHistoryProblem = UndoHistoryError(
+        .io, "the undo history was not written: \(error.message)",
+        at: InputLocation(file: historyURL.path), underlying: error)
     } catch {
       undoHistoryProblem = UndoHistoryError(
         .io, "the undo history was not written: \(error.localizedDescription)",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Folio
 import FolioCodegen
 import FolioModel
 import Foundation
@@ -69,7 +70,7 @@ struct CodegenCommand: ParsableCommand {
       {
         continue
       }
-      try Data(target.file.contents.utf8).write(to: target.url, options: .atomic)
+      try AtomicFile.write(Data(target.file.contents.utf8), to: target.url)
     }
     if !buildTime {
       print("wrote \(targets.count) files to \(folder.path)")

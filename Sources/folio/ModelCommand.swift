@@ -128,7 +128,7 @@ extension ModelCommand {
       case .svg: text = try Graphviz.locate().svg(from: ModelGraph.dot(of: loaded))
       }
       if let output {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        try AtomicFile.write(Data(text.utf8), to: URL(fileURLWithPath: output))
       } else {
         print(text, terminator: "")
       }

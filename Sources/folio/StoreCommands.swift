@@ -315,8 +315,25 @@ struct ConvertCommand: ParsableCommand {
     completion: Completions.writableStore)
   var output: String
 
-  /// The format OUT's extension names, checked before anything is read.
-  func validate() throws { _ = try outputFormat() }
+  /// The format OUT's extension names, and that OUT is not the store itself, checked before
+  /// anything is read.
+  func validate() throws {
+    _ = try outputFormat()
+    if store.file != "-", Self.isSameFile(store.file, output) {
+      throw ValidationError(
+        "\"\(output)\" is the store being converted (\"\(store.file)\"): name another file to write"
+      )
+    }
+  }
+
+  /// Whether the paths `a` and `b` name one file: through symbolic links, hard links or
+  /// spellings of the path. A path with no file names none.
+  static func isSameFile(_ a: String, _ b: String) -> Bool {
+    var first = stat()
+    var second = stat()
+    guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
+    return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+  }
 
   private func outputFormat() throws -> any StoreFormat {
     let url = URL(fileURLWithPath: output)

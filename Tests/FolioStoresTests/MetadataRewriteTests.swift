@@ -96,6 +96,8 @@ struct MetadataRewriteTests {
     for name in XMLStoreSupport.corpusNames.prefix(6) {
       let url = folder.appendingPathComponent(name)
       try FileManager.default.copyItem(at: corpus.appendingPathComponent(name), to: url)
+      // The corpus is read-only; its copy is the test's to write.
+      try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
       let model = try XMLStore.inferModel(from: url)
       let before = try XMLStore().read(from: url, model: model)
       var metadata = before.metadata

@@ -100,7 +100,7 @@ public enum SQLiteCorpus {
         .appendingPathComponent(store.bundle).appendingPathComponent(store.version))
   }
 
-  /// A copy of `store` and its companions in a new scratch folder.
+  /// A copy of `store` and its companions in a new scratch folder, writable.
   public static func copy(of store: Store) throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "folio-sqlite-\(UUID().uuidString)", isDirectory: true)
@@ -110,7 +110,10 @@ public enum SQLiteCorpus {
     for suffix in ["", "-wal", "-shm"] {
       let from = URL(fileURLWithPath: source.path + suffix)
       guard FileManager.default.fileExists(atPath: from.path) else { continue }
-      try FileManager.default.copyItem(at: from, to: URL(fileURLWithPath: target.path + suffix))
+      let copy = URL(fileURLWithPath: target.path + suffix)
+      try FileManager.default.copyItem(at: from, to: copy)
+      // The corpus is read-only; its copy is the test's to write.
+      try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy.path)
     }
     return target
   }

@@ -21,6 +21,10 @@ import Foundation
 /// links and the file they name gets the new bytes. A link whose target does not exist yet
 /// makes the write create the target, as writing through the link in place would.
 ///
+/// A path naming a FIFO or a character device is written to directly, not replaced; a
+/// read-only file, a folder and other kinds of file are refused (``WriteAccess``). The new
+/// file keeps the old one's mode, owner and group.
+///
 /// A save killed before its rename leaves its temporary file, `.NAME.folio-UUID.tmp` beside
 /// the target. While it writes, a save holds an exclusive `flock(2)` on its temporary file,
 /// which the system drops when the process ends, however it ends; before it writes, each save
@@ -53,6 +57,9 @@ public enum AtomicFile {
     let path = url.path
     let target = try Target(resolving: path)
     let faults = Self.faults
+    if try WriteAccess.check(target.path, reportedAs: path) == .stream {
+      return try writeDirectly(to: target.path, reportingAt: path, faults: faults, body)
+    }
     removeStaleTemporaries(of: target)
     let temporary = try TemporaryFile(for: target, reportingAt: path, faults: faults)
     var isOpen = true
@@ -67,8 +74,11 @@ public enum AtomicFile {
     if let error = faults.fsyncError ?? (fsync(temporary.descriptor) == 0 ? nil : errno) {
       throw failure("flush the new file to disk", error, at: path)
     }
+    // The new file takes the old one's mode, and its owner and group where the system lets
+    // this user give them (the superuser always; others their own file, to a group of theirs).
     var status = stat()
     if stat(target.path, &status) == 0 {
+      _ = fchown(temporary.descriptor, status.st_uid, status.st_gid)
       _ = fchmod(temporary.descriptor, status.st_mode & 0o7777)
     }
     isOpen = false
@@ -86,6 +96,21 @@ public enum AtomicFile {
       _ = fsync(folderDescriptor)
       close(folderDescriptor)
     }
+  }
+
+  /// Writes `body`'s bytes straight into the FIFO or character device at `target`: there is
+  /// nothing to replace, and a file put in its place would take what its reader waits for.
+  private static func writeDirectly(
+    to target: String, reportingAt path: String, faults: FaultPlan,
+    _ body: (AtomicOutput) throws(StoreError) -> Void
+  ) throws(StoreError) {
+    let descriptor = open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+    guard descriptor >= 0 else { throw failure("open the file for writing", errno, at: path) }
+    var isOpen = true
+    defer { if isOpen { close(descriptor) } }
+    try body(AtomicOutput(descriptor: descriptor, path: path, faults: faults))
+    isOpen = false
+    guard close(descriptor) == 0 else { throw failure("close the file", errno, at: path) }
   }
 
   /// The error of a write to `path` whose `step` failed with the system's error `code`.

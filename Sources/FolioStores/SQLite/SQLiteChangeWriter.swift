@@ -93,7 +93,9 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   /// file cannot be opened for writing (a read-only store is still read, and a save of it
   /// fails as the write would).
   public func connect(to url: URL) throws(StoreError) -> (any IncrementalStoreConnection)? {
-    guard FileManager.default.isWritableFile(atPath: url.path) else { return nil }
+    guard FileManager.default.isWritableFile(atPath: url.path),
+      (try? WriteAccess.check(url.path, reportedAs: url.path)) == .file
+    else { return nil }
     return try SQLiteStoreConnection(url: url)
   }
 }

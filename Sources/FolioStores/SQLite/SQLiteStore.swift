@@ -201,6 +201,8 @@ public struct SQLiteStore: StoreFormat {
     guard FileManager.default.fileExists(atPath: url.path) else {
       throw StoreError(.notFound, "no such file", at: InputLocation(file: url.path))
     }
+    // A store its owner made read-only is not written, even by the superuser.
+    if !readOnly { _ = try WriteAccess.check(url.path, reportedAs: url.path) }
     var database = try SQLiteDatabase(path: url.path, readOnly: readOnly)
     let tables: [String]
     do {

@@ -397,6 +397,7 @@ enum SQLiteWriter {
   /// the write fails with `StoreError.busy` and changes nothing. Any other file at `url` is
   /// replaced by a rename (``AtomicFile``).
   static func replace(_ url: URL, with scratch: URL) throws(StoreError) {
+    _ = try WriteAccess.check(url.path, reportedAs: url.path)
     if let target = existingDatabase(at: url) {
       return try write(scratch, into: target, at: url)
     }

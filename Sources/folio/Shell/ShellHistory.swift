@@ -1,3 +1,4 @@
+import Folio
 import Foundation
 
 #if canImport(Glibc)
@@ -71,19 +72,13 @@ struct ShellHistory {
     }
   }
 
-  /// Writes the entries kept to a new file and renames it over the old one.
+  /// Writes the entries kept to a new file that replaces the old one (``AtomicFile``).
   private mutating func rewrite() {
     guard let file else { return }
-    let temporary = file.deletingLastPathComponent()
-      .appendingPathComponent(".\(file.lastPathComponent).\(getpid())")
-    do {
-      try Data(entries.map { $0 + "\n" }.joined().utf8).write(to: temporary)
-      guard rename(temporary.path, file.path) == 0 else {
-        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-      }
+    do throws(StoreError) {
+      try AtomicFile.write(Data(entries.map { $0 + "\n" }.joined().utf8), to: file)
     } catch {
-      try? FileManager.default.removeItem(at: temporary)
-      problem = "history not kept in \(file.path): \(error.localizedDescription)"
+      problem = "history not kept in \(file.path): \(error.message)"
     }
   }
 }
