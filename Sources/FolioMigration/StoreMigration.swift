@@ -12,9 +12,9 @@ import Foundation
 /// database, without reading its objects into memory; the result is the same.
 /// Nothing touches the original until every step has succeeded: the new file is written
 /// beside it and renamed over it (the format's atomic write), and the original is kept as a
-/// backup (a second name for the same file, `NAME.backup`, or `NAME.backup-2`… when taken)
-/// until the new one is in place; then the backup goes, unless ``keepsBackup``. A failure, a
-/// cancellation or a crash at any point leaves the original file as it was.
+/// backup (a second name for the same file, `NAME.backup-VERSION` after the version it was
+/// in, `NAME.backup-VERSION-2`… when taken), which stays unless ``keepsBackup`` is turned
+/// off. A failure, a cancellation or a crash at any point leaves the original file as it was.
 ///
 /// ```swift
 /// var migration = try StoreMigration(storeAt: url, format: XMLStore(), bundle: bundle)
@@ -25,15 +25,13 @@ public struct StoreMigration {
   public let url: URL
   public let format: any StoreFormat
   public let plan: MigrationPlan
-  /// Whether the original stays as `NAME.backup` after a migration that succeeded.
-  public var keepsBackup = false
+  /// Whether the original stays as `NAME.backup-VERSION` after a migration that succeeded;
+  /// `true` unless turned off.
+  public var keepsBackup = true
   /// The migration policies by the class names mapping models give them.
   public var policies: [String: EntityMigrationPolicy.Type] = [:]
   /// Whether a SQLite store whose steps are all plain copies is migrated in SQL.
   var copiesInSQL = true
-  /// Where a migration in SQL keeps the databases of its steps until the last replaces the
-  /// store.
-  var scratchFolder = FileManager.default.temporaryDirectory
 
   /// Plans the migration of the store at `url` from the version of `bundle` whose entity
   /// hashes its metadata records to `version` (by default the bundle's current version).
@@ -92,14 +90,16 @@ public struct StoreMigration {
   ) throws(MigrationError) -> StoreMigrationReport {
     let write: () throws(StoreError) -> Void
     let report: StoreMigrationReport
-    var scratch: URL?
-    defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
+    var scratch: ScratchFile?
+    defer { scratch?.discard() }
     if let (database, done) = try migrateInSQL(keepingResult: true, progress, isCancelled),
       let database
     {
       scratch = database
       report = done
-      write = { () throws(StoreError) in try SQLiteStore.replace(url, withDatabaseAt: database) }
+      write = { () throws(StoreError) in
+        try SQLiteStore.replace(url, withDatabaseAt: database.url)
+      }
     } else {
       let (contents, done) = try migrate(progress: progress, isCancelled: isCancelled)
       report = done
@@ -174,7 +174,7 @@ public struct StoreMigration {
   private func migrateInSQL(
     keepingResult: Bool, _ progress: ((StoreMigrationProgress) -> Void)?,
     _ isCancelled: (() -> Bool)?
-  ) throws(MigrationError) -> (URL?, StoreMigrationReport)? {
+  ) throws(MigrationError) -> (ScratchFile?, StoreMigrationReport)? {
     guard copiesInSQL, format is SQLiteStore, !plan.steps.isEmpty else { return nil }
     var copies: [SQLiteCopyPlan] = []
     for step in plan.steps {
@@ -188,14 +188,20 @@ public struct StoreMigration {
       sourceVersion: plan.sourceVersion.name, destinationVersion: plan.destinationVersion.name,
       steps: [])
     var current = url
-    var made: [URL] = []
-    func discard() { for file in made { try? FileManager.default.removeItem(at: file) } }
+    // Each step's database is built beside the store (``ScratchFile``): on its disk, and left
+    // to the next write's cleanup if the process is killed.
+    var made: [ScratchFile] = []
+    func discard() { for file in made { file.discard() } }
     for (index, step) in plan.steps.enumerated() {
       let isLast = index == plan.steps.count - 1
-      let next =
-        isLast && !keepingResult
-        ? nil
-        : scratchFolder.appendingPathComponent("folio-migration-\(UUID().uuidString).sqlite")
+      let nextFile: ScratchFile?
+      do {
+        nextFile = isLast && !keepingResult ? nil : try ScratchFile(besides: url)
+      } catch {
+        discard()
+        throw MigrationError(.storeFailed, error.message, at: error.location, underlying: error)
+      }
+      let next = nextFile?.url
       let outcome: SQLiteCopyOutcome
       let lost: [StoreMigrationReport.LostValues]
       do {
@@ -213,13 +219,14 @@ public struct StoreMigration {
             }
           }, isCancelled: isCancelled)
         guard case .copied(let result) = outcome else {
+          nextFile?.discard()
           discard()
           if case .cancelled = outcome {
             throw MigrationError(.cancelled, "the migration was cancelled; nothing was written")
           }
           return nil
         }
-        if let next { made.append(next) }
+        if let nextFile { made.append(nextFile) }
         lost = try StoreMigrationReport.LostValues.count(
           in: current, step, objects: result.sourceObjects)
         var done = StoreMigrationReport.Step(
@@ -242,9 +249,7 @@ public struct StoreMigration {
       if let next { current = next }
     }
     // Only the last database is the result, when one is kept; the steps' others go.
-    for file in keepingResult ? Array(made.dropLast()) : made {
-      try? FileManager.default.removeItem(at: file)
-    }
+    for file in keepingResult ? Array(made.dropLast()) : made { file.discard() }
     return (keepingResult ? made.last : nil, report)
   }
 
@@ -254,14 +259,29 @@ public struct StoreMigration {
     return { SQLiteSchema(model: $0).keySpaces }
   }
 
-  /// A second name for the file at `target`, `NAME.backup` or the first free
-  /// `NAME.backup-N`: a hard link, so no byte is copied and the original stays whole
-  /// whatever the write does to its name.
+  /// The original at `target` under `NAME.backup-VERSION` (the version it is in) or the first
+  /// free `NAME.backup-VERSION-N`: a hard link to a file replaced by a rename, so no byte is
+  /// copied and the original stays whole whatever the write does to its name; a copy of a
+  /// SQLite store, whose new content is written into the file itself.
   private func makeBackup(of target: URL) throws(MigrationError) -> URL {
     let folder = target.deletingLastPathComponent()
+    let version = plan.sourceVersion.name.replacingOccurrences(of: "/", with: "-")
+    let base = target.lastPathComponent + ".backup-" + version
     for attempt in 1...1000 {
-      let name = target.lastPathComponent + (attempt == 1 ? ".backup" : ".backup-\(attempt)")
+      let name = attempt == 1 ? base : "\(base)-\(attempt)"
       let backup = folder.appendingPathComponent(name)
+      if format is SQLiteStore {
+        guard !FileManager.default.fileExists(atPath: backup.path) else { continue }
+        do {
+          try SQLiteStore.copyDatabase(at: target, to: backup)
+        } catch {
+          try? FileManager.default.removeItem(at: backup)
+          throw MigrationError(
+            .storeFailed, "cannot keep the original as \(name) while migrating: \(error.message)",
+            at: InputLocation(file: url.path), underlying: error)
+        }
+        return backup
+      }
       if link(target.path, backup.path) == 0 { return backup }
       let code = errno
       guard code == EEXIST else {

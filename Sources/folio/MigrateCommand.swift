@@ -21,9 +21,9 @@ struct MigrateCommand: ParsableCommand {
       objects, and the values no mapping reads (lost). A mapping that names a custom \
       migration policy cannot run here: policies are Swift types an app registers.
 
-      The new file replaces the store only when every step has succeeded; until then the \
-      original is also reachable as STORE.backup, which goes after the swap unless \
-      --keep-backup is given. A failure or an interruption leaves the store as it was: \
+      The new file replaces the store only when every step has succeeded, and the original \
+      stays beside it as STORE.backup-VERSION (the version it was in), unless --no-backup is \
+      given. A failure or an interruption leaves the store as it was: \
       Ctrl-C stops the migration, removes what it made and exits with status 130 (once the \
       new file is being put in place, the migration finishes first; a second Ctrl-C stops \
       at once, the store still whole).
@@ -65,7 +65,13 @@ struct MigrateCommand: ParsableCommand {
   @Flag(help: "Print what the migration would do, and change nothing.")
   var dryRun = false
 
-  @Flag(help: "Keep the original as STORE.backup after a migration that succeeded.")
+  @Flag(
+    inversion: .prefixedNo,
+    help: "Keep the original as STORE.backup-VERSION after a migration that succeeded.")
+  var backup = true
+
+  /// The switch of earlier releases, when the backup went by default: accepted, and the default.
+  @Flag(help: .hidden)
   var keepBackup = false
 
   func validate() throws {
@@ -91,7 +97,7 @@ struct MigrateCommand: ParsableCommand {
     }
     var migration = try StoreMigration(
       storeAt: url, format: format, bundle: bundle, to: to, mappings: given)
-    migration.keepsBackup = keepBackup
+    migration.keepsBackup = backup
     let progress = ProgressReporter(workSize: ProgressReporter.size(of: url))
     defer { progress.finish() }
     progress.begin(.scanning(url, as: "reading"))

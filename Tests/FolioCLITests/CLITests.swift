@@ -205,17 +205,24 @@ struct MigrateCommandTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     let first = try run(folio, ["migrate", store.path, "--model", bundle, "--to", "Library 2"])
     #expect(first.status == 0, "\(first.standardError)")
-    #expect(first.standardOutput.hasSuffix("Migrated \(store.path) to Library 2.\n"))
+    #expect(
+      first.standardOutput.hasSuffix(
+        "Migrated \(store.path) to Library 2.\nThe original is kept as \(store.path).backup-Library 1.\n"
+      ))
     let info = try run(folio, ["info", store.path, "--model", bundle])
     #expect(info.standardOutput.contains("version Library 2 (found by the store's version hashes)"))
-    let second = try run(folio, ["migrate", store.path, "--model", bundle])
+    let second = try run(folio, ["migrate", store.path, "--model", bundle, "--no-backup"])
     #expect(second.status == 0, "\(second.standardError)")
     #expect(second.standardOutput.hasPrefix("Migrating from Library 2 to Library 3 in 1 step."))
     let dump = try run(folio, ["dump", store.path, "--model", bundle])
     #expect(dump.standardOutput.contains("title = \"COBOL Manual\""))
     #expect(dump.standardOutput.contains("hexColor = \"#cc3333\""))
     #expect(!dump.standardOutput.contains("Note#"))
-    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Library.xml"])
+    // The first migration kept the original; the second, told not to, kept none.
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+        "Library.xml", "Library.xml.backup-Library 1",
+      ])
     let again = try run(folio, ["migrate", store.path, "--model", bundle])
     #expect(
       again.standardOutput == "The store is already of version Library 3: nothing to migrate.\n")

@@ -122,6 +122,9 @@ struct SQLiteCrashSafetyTests {
       let now = try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber]
       #expect(now as? NSNumber == inode)
     }
+    let systemBefore = Set(
+      try FileManager.default.contentsOfDirectory(
+        atPath: FileManager.default.temporaryDirectory.path))
     let wanted = Int(ProcessInfo.processInfo.environment["FOLIO_SQLITE_KILL_TRIALS"] ?? "") ?? 0
     var trials = 0
     var operation = 1
@@ -146,6 +149,20 @@ struct SQLiteCrashSafetyTests {
       operation += 1
     }
     #expect(sawOld && sawNew)
+    // What the killed runs built is beside the store, never in the system's temporary folder,
+    // and the next run clears it.
+    let system = try FileManager.default.contentsOfDirectory(
+      atPath: FileManager.default.temporaryDirectory.path)
+    #expect(
+      Set(system).subtracting(systemBefore).filter {
+        $0.hasPrefix("folio-") && $0.hasSuffix(".sqlite")
+      } == [])
+    try restore(saved, at: url)
+    #expect(try !runFolio(command, in: folder, killBefore: nil))
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+      $0.contains(".folio-")
+    }
+    #expect(left == [], "\(left)")
     print("SQLite \(journalMode) \(write) killed: \(trials) trials")
   }
 }

@@ -73,11 +73,18 @@ struct StoreMigrationTests {
     let migration = try StoreMigration(storeAt: store, format: format, bundle: bundle)
     #expect(migration.plan.steps.map(\.destination.name) == ["Library 2", "Library 10"])
     #expect(migration.plan.steps.allSatisfy { $0.isInferred })
+    let before = try format.read(from: store, model: bundle.versions[0].model).records
     let report = try migration.run()
-    #expect(report.backup == nil)
+    // The original stays beside it, named after the version it was in (a SQLite store as a
+    // copy of its database, the others as the very file).
+    #expect(report.backup?.lastPathComponent == "library.\(name).backup-Library 1")
+    let kept = try format.read(
+      from: try #require(report.backup), model: bundle.versions[0].model
+    ).records
+    #expect(Set(kept) == Set(before))
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
-        "Library.xcdatamodeld", "library.\(name)",
+        "Library.xcdatamodeld", "library.\(name)", "library.\(name).backup-Library 1",
       ])
     // The file now opens with the newest version, and its metadata names it.
     let newest = bundle.versions[2].model
@@ -213,21 +220,35 @@ struct StoreMigrationTests {
     #expect(!FileManager.default.fileExists(atPath: store.path + ".backup"))
   }
 
-  @Test("the original can be kept as a backup")
+  @Test("the original is kept as a backup named after its version, beside a file of that name")
   func keptBackup() throws {
     let (folder, store, bundle) = try setUp(XMLStore(), extension: "xml")
     defer { try? FileManager.default.removeItem(at: folder) }
     let before = try Data(contentsOf: store)
     // A file already named like the backup is left alone.
-    try Data("mine".utf8).write(to: URL(fileURLWithPath: store.path + ".backup"))
-    var migration = try StoreMigration(
+    let taken = URL(fileURLWithPath: store.path + ".backup-Library 1")
+    try Data("mine".utf8).write(to: taken)
+    let migration = try StoreMigration(
       storeAt: store, format: XMLStore(), bundle: bundle, to: "Library 2")
-    migration.keepsBackup = true
     let report = try migration.run()
-    #expect(report.backup?.lastPathComponent == "library.xml.backup-2")
+    #expect(report.backup?.lastPathComponent == "library.xml.backup-Library 1-2")
     #expect(try Data(contentsOf: try #require(report.backup)) == before)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: store.path + ".backup")) == Data("mine".utf8))
+    #expect(try Data(contentsOf: taken) == Data("mine".utf8))
     #expect(try Data(contentsOf: store) != before)
+  }
+
+  @Test("a migration told to keep no backup leaves only the migrated store")
+  func noBackup() throws {
+    let (folder, store, bundle) = try setUp(XMLStore(), extension: "xml")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var migration = try StoreMigration(storeAt: store, format: XMLStore(), bundle: bundle)
+    migration.keepsBackup = false
+    let report = try migration.run()
+    #expect(report.backup == nil)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+        "Library.xcdatamodeld", "library.xml",
+      ])
   }
 
   @Test("a store no version wrote, or a version the bundle lacks, is refused by name")

@@ -52,16 +52,45 @@ extension AtomicFile {
     // Every name is read before any file is removed: `readdir` may skip or repeat entries
     // when the folder changes under it.
     var names: [[UInt8]] = []
+    var companions: [(name: [UInt8], base: [UInt8])] = []
     while let entry = readdir(directory) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-      if target.isTemporaryName(name) { names.append(name) }
+      if target.isTemporaryName(name) {
+        names.append(name)
+      } else if let base = sqliteCompanionBase(of: name), target.isTemporaryName(base) {
+        companions.append((name, base))
+      }
     }
     let folder = URL(fileURLWithPath: target.folder, isDirectory: true)
     var removed: [URL] = []
     for name in names where removeIfUnlocked(name, in: dirfd(directory)) {
       removed.append(folder.appendingPathComponent(String(decoding: name, as: UTF8.self)))
     }
+    // A scratch database's journal or log outlives it only when its build was killed: once
+    // its database is gone, nothing reads it.
+    for (name, base) in companions {
+      var status = stat()
+      let cBase = base.map { CChar(bitPattern: $0) } + [0]
+      guard fstatat(dirfd(directory), cBase, &status, AT_SYMLINK_NOFOLLOW) != 0, errno == ENOENT
+      else { continue }
+      let cName = name.map { CChar(bitPattern: $0) } + [0]
+      if unlinkat(dirfd(directory), cName, 0) == 0 {
+        removed.append(folder.appendingPathComponent(String(decoding: name, as: UTF8.self)))
+      }
+    }
     return removed
+  }
+
+  /// The name of the database whose journal, log or shared memory `name` is (`-journal`,
+  /// `-wal`, `-shm` after it); `nil` for any other name.
+  private static func sqliteCompanionBase(of name: [UInt8]) -> [UInt8]? {
+    for suffix in ["-journal", "-wal", "-shm"] {
+      let bytes = Array(suffix.utf8)
+      if name.count > bytes.count, name.suffix(bytes.count).elementsEqual(bytes) {
+        return Array(name.dropLast(bytes.count))
+      }
+    }
+    return nil
   }
 
   /// Removes the regular file `name` of the folder open as `folder` if its lock is free.
@@ -158,4 +187,40 @@ extension AtomicFile {
       if lockHolder >= 0 { close(lockHolder) }
     }
   }
+}
+
+/// A file to build something in beside the file at a path, before it replaces that file: a
+/// new SQLite database, a migration's steps. It is `.NAME.folio-UUID.tmp` in the folder of
+/// the file at the end of the path's links, locked as an atomic write's temporary file is, so
+/// a process killed while building leaves it to the next write's cleanup
+/// (``AtomicFile/removeStaleTemporaries(for:)``), and never in the system's temporary folder.
+/// ``discard()``, or the end of the object, removes it.
+package final class ScratchFile {
+  /// The scratch file's path.
+  package let url: URL
+  private let temporary: AtomicFile.TemporaryFile
+  private var isDiscarded = false
+
+  /// Makes an empty scratch file beside the file at `url` (which need not exist).
+  ///
+  /// - Throws: `StoreError.writeFailed` at `url` when the folder takes no new file.
+  package init(besides url: URL) throws(StoreError) {
+    let target = try AtomicFile.Target(resolving: url.path)
+    AtomicFile.removeStaleTemporaries(of: target)
+    temporary = try AtomicFile.TemporaryFile(
+      for: target, reportingAt: url.path, faults: FaultPlan())
+    // The lock stays with the temporary file's second descriptor.
+    close(temporary.descriptor)
+    self.url = URL(fileURLWithPath: temporary.path)
+  }
+
+  /// Removes the file, and whatever SQLite left beside it, and lets go of its lock.
+  package func discard() {
+    guard !isDiscarded else { return }
+    isDiscarded = true
+    for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary.path + suffix) }
+    temporary.releaseLock()
+  }
+
+  deinit { discard() }
 }

@@ -430,7 +430,8 @@ struct SQLiteCopy {
     to url: URL, from source: URL, binding: SQLiteBinding, metadata: StoreMetadata,
     progress: ((Int, Int) -> Void)?, isCancelled: (() -> Bool)?
   ) throws(StoreError) {
-    try? FileManager.default.removeItem(at: url)
+    // Emptied, not removed: the file is a scratch file whose lock keeps it from cleanups.
+    _ = truncate(url.path, 0)
     let database = try SQLiteDatabase(path: url.path, readOnly: false, create: true, uri: true)
     defer { database.close() }
     try database.execute(

@@ -40,6 +40,17 @@ extension SQLiteStore {
     return .copied(result)
   }
 
+  /// Copies the database at `url`, what its write-ahead log holds included, into a new file
+  /// at `destination`, which must not exist (`VACUUM INTO`).
+  ///
+  /// - Throws: `StoreError` when the store cannot be read or the copy written.
+  package static func copyDatabase(at url: URL, to destination: URL) throws(StoreError) {
+    let database = try open(url)
+    let statement = try database.prepare("VACUUM INTO ?", at: url.path)
+    statement.bind(destination.path, at: 1)
+    try statement.run(at: url.path)
+  }
+
   /// Replaces the store at `url` with the database at `database`, atomically, as a save of a
   /// whole store does; the database's file is left where it was.
   package static func replace(_ url: URL, withDatabaseAt database: URL) throws(StoreError) {

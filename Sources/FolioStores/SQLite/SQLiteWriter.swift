@@ -11,7 +11,8 @@ enum SQLiteWriter {
   ]
 
   /// Writes `contents` as a new store at `url`, replacing what is there atomically: the
-  /// database is built beside, in a temporary file, and moved into place whole.
+  /// database is built beside it, in a scratch file (``ScratchFile``), and moved into place
+  /// whole.
   ///
   /// A record's key is its ID's key in its hierarchy's space (``StoreKeySpace``); records of a
   /// store that numbers all objects in one sequence (space 0) keep their ID as their key, so
@@ -30,14 +31,16 @@ enum SQLiteWriter {
           + schema.unsupported.joined(separator: ", "),
         at: InputLocation(file: url.path))
     }
-    let scratch = FileManager.default.temporaryDirectory
-      .appendingPathComponent("folio-\(UUID().uuidString).sqlite")
-    defer { try? FileManager.default.removeItem(at: scratch) }
+    // The new database is built beside the store, never in the system's temporary folder:
+    // the same disk, and a build killed midway is cleaned up by the next write.
+    let scratchFile = try ScratchFile(besides: url)
+    defer { scratchFile.discard() }
+    let scratch = scratchFile.url
     do {
       let database = try SQLiteDatabase(path: scratch.path, readOnly: false, create: true)
       // The scratch file needs no journal: it is thrown away if anything fails.
       try database.execute(
-        "PRAGMA auto_vacuum = 2; PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; "
+        "PRAGMA journal_mode = OFF; PRAGMA auto_vacuum = 2; PRAGMA page_size = 4096; "
           + "PRAGMA synchronous = OFF")
       try database.execute("BEGIN")
       try build(contents, schema: schema, model: model, in: database)
