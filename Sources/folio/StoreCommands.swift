@@ -78,6 +78,10 @@ struct StoreOptions: ParsableArguments {
     var model: ManagedObjectModel
     /// The version of a bundle `--model` names that the store was found to be written with.
     var version: String?
+    /// Whether the model was inferred from the store's content (an XML store, a SQLite store
+    /// that caches none), not given or carried by the store: it is then not the app's model,
+    /// and a store written with it keeps the version hashes the original records.
+    var modelIsInferred = false
   }
 
   /// The store's file, format and model, before any object is read; `progress` shows the
@@ -88,8 +92,10 @@ struct StoreOptions: ParsableArguments {
     if let progress, model == nil, format is XMLStore {
       progress.begin(.scanning(url, as: "inferring the model"))
     }
-    let (model, version) = try loadModelAndVersion(for: url, format: format)
-    return Source(url: url, format: format, model: model, version: version)
+    let (model, version, inferred) = try loadModel(for: url, format: format)
+    var source = Source(url: url, format: format, model: model, version: version)
+    source.modelIsInferred = inferred
+    return source
   }
 
   /// The store, and its records read into a consumer `makeConsumer` makes. An XML store's
@@ -115,7 +121,9 @@ struct StoreOptions: ParsableArguments {
         reading: { model, consumer throws(StoreError) in
           try counting.read(from: url, model: model, into: &consumer)
         })
-      return (Source(url: url, format: format, model: model), consumer)
+      var source = Source(url: url, format: format, model: model)
+      source.modelIsInferred = true
+      return (source, consumer)
     } catch {
       throw hinted(error)
     }
@@ -140,17 +148,27 @@ struct StoreOptions: ParsableArguments {
   func loadModelAndVersion(for url: URL, format: any StoreFormat) throws -> (
     model: ManagedObjectModel, version: String?
   ) {
+    let (model, version, _) = try loadModel(for: url, format: format)
+    return (model, version)
+  }
+
+  /// The model, the bundle version found (with `--model` naming a bundle), and whether the
+  /// model was inferred from the store rather than given or carried by it.
+  func loadModel(for url: URL, format: any StoreFormat) throws -> (
+    model: ManagedObjectModel, version: String?, inferred: Bool
+  ) {
     if let model {
       if let version = try bundleVersion(for: url, format: format) {
-        return (version.model, version.name)
+        return (version.model, version.name, false)
       }
-      return (try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)), nil)
+      return (try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)), nil, false)
     }
-    return (try inferredOrCarriedModel(for: url, format: format), nil)
+    let (found, inferred) = try inferredOrCarriedModel(for: url, format: format)
+    return (found, nil, inferred)
   }
 
   private func inferredOrCarriedModel(for url: URL, format: any StoreFormat) throws
-    -> ManagedObjectModel
+    -> (model: ManagedObjectModel, inferred: Bool)
   {
     if format is BinaryStore {
       guard let embedded = try BinaryStore().readModel(from: url) else {
@@ -158,10 +176,11 @@ struct StoreOptions: ParsableArguments {
           "this .folio store was written before version 1.1 and carries no model: pass --model PATH"
         )
       }
-      return embedded
+      return (embedded, false)
     }
     if let sqlite = format as? SQLiteStore {
-      return try sqlite.readModel(from: url) ?? SQLiteStore.inferModel(from: url)
+      if let cached = try sqlite.readModel(from: url) { return (cached, false) }
+      return (try SQLiteStore.inferModel(from: url), true)
     }
     guard format is XMLStore else {
       throw ValidationError(
@@ -169,7 +188,7 @@ struct StoreOptions: ParsableArguments {
     }
     // The store is read with the model next, which checks the file: inferring from its tags
     // alone is enough, and a small part of the time.
-    return try XMLStore.inferModelForReading(from: url)
+    return (try XMLStore.inferModelForReading(from: url), true)
   }
 
   /// With `--model` naming a bundle of several versions, the version that wrote the store at
@@ -302,7 +321,10 @@ struct ConvertCommand: ParsableCommand {
       "Write a store again in another format (.sqlite, .xml or .folio, by OUT's extension).",
     discussion: """
       The output is written atomically: an existing OUT is replaced only once the new file is \
-      complete. Example:
+      complete. Without --model, OUT records the version hashes IN records, so it opens with \
+      the app's model; a conversion that would have to guess what IN does not record (the \
+      order of an XML store's to-many relationships, in a SQLite or binary OUT; anything of a \
+      SQLite store that caches no model) is refused: pass --model. Example:
         folio convert Samples/Expenses/Expenses.xml /tmp/Expenses.folio
 
       \(progressHelp)
@@ -324,6 +346,30 @@ struct ConvertCommand: ParsableCommand {
         "\"\(output)\" is the store being converted (\"\(store.file)\"): name another file to write"
       )
     }
+  }
+
+  /// Why `source`, whose model was inferred from it, cannot be written faithfully in `format`
+  /// without the app's model; `nil` when it can. A SQLite store's tables do not say which
+  /// integer columns are references, nor a one-to-many's other side; an XML store does not say
+  /// whether a to-many relationship keeps an order, which SQLite and binary stores record
+  /// (written again as XML, the order it has is kept).
+  static func unfaithfulness(of source: StoreOptions.Source, writtenAs format: any StoreFormat)
+    -> String?
+  {
+    guard source.modelIsInferred else { return nil }
+    let name = source.url.lastPathComponent
+    if source.format is SQLiteStore {
+      return
+        "the model of \"\(name)\" was inferred from its tables, which keep no model: which columns are references, and the other sides of one-to-many relationships, are guesses. Pass --model with the model that wrote it"
+    }
+    guard !(format is XMLStore) else { return nil }
+    let toManys = source.model.entities.flatMap { entity in
+      entity.relationships.filter(\.isToMany).map { "\(entity.name).\($0.name)" }
+    }.sorted()
+    guard let first = toManys.first else { return nil }
+    let others = toManys.count > 1 ? " (and \(toManys.count - 1) more)" : ""
+    return
+      "the model of \"\(name)\" was inferred from it, and an XML store does not say whether \(first)\(others) keeps an order, which a \(format.typeName) store records. Pass --model with the model that wrote it, or convert to .xml"
   }
 
   /// Whether the paths `a` and `b` name one file: through symbolic links, hard links or
@@ -352,9 +398,17 @@ struct ConvertCommand: ParsableCommand {
     let progress = try store.progress()
     defer { progress.finish() }
     let source = try store.open(progress: progress)
+    if let reason = Self.unfaithfulness(of: source, writtenAs: format) {
+      throw ValidationError(reason)
+    }
     var converted = try store.readContents(source, progress: progress)
     progress.begin(.writing(objects: converted.records.count))
     converted.metadata.storeType = format.typeName
+    // Without --model, the model is the one the store carries or one inferred from it, not
+    // necessarily the app's: the new file records the hashes and version the original does,
+    // so it opens with the app's model (checked by structure) and migrates from it.
+    converted.keepsVersionHashes =
+      store.model == nil && !converted.metadata.modelVersionHashes.isEmpty
     try format.write(converted, model: source.model, to: url)
   }
 }

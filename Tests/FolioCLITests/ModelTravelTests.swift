@@ -1,3 +1,4 @@
+import Folio
 import FolioTestSupport
 import Foundation
 import Testing
@@ -47,6 +48,108 @@ struct ModelTravelTests {
     #expect(query.standardOutput.contains("Ada Lovelace,2"))
     // The model it carries is the one it was written with: it opens with that model too.
     let info = try run(folio, ["info", store, "--model", "Samples/Expenses/Expenses.xcdatamodeld"])
+    #expect(info.status == 0, "\(info.standardError)")
+  }
+
+  /// The entity version hashes the store at `path` records, from its metadata.
+  static func hashes(_ path: String) throws -> [String: Data] {
+    try PersistentStoreCoordinator.metadataForPersistentStore(
+      at: URL(fileURLWithPath: path), formats: [XMLStore(), BinaryStore(), SQLiteStore()]
+    ).modelVersionHashes
+  }
+
+  /// How many objects and relationship links `folio dump --jsonl` shows, by entity.
+  static func shape(_ arguments: [String]) throws -> [String: [Int]] {
+    let dump = try run(folio, ["dump", "--jsonl", "--allow-missing-external-data"] + arguments)
+    var counts: [String: [Int]] = [:]
+    for line in dump.standardOutput.split(separator: "\n") {
+      guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+        let entity = object["entity"] as? String
+      else { continue }
+      var links = 0
+      for (_, value) in object["relationships"] as? [String: Any] ?? [:] {
+        if let list = value as? [Any] { links += list.count } else if value is String { links += 1 }
+      }
+      let now = counts[entity] ?? [0, 0]
+      counts[entity] = [now[0] + 1, now[1] + links]
+    }
+    return counts
+  }
+
+  @Test(
+    "every corpus store converted SQLite to SQLite to XML to binary to SQLite keeps its relationships and hashes, and opens with the app's model",
+    arguments: SQLiteCorpus.available)
+  func corpusRoundTrip(store: SQLiteCorpus.Store) throws {
+    let original = try SQLiteCorpus.copy(of: store)
+    let folder = original.deletingLastPathComponent()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let bundle = SQLiteCorpus.root.appendingPathComponent(store.bundleFolder)
+      .appendingPathComponent(store.bundle).path
+    let external = "--allow-missing-external-data"
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    // A store that caches its model needs none; one that caches none is refused without it.
+    let first = try run(folio, ["convert", original.path, path("a.sqlite"), external])
+    let cachesModel = try SQLiteStore().readModel(from: original) != nil
+    if !cachesModel {
+      #expect(first.status == 64)
+      #expect(first.standardError.contains("inferred from its tables"))
+      let given = try run(
+        folio, ["convert", original.path, path("a.sqlite"), "--model", bundle, external])
+      #expect(given.status == 0, "\(store): \(given.standardError)")
+    } else {
+      #expect(first.status == 0, "\(store): \(first.standardError)")
+    }
+    let xml = try run(folio, ["convert", path("a.sqlite"), path("b.xml"), external])
+    #expect(xml.status == 0, "\(store): \(xml.standardError)")
+    // An XML store carries no model: writing it as binary without one would guess orders.
+    let guessed = try run(folio, ["convert", path("b.xml"), path("c.folio"), external])
+    let hasToMany = try SQLiteCorpus.model(of: store).entities.contains {
+      $0.relationships.contains { $0.isToMany }
+    }
+    #expect(guessed.status == (hasToMany ? 64 : 0), "\(store): \(guessed.standardError)")
+    try? FileManager.default.removeItem(atPath: path("c.folio"))
+    // With the app's bundle, its version is found by the hashes the XML store kept.
+    let binary = try run(
+      folio, ["convert", path("b.xml"), path("c.folio"), "--model", bundle, external])
+    #expect(binary.status == 0, "\(store): \(binary.standardError)")
+    let last = try run(folio, ["convert", path("c.folio"), path("d.sqlite"), external])
+    #expect(last.status == 0, "\(store): \(last.standardError)")
+    // The hashes are the original's (those of the model given, for a store that caches none:
+    // the oldest record another algorithm's), and so are the objects and their links.
+    if cachesModel {
+      #expect(try Self.hashes(path("a.sqlite")) == Self.hashes(original.path), "\(store)")
+    }
+    #expect(
+      try Self.shape([path("d.sqlite")]) == Self.shape([original.path, "--model", bundle]),
+      "\(store)")
+    let info = try run(folio, ["info", path("d.sqlite"), "--model", bundle, external])
+    #expect(info.status == 0, "\(store): \(info.standardError)")
+    // A bundle edited after its store was written (REC754) holds no version of its hashes:
+    // its current version writes the binary store, with its own.
+    let versions = try ModelBundle(contentsOf: URL(fileURLWithPath: bundle))
+    guard versions.version(matchingVersionHashes: try Self.hashes(path("a.sqlite"))) != nil
+    else { return }
+    #expect(try Self.hashes(path("d.sqlite")) == Self.hashes(path("a.sqlite")), "\(store)")
+    if versions.versions.count > 1 {
+      #expect(info.standardOutput.contains("found by the store's version hashes"), "\(store)")
+    }
+  }
+
+  @Test("a model-less shell edit of an XML store keeps the hashes of the model that wrote it")
+  func shellEdit() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("e.xml")
+    try FileManager.default.copyItem(
+      at: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xml"), to: store)
+    let before = try Self.hashes(store.path)
+    let shell = try run(
+      folio, ["shell", store.path], input: Data("insert Person $p name=\"Grace\"\nsave\n".utf8))
+    #expect(shell.status == 0, "\(shell.standardError)")
+    #expect(try String(contentsOf: store, encoding: .utf8).contains("Grace"))
+    #expect(try Self.hashes(store.path) == before)
+    let info = try run(
+      folio, ["info", store.path, "--model", "Samples/Expenses/Expenses.xcdatamodeld"])
     #expect(info.status == 0, "\(info.standardError)")
   }
 }

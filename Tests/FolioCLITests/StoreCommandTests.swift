@@ -117,7 +117,11 @@ struct StoreCommandTests {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("expenses.\(format)").path
-    #expect(try run(folio, ["convert", Self.sample, file]).status == 0)
+    #expect(
+      try run(
+        folio,
+        ["convert", Self.sample, file, "--model", "Samples/Expenses/Expenses.xcdatamodeld"]
+      ).status == 0)
     let objects = try run(folio, ["dump", file]).standardOutput
     let shown = try run(folio, ["metadata", file])
     #expect(shown.status == 0)

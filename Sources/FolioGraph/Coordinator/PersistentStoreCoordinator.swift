@@ -32,6 +32,11 @@ public final class PersistentStoreCoordinator {
   package internal(set) var takeInsFromHistory = 0
   /// How many times other writers' changes were taken in by reading the whole store.
   package internal(set) var takeInsOfWholeStore = 0
+  /// Whether saves record the entity version hashes and model version identifiers the store
+  /// holds rather than the model's: for a model the store carries or one inferred from it,
+  /// which need not be the app's, so the file still opens with the app's model and migrates
+  /// from its version. `false` by default: a save records the model it was made with.
+  public var keepsStoreVersionHashes = false
 
   /// Creates a coordinator with no store.
   public init(managedObjectModel: ManagedObjectModel) {
@@ -155,8 +160,11 @@ public final class PersistentStoreCoordinator {
     guard let store = persistentStores.first else { return .written }
     var metadata = store.metadata
     metadata.identifier = cache.identifier
-    metadata.modelVersionHashes = managedObjectModel.entityVersionHashesByName
-    metadata.modelVersionIdentifiers = managedObjectModel.versionIdentifier.map { [$0] } ?? []
+    let keepsHashes = keepsStoreVersionHashes && !store.metadata.modelVersionHashes.isEmpty
+    if !keepsHashes {
+      metadata.modelVersionHashes = managedObjectModel.entityVersionHashesByName
+      metadata.modelVersionIdentifiers = managedObjectModel.versionIdentifier.map { [$0] } ?? []
+    }
     if let url = store.url, let format = store.format {
       // A store with a connection knows other writers by its change counter, checked when the
       // save took the store's write lock.
@@ -187,8 +195,9 @@ public final class PersistentStoreCoordinator {
         store.metadata = kept
         return .written
       }
-      let contents = StoreContents(
+      var contents = StoreContents(
         metadata: metadata, records: cache.records(), nextObjectID: cache.nextObjectID)
+      contents.keepsVersionHashes = keepsHashes
       try format.write(contents, model: managedObjectModel, to: url)
       store.noteFileOnDisk()
       store.needsWrite = false

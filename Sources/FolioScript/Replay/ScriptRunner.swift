@@ -24,6 +24,9 @@ public final class ScriptRunner {
 
   /// The model the last `model` command loaded.
   public private(set) var model: ManagedObjectModel?
+  /// Whether ``model`` came from the store the session opens (carried by it or inferred from
+  /// it, ``use(_:)``) rather than from a `model` command.
+  var modelIsTheStores = false
   /// The bundle `model` names when it names an `.xcdatamodeld` of several versions: `open`
   /// migrates a store of an older version to the current one.
   private var bundle: ModelBundle?
@@ -121,6 +124,7 @@ public final class ScriptRunner {
   func useModel(_ model: ManagedObjectModel) {
     self.model = model
     bundle = nil
+    modelIsTheStores = true
     closeDocument()
   }
 
@@ -144,6 +148,7 @@ public final class ScriptRunner {
         let url = URL(fileURLWithPath: resolved)
         model = try ManagedObjectModel(contentsOf: url)
         bundle = nil
+        modelIsTheStores = false
         if url.pathExtension == "xcdatamodeld" {
           let versions = try ModelBundle(contentsOf: url)
           if versions.versions.count > 1 { bundle = versions }
@@ -258,6 +263,9 @@ public final class ScriptRunner {
           } else {
             try Document.open(url, model: model, formats: formats, eventLoop: loop)
           }
+        // A model the store carries or one inferred from it is not the app's: saves keep
+        // the hashes the file records.
+        document.coordinator.keepsStoreVersionHashes = modelIsTheStores
         adopt(document, loop: loop)
       } catch {
         throw ScriptError.store(error, at: here)

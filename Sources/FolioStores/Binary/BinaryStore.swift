@@ -147,7 +147,9 @@ public struct BinaryStore: StoreFormat {
     metadata.storeType = typeName
     let maximumID = contents.records.map(\.id).max() ?? 0
     let meta = try BinaryMetadataCoding.encode(
-      metadata, entityHashes: model.entityVersionHashesByName,
+      metadata,
+      entityHashes: contents.keepsVersionHashes
+        ? contents.metadata.modelVersionHashes : model.entityVersionHashesByName,
       nextObjectID: max(contents.nextObjectID, maximumID + 1))
     let embedded = Array(model.xcodeModelXML().utf8)
     let standard: [(kind: UInt32, flags: SectionFlags, bytes: [UInt8])] = [

@@ -48,6 +48,11 @@ public struct StoreContents: Sendable, Hashable {
   public var records: [StoreRecord]
   /// The next object ID the store will give out; at least one more than every record's ID.
   public var nextObjectID: Int64
+  /// Whether a store written from these contents records the metadata's entity version hashes
+  /// and model version identifiers rather than its model's: a store converted with a model
+  /// inferred from it (not the app's) keeps the hashes of the model that wrote it, so it still
+  /// opens with that model, checked by structure, and migrates from it. `false` by default.
+  public var keepsVersionHashes = false
 
   /// Creates contents; `nextObjectID` defaults to one more than the largest record ID.
   public init(metadata: StoreMetadata, records: [StoreRecord], nextObjectID: Int64? = nil) {

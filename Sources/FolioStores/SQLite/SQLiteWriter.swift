@@ -103,7 +103,17 @@ enum SQLiteWriter {
     try insertJoinRows(
       contents, schema: schema, entityOfID: entityOfID, orders: orderOf, in: database)
     try writePrimaryKeys(schema, largestKeys: maximumKey, in: database)
-    try SQLiteMetadata.write(metadata(contents.metadata, of: model), to: database)
+    var written = metadata(contents.metadata, of: model)
+    if contents.keepsVersionHashes {
+      // The original's hashes, and no checksum of Folio's: checked by structure, as a store
+      // Core Data wrote is.
+      written.modelVersionHashes = contents.metadata.modelVersionHashes
+      written.modelVersionIdentifiers = contents.metadata.modelVersionIdentifiers
+      written.userInfo[StoreMetadata.folioChecksumKey] =
+        contents.metadata.userInfo[
+          StoreMetadata.folioChecksumKey]
+    }
+    try SQLiteMetadata.write(written, to: database)
     try writeModelCache(model, in: database)
     for sql in schema.indexes { try database.execute(sql) }
   }

@@ -136,7 +136,12 @@ public struct XMLStore: StoreFormat {
     let encoder = try XMLObjectEncoder(names: names, records: contents.records)
     let largest = contents.records.map(\.id).max() ?? 0
     let nextObjectID = max(contents.nextObjectID, largest + 1)
-    let metadata = Self.metadataDictionary(contents.metadata, model: model)
+    let metadata =
+      contents.keepsVersionHashes
+      ? Self.metadataDictionary(
+        contents.metadata, hashes: contents.metadata.modelVersionHashes,
+        identifiers: contents.metadata.modelVersionIdentifiers)
+      : Self.metadataDictionary(contents.metadata, model: model)
     let identifier =
       contents.metadata.identifier.isEmpty ? UUID().uuidString : contents.metadata.identifier
     try AtomicFile.write(to: url) { output throws(StoreError) in
