@@ -152,4 +152,29 @@ struct ModelTravelTests {
       folio, ["info", store.path, "--model", "Samples/Expenses/Expenses.xcdatamodeld"])
     #expect(info.status == 0, "\(info.standardError)")
   }
+
+  @Test("a shell on a SQLite store that caches no model shows it and refuses to save its guesses")
+  func guessedModelNotSaved() throws {
+    guard
+      let flickr = SQLiteCorpus.available.first(where: {
+        $0.file == "starter_database.sqlite"
+      })
+    else { return }
+    let url = try SQLiteCorpus.copy(of: flickr)
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let before = try run(folio, ["dump", "--jsonl", url.path]).standardOutput
+    let shell = try run(
+      folio, ["shell", url.path], input: Data("save\n".utf8))
+    let said = shell.standardOutput + shell.standardError
+    #expect(said.contains("inferred from its tables"), "\(said)")
+    #expect(try run(folio, ["dump", "--jsonl", url.path]).standardOutput == before)
+    // With the model that wrote it, the same session saves.
+    let bundle = SQLiteCorpus.root.appendingPathComponent(flickr.bundleFolder)
+      .appendingPathComponent(flickr.bundle).path
+    let given = try run(
+      folio, ["shell", url.path, "--model", bundle], input: Data("save\n".utf8))
+    #expect(given.status == 0, "\(given.standardError)")
+    #expect(
+      !(given.standardOutput + given.standardError).contains("error"), "\(given.standardError)")
+  }
 }

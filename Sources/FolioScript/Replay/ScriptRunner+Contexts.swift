@@ -81,6 +81,7 @@ extension ScriptRunner {
   /// the file, and only `main` saves as another file.
   func save(to url: URL?, at here: InputLocation) throws(ScriptError) {
     let context = try document(for: "save", at: here)
+    if let saveRefusal { throw ScriptError(.model, saveRefusal, at: here) }
     guard let document, let current else {
       preconditionFailure("a script context belongs to a document")
     }

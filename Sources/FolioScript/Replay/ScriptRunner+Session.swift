@@ -26,6 +26,14 @@ extension ScriptRunner {
     useModel(model)
   }
 
+  /// Uses `model` as ``use(_:)`` does, and refuses every save, saying `reason`, when the model
+  /// is one the store could not give whole (inferred from a SQLite store's tables): saving
+  /// would write its guesses into the file.
+  public func use(_ model: ManagedObjectModel, refusingSavesBecause reason: String?) {
+    useModel(model)
+    saveRefusal = reason
+  }
+
   /// Runs `command` in the state the session's commands left. A failed command changes
   /// nothing after its failure, and an `expect error` next checks it, as in a script.
   ///

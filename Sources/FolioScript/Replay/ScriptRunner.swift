@@ -27,6 +27,8 @@ public final class ScriptRunner {
   /// Whether ``model`` came from the store the session opens (carried by it or inferred from
   /// it, ``use(_:)``) rather than from a `model` command.
   var modelIsTheStores = false
+  /// Why saves are refused with ``model``: it was guessed from the store; `nil` otherwise.
+  var saveRefusal: String?
   /// The bundle `model` names when it names an `.xcdatamodeld` of several versions: `open`
   /// migrates a store of an older version to the current one.
   private var bundle: ModelBundle?
@@ -125,6 +127,7 @@ public final class ScriptRunner {
     self.model = model
     bundle = nil
     modelIsTheStores = true
+    saveRefusal = nil
     closeDocument()
   }
 
@@ -149,6 +152,7 @@ public final class ScriptRunner {
         model = try ManagedObjectModel(contentsOf: url)
         bundle = nil
         modelIsTheStores = false
+        saveRefusal = nil
         if url.pathExtension == "xcdatamodeld" {
           let versions = try ModelBundle(contentsOf: url)
           if versions.versions.count > 1 { bundle = versions }

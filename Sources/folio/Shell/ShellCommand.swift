@@ -85,7 +85,14 @@ struct ShellCommand: ParsableCommand {
     if let model {
       try session.perform(.model(path: model), text: "model \(model)")
     } else if let options {
-      runner.use(try options.open().model)
+      let source = try options.open()
+      // A model guessed from a SQLite store's tables would write its guesses (references
+      // read as integers, one-to-many sides unknown): the store is shown, not saved.
+      runner.use(
+        source.model,
+        refusingSavesBecause: source.modelIsInferred && source.format is SQLiteStore
+          ? "the model of \(source.url.lastPathComponent) was inferred from its tables, which keep no model: saving would write its guesses into the file. Open it with --model"
+          : nil)
     }
     if let file {
       try session.perform(.open(path: file), text: "open \(file)")
