@@ -70,17 +70,11 @@ extension DumpCommand {
   private func printLoaded(
     _ source: StoreOptions.Source, into printer: inout DumpPrinter, progress: ProgressReporter
   ) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: source.model)
-    progress.begin(.reading(source))
-    do {
-      try coordinator.addPersistentStore(
-        at: source.url, format: ProgressCountingFormat(base: source.format, progress: progress))
-    } catch {
-      throw store.hinted(error)
-    }
-    let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+    let context = try store.loadContext(source, progress: progress)
     let records = context.persistentRecords()
-    let metadata = coordinator.persistentStores.first?.metadata ?? StoreMetadata(storeType: "")
+    let metadata =
+      context.persistentStoreCoordinator?.persistentStores.first?.metadata
+      ?? StoreMetadata(storeType: "")
     try printer.begin(
       metadata: metadata, nextObjectID: (records.map(\.id).max() ?? 0) + 1,
       recordCount: records.count)

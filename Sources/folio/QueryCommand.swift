@@ -136,15 +136,7 @@ struct QueryCommand: ParsableCommand {
     _ source: StoreOptions.Source, predicate: QueryPredicate?,
     descriptors: [QuerySortDescriptor], columns: [String], progress: ProgressReporter
   ) throws -> [[Any?]] {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: source.model)
-    progress.begin(.reading(source))
-    do {
-      try coordinator.addPersistentStore(
-        at: source.url, format: ProgressCountingFormat(base: source.format, progress: progress))
-    } catch {
-      throw store.hinted(error)
-    }
-    let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+    let context = try store.loadContext(source, progress: progress)
     var request = FetchRequest(entityName: entity)
     request.predicate = predicate
     request.sortDescriptors = descriptors

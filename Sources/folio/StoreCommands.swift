@@ -129,6 +129,20 @@ struct StoreOptions: ParsableArguments {
     }
   }
 
+  /// A context holding the whole store `source` names, loaded through a coordinator of its
+  /// own; `progress` shows the bytes and objects read.
+  func loadContext(_ source: Source, progress: ProgressReporter) throws -> ManagedObjectContext {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: source.model)
+    progress.begin(.reading(source))
+    do {
+      try coordinator.addPersistentStore(
+        at: source.url, format: ProgressCountingFormat(base: source.format, progress: progress))
+    } catch {
+      throw hinted(error)
+    }
+    return try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+  }
+
   /// Reads `source`'s records into `consumer`, one at a time where the format can; `progress`
   /// shows the bytes and objects read.
   func read<Consumer: StoreRecordConsumer>(

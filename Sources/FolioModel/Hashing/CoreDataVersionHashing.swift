@@ -91,8 +91,23 @@ enum CoreDataVersionHasher {
   }
 
   /// Core Data's `NSAttributeType` code of `type`.
-  static func typeCode(of type: AttributeType) -> UInt32 {
-    switch type {
+  static func typeCode(of type: AttributeType) -> UInt32 { type.coreDataTypeCode }
+
+  /// A count as a 32-bit field: out of range (a model's "unbounded" spellings) is all ones.
+  private static func count(_ value: Int) -> UInt32 {
+    value >= 0 && value <= Int(UInt32.max) ? UInt32(value) : UInt32.max
+  }
+
+  private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+    withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+  }
+}
+
+extension AttributeType {
+  /// Core Data's `NSAttributeType` code of the type: what its version hashes and its
+  /// archived models (a SQLite store's model cache) record.
+  package var coreDataTypeCode: UInt32 {
+    switch self {
     case .undefined: 0
     case .integer16: 100
     case .integer32: 200
@@ -110,14 +125,5 @@ enum CoreDataVersionHasher {
     case .objectID: 2000
     case .composite: 2100
     }
-  }
-
-  /// A count as a 32-bit field: out of range (a model's "unbounded" spellings) is all ones.
-  private static func count(_ value: Int) -> UInt32 {
-    value >= 0 && value <= Int(UInt32.max) ? UInt32(value) : UInt32.max
-  }
-
-  private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
-    withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
   }
 }

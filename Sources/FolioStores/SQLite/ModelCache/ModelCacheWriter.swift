@@ -378,26 +378,7 @@ struct ModelCacheWriter {
   }
 
   /// `NSAttributeType`'s code for `type` (``ModelCacheReader/attributeType(code:)`` reversed).
-  static func typeCode(_ type: AttributeType) -> Int64 {
-    switch type {
-    case .undefined: 0
-    case .integer16: 100
-    case .integer32: 200
-    case .integer64: 300
-    case .decimal: 400
-    case .double: 500
-    case .float: 600
-    case .string: 700
-    case .boolean: 800
-    case .date: 900
-    case .binaryData: 1000
-    case .uuid: 1100
-    case .uri: 1200
-    case .transformable: 1800
-    case .objectID: 2000
-    case .composite: 2100
-    }
-  }
+  static func typeCode(_ type: AttributeType) -> Int64 { Int64(type.coreDataTypeCode) }
 
   /// The class Core Data names for values of `type`.
   static func valueClassName(_ type: AttributeType) -> String? {
