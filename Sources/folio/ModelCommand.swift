@@ -140,12 +140,13 @@ extension ModelCommand {
       abstract:
         "Infer a model from a Core Data SQLite or XML store and print it as an Xcode contents file.",
       discussion: """
-        For an XML store, the model has the store's entities, attribute types, relationships \
-        (to-one or to-many as the file shows them, with inverses where both sides agree) and \
-        every property optional: a starting point to put in an .xcdatamodel folder and refine \
-        in Xcode. For a SQLite store, it is the model Core Data cached in the file \
-        (Z_MODELCACHE), or, for a store from before 2011, one inferred from its tables \
-        (Formats/sqlite-store.md says what the schema keeps).
+        For an XML store Core Data wrote, the model has the store's entities, attribute \
+        types, relationships (to-one or to-many as the file shows them, with inverses where \
+        both sides agree) and every property optional: a starting point to put in an \
+        .xcdatamodel folder and refine in Xcode. For a SQLite store, it is the model Core Data \
+        cached in the file (Z_MODELCACHE), or, for a store from before 2011, one inferred from \
+        its tables (Formats/sqlite-store.md says what the schema keeps). A store Folio wrote \
+        (XML, SQLite or .folio) carries the model it was written with: that model is printed.
 
         Example:
           mkdir -p Inferred.xcdatamodel
@@ -159,10 +160,17 @@ extension ModelCommand {
     func run() throws {
       let url = URL(fileURLWithPath: store)
       let model: ManagedObjectModel
-      if try PersistentStoreCoordinator.format(of: url, among: storeFormats) is SQLiteStore {
-        model = try SQLiteStore().readModel(from: url) ?? SQLiteStore.inferModel(from: url)
-      } else {
-        model = try XMLStore.inferModel(from: url)
+      switch try PersistentStoreCoordinator.format(of: url, among: storeFormats) {
+      case let sqlite as SQLiteStore:
+        model = try sqlite.readModel(from: url) ?? SQLiteStore.inferModel(from: url)
+      case let binary as BinaryStore:
+        guard let carried = try binary.readModel(from: url) else {
+          throw ValidationError(
+            "this .folio store was written before version 1.1 and carries no model")
+        }
+        model = carried
+      default:
+        model = try XMLStore().readModel(from: url) ?? XMLStore.inferModel(from: url)
       }
       print(model.xcodeModelXML(), terminator: "")
     }

@@ -58,6 +58,12 @@ struct QueryCommand: ParsableCommand {
   @Flag(help: "The same as --format json.")
   var json = false
 
+  @Flag(
+    help:
+      "Fetch from the graph loaded into memory first, even when the records could answer as they are read: the same output, the slow way, for checking."
+  )
+  var load = false
+
   /// The ways `query` prints its rows.
   enum QueryFormat: String, ExpressibleByArgument, CaseIterable {
     case table, csv, tsv, json, jsonl
@@ -94,9 +100,10 @@ struct QueryCommand: ParsableCommand {
     // Objects come in the order of their IDs, sorted or not: ties in ID order. A query of
     // stored attributes alone is answered from the records as they are read.
     var answered: [[Any?]]?
-    if var query = RecordQuery(
-      model: source.model, entity: entity, predicate: parsed,
-      sortKeys: descriptors.map(\.keyPath), columns: columns)
+    if !load,
+      var query = RecordQuery(
+        model: source.model, entity: entity, predicate: parsed,
+        sortKeys: descriptors.map(\.keyPath), columns: columns)
     {
       try store.read(source, into: &query, progress: progress)
       if !query.failed {

@@ -22,8 +22,9 @@ struct StoreOptions: ParsableArguments {
   @Option(
     help: """
       The model the store was written with (.xcdatamodeld, .xcdatamodel or contents). \
-      Without it, an XML store's model is inferred from the file, a .folio store's is \
-      the one it carries, and a SQLite store's the one Core Data cached in it.
+      Without it, a .folio store's model is the one it carries, a SQLite store's the one \
+      cached in it, an XML store's the one Folio wrote into its metadata, and an XML store \
+      Core Data wrote has one inferred from the file.
       """,
     completion: Completions.model)
   var model: String?
@@ -89,7 +90,7 @@ struct StoreOptions: ParsableArguments {
   func open(progress: ProgressReporter? = nil) throws -> Source {
     let url = try self.url()
     let format = try PersistentStoreCoordinator.format(of: url, among: formats)
-    if let progress, model == nil, format is XMLStore {
+    if let progress, model == nil, format is XMLStore, try XMLStore().readModel(from: url) == nil {
       progress.begin(.scanning(url, as: "inferring the model"))
     }
     let (model, version, inferred) = try loadModel(for: url, format: format)
@@ -107,7 +108,7 @@ struct StoreOptions: ParsableArguments {
   ) throws -> (Source, Consumer) {
     let url = try self.url()
     let format = try PersistentStoreCoordinator.format(of: url, among: formats)
-    guard model == nil, format is XMLStore else {
+    guard model == nil, format is XMLStore, try XMLStore().readModel(from: url) == nil else {
       let source = try open(progress: progress)
       var consumer = makeConsumer()
       try read(source, into: &consumer, progress: progress)
@@ -200,6 +201,7 @@ struct StoreOptions: ParsableArguments {
       throw ValidationError(
         "a \(format.typeName) store carries no model to infer: pass --model PATH")
     }
+    if let carried = try XMLStore().readModel(from: url) { return (carried, false) }
     // The store is read with the model next, which checks the file: inferring from its tags
     // alone is enough, and a small part of the time.
     return (try XMLStore.inferModelForReading(from: url), true)
@@ -231,7 +233,10 @@ struct StoreOptions: ParsableArguments {
       return (try? SQLiteStore().readModel(from: url)) != nil
         ? "cached in the file (Z_MODELCACHE)" : "inferred from the file's schema"
     }
-    return "inferred from the file"
+    guard let url = try? self.url(), (try? XMLStore().readModel(from: url)) != nil else {
+      return "inferred from the file"
+    }
+    return "carried in the file's metadata (\(XMLStore.carriedModelKey))"
   }
 
   /// `error`, with a hint when a flag would have opened the store.
@@ -266,10 +271,19 @@ struct InfoCommand: ParsableCommand {
   @Flag(help: "Print JSON (Formats/info.schema.json) instead of text.")
   var json = false
 
+  @Flag(
+    help:
+      "Count the objects of the graph loaded into memory first: the same output, the slow way, for checking."
+  )
+  var load = false
+
   func run() throws {
     let progress = try store.progress()
     defer { progress.finish() }
-    let (source, tally) = try store.openAndRead(making: { RecordTally() }, progress: progress)
+    let (source, tally) =
+      load
+      ? try loadedTally(progress: progress)
+      : try store.openAndRead(making: { RecordTally() }, progress: progress)
     let (format, model, version) = (source.format, source.model, source.version)
     progress.finish()
     let (metadata, counts, total) = (tally.metadata, tally.counts, tally.total)
@@ -310,6 +324,27 @@ struct InfoCommand: ParsableCommand {
 }
 
 /// Counts a store's records by entity as they are read, holding none of them.
+extension InfoCommand {
+  /// The store opened and its objects counted in a context that loaded it: the slow twin of
+  /// the tally taken as the records are read, which must count the same.
+  private func loadedTally(progress: ProgressReporter) throws -> (
+    StoreOptions.Source, RecordTally
+  ) {
+    let source = try store.open(progress: progress)
+    let context = try store.loadContext(source, progress: progress)
+    let records = context.persistentRecords()
+    var tally = RecordTally()
+    tally.begin(
+      metadata: context.persistentStoreCoordinator?.persistentStores.first?.metadata
+        ?? StoreMetadata(storeType: ""),
+      nextObjectID: (records.map(\.id).max() ?? 0) + 1, recordCount: records.count)
+    for record in records { tally.consume(record) }
+    tally.finish()
+    return (source, tally)
+  }
+}
+
+/// The objects of a store counted by entity as its records are read.
 struct RecordTally: StoreRecordConsumer {
   private(set) var metadata = StoreMetadata(storeType: "")
   private(set) var counts: [String: Int] = [:]
@@ -435,8 +470,9 @@ struct ValidateCommand: ParsableCommand {
     discussion: """
       Exit status 0 when every object validates, 1 with every failure listed otherwise. \
       Without --model, a .folio store is checked against the model it carries and a SQLite \
-      store against the one Core Data cached in it; an XML store (or a SQLite store that \
-      caches none) has only a model inferred from the file, which proves no more than each \
+      store against the one cached in it, an XML store Folio wrote against the one in its \
+      metadata; an XML store Core Data wrote (or a SQLite store that caches none) has only \
+      a model inferred from the file, which proves no more than each \
       value's type and each relationship's shape: that is all that is checked, and the \
       output says so. Example:
         folio validate Samples/Expenses/Expenses.xml --model Samples/Expenses/Expenses.xcdatamodeld

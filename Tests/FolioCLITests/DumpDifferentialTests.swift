@@ -85,16 +85,26 @@ struct DumpDifferentialTests {
       "Fuzz/Seeds/xml-store/messaging.xml", "--model", "Samples/Messaging/Messaging.xcdatamodeld",
     ])
     stores.append(["Fuzz/Seeds/xml-store/messaging.xml"])
-    // Core Data XML stores of an app, read with the model inferred from them.
-    let corpus = packageRoot.appendingPathComponent("../shared/corpus/stores")
-    for name in [
-      "haraldmartin__things-rb__Database.xml", "haraldmartin__things-rb__Database.pr2-5d4f091.xml",
-    ] {
-      let url = corpus.appendingPathComponent(name)
-      guard FileManager.default.fileExists(atPath: url.path) else { continue }
-      stores.append([url.path, "--drop-dangling-references"])
-    }
     for store in stores { try Self.compare(store, store.joined(separator: " ")) }
+  }
+
+  /// The folder of the corpus's XML stores, which Core Data and other apps wrote.
+  static let xmlCorpus = packageRoot.appendingPathComponent("../shared/corpus/stores")
+
+  /// The names of the corpus's XML stores; none without `../shared/corpus`.
+  static var xmlCorpusNames: [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: xmlCorpus.path)) ?? []
+    return names.sorted()
+  }
+
+  @Test(
+    "every corpus XML store dumps the same streamed and loaded, with the model inferred from it",
+    arguments: xmlCorpusNames)
+  func xmlCorpusStores(name: String) throws {
+    let url = Self.xmlCorpus.appendingPathComponent(name)
+    try Self.compare(
+      [url.path, "--drop-dangling-references", "--allow-missing-external-data"], name,
+      outputs: [["--jsonl"], []])
   }
 }
 
@@ -135,6 +145,15 @@ extension DumpDifferentialTests {
       </entity>
     </model>
     """
+
+  /// Writes `everyKind` as `Every.xcdatamodel` in `folder` and returns its URL.
+  static func everyKindModel(in folder: URL) throws -> URL {
+    let modelFolder = folder.appendingPathComponent("Every.xcdatamodel")
+    try FileManager.default.createDirectory(at: modelFolder, withIntermediateDirectories: true)
+    try Self.everyKind.write(
+      to: modelFolder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+    return modelFolder
+  }
 
   /// Adds `target` to `object`'s to-many relationship `key`, ordered or not.
   static func add(_ target: ManagedObject, to key: String, of object: ManagedObject) throws {
@@ -216,10 +235,7 @@ extension DumpDifferentialTests {
   func randomStores(seed: UInt64) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let modelFolder = folder.appendingPathComponent("Every.xcdatamodel")
-    try FileManager.default.createDirectory(at: modelFolder, withIntermediateDirectories: true)
-    try Self.everyKind.write(
-      to: modelFolder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+    let modelFolder = try Self.everyKindModel(in: folder)
     let model = try ManagedObjectModel(contentsOf: modelFolder)
     let document = try Self.randomDocument(model, seed: seed)
     let formats: [(String, any StoreFormat)] = [

@@ -38,8 +38,10 @@ extension XMLStore {
     for key in [StoreMetadata.folioChecksumKey, "NSStoreModelVersionHashesDigest"] {
       new.userInfo[key] = old.userInfo[key]
     }
-    let dictionary = Self.metadataDictionary(
+    new.userInfo[Self.carriedModelKey] = nil
+    var dictionary = Self.metadataDictionary(
       new, hashes: old.modelVersionHashes, identifiers: new.modelVersionIdentifiers)
+    dictionary[Self.carriedModelKey] = parser.carriedModel
     let identifier = new.identifier.isEmpty ? old.identifier : new.identifier
     try AtomicFile.write(to: url) { output throws(StoreError) in
       let writer = try XMLStoreWriter(output: output)

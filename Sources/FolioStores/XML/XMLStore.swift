@@ -121,7 +121,8 @@ public struct XMLStore: StoreFormat {
   /// Writes `contents` to `url` atomically, as Core Data writes an XML store.
   ///
   /// The metadata gets the model's entity version hashes, Folio's checksum of them, version
-  /// identifiers from the model and `NSStoreModelVersionHashesVersion` 3; the other keys of
+  /// identifiers from the model, `NSStoreModelVersionHashesVersion` 3 and the model itself
+  /// (``carriedModelKey``, which ``readModel(from:)`` reads back); the other keys of
   /// `userInfo` are written as they are (Apple's `NSStoreModelVersionHashesDigest`, which
   /// describes hashes no longer there, is dropped). An empty identifier gets a new UUID.
   ///
@@ -136,12 +137,16 @@ public struct XMLStore: StoreFormat {
     let encoder = try XMLObjectEncoder(names: names, records: contents.records)
     let largest = contents.records.map(\.id).max() ?? 0
     let nextObjectID = max(contents.nextObjectID, largest + 1)
-    let metadata =
+    var metadata =
       contents.keepsVersionHashes
       ? Self.metadataDictionary(
         contents.metadata, hashes: contents.metadata.modelVersionHashes,
         identifiers: contents.metadata.modelVersionIdentifiers)
       : Self.metadataDictionary(contents.metadata, model: model)
+    let hashes =
+      contents.keepsVersionHashes
+      ? contents.metadata.modelVersionHashes : model.entityVersionHashesByName
+    metadata[Self.carriedModelKey] = Self.carriedModelValue(model, hashes: hashes)
     let identifier =
       contents.metadata.identifier.isEmpty ? UUID().uuidString : contents.metadata.identifier
     try AtomicFile.write(to: url) { output throws(StoreError) in

@@ -23,6 +23,9 @@ final class XMLStoreParser {
   private(set) var metadata: StoreMetadata
   private(set) var nextObjectID: Int64?
   private(set) var hasDatabaseInfo = false
+  /// The value of the metadata's ``XMLStore/carriedModelKey``, kept out of
+  /// `metadata.userInfo`: the model a Folio writer stored with the objects.
+  private(set) var carriedModel: PropertyListValue?
   #if !DEBUG
     @exclusivity(unchecked)
   #endif
@@ -67,6 +70,7 @@ final class XMLStoreParser {
         var info = XMLMetadataReader(reader: reader)
         try info.read()
         metadata = info.metadata
+        carriedModel = metadata.userInfo.removeValue(forKey: XMLStore.carriedModelKey)
         nextObjectID = info.nextObjectID
       case .start where reader.isNamed(.object):
         isAtObject = true
