@@ -13,8 +13,10 @@ import Foundation
 /// Nothing touches the original until every step has succeeded: the new file is written
 /// beside it and renamed over it (the format's atomic write), and the original is kept as a
 /// backup (a second name for the same file, `NAME.backup-VERSION` after the version it was
-/// in, `NAME.backup-VERSION-2`… when taken), which stays unless ``keepsBackup`` is turned
-/// off. A failure, a cancellation or a crash at any point leaves the original file as it was.
+/// in, `NAME.backup-VERSION-2`… when taken by another file; a backup an interrupted
+/// migration of the same original left is used again), which stays unless ``keepsBackup`` is
+/// turned off. A failure, a cancellation or a crash at any point leaves the original file as
+/// it was.
 ///
 /// ```swift
 /// var migration = try StoreMigration(storeAt: url, format: XMLStore(), bundle: bundle)
@@ -111,11 +113,11 @@ public struct StoreMigration {
       throw MigrationError(.cancelled, "the migration was cancelled; nothing was written")
     }
     let target = url.resolvingSymlinksInPath()
-    let backup = try makeBackup(of: target)
+    let (backup, isNew) = try makeBackup(of: target)
     do {
       try write()
     } catch {
-      try? FileManager.default.removeItem(at: backup)
+      if isNew { try? FileManager.default.removeItem(at: backup) }
       throw MigrationError(.storeFailed, error.message, at: error.location, underlying: error)
     }
     var done = report
@@ -262,38 +264,62 @@ public struct StoreMigration {
   /// The original at `target` under `NAME.backup-VERSION` (the version it is in) or the first
   /// free `NAME.backup-VERSION-N`: a hard link to a file replaced by a rename, so no byte is
   /// copied and the original stays whole whatever the write does to its name; a copy of a
-  /// SQLite store, whose new content is written into the file itself.
-  private func makeBackup(of target: URL) throws(MigrationError) -> URL {
+  /// SQLite store, whose new content is written into the file itself, made in a scratch file
+  /// and linked to its name only when complete, so a killed copy leaves no half backup.
+  ///
+  /// A backup with the name already there that holds the original exactly (the same file, or a
+  /// copy of the same bytes) is what a migration of this store that was interrupted before
+  /// replacing it made: it is the backup again (`isNew` false), not doubled. Only when the
+  /// backup is to be kept: one about to be removed is always a new name.
+  private func makeBackup(of target: URL) throws(MigrationError) -> (url: URL, isNew: Bool) {
     let folder = target.deletingLastPathComponent()
     let version = plan.sourceVersion.name.replacingOccurrences(of: "/", with: "-")
     let base = target.lastPathComponent + ".backup-" + version
+    func failure(_ name: String, _ reason: String, _ underlying: StoreError? = nil)
+      -> MigrationError
+    {
+      MigrationError(
+        .storeFailed, "cannot keep the original as \(name) while migrating: \(reason)",
+        at: InputLocation(file: url.path), underlying: underlying)
+    }
+    var copy: ScratchFile?
+    defer { copy?.discard() }
+    if format is SQLiteStore {
+      do {
+        let scratch = try ScratchFile(besides: target)
+        copy = scratch
+        try SQLiteStore.copyDatabase(at: target, to: scratch.url)
+      } catch {
+        throw failure(base, error.message, error)
+      }
+    }
+    let source = copy?.url ?? target
     for attempt in 1...1000 {
       let name = attempt == 1 ? base : "\(base)-\(attempt)"
       let backup = folder.appendingPathComponent(name)
-      if format is SQLiteStore {
-        guard !FileManager.default.fileExists(atPath: backup.path) else { continue }
-        do {
-          try SQLiteStore.copyDatabase(at: target, to: backup)
-        } catch {
-          try? FileManager.default.removeItem(at: backup)
-          throw MigrationError(
-            .storeFailed, "cannot keep the original as \(name) while migrating: \(error.message)",
-            at: InputLocation(file: url.path), underlying: error)
-        }
-        return backup
-      }
-      if link(target.path, backup.path) == 0 { return backup }
+      if link(source.path, backup.path) == 0 { return (backup, true) }
       let code = errno
-      guard code == EEXIST else {
-        throw MigrationError(
-          .storeFailed,
-          "cannot keep the original as \(name) while migrating: \(String(cString: strerror(code)))",
-          at: InputLocation(file: url.path))
+      guard code == EEXIST else { throw failure(name, String(cString: strerror(code))) }
+      if keepsBackup, Self.holdsTheSame(backup, as: source, copied: copy != nil) {
+        return (backup, false)
       }
     }
     throw MigrationError(
       .storeFailed, "cannot find a free backup name beside the store",
       at: InputLocation(file: url.path))
+  }
+
+  /// Whether the file at `backup` holds what `source` does: the same file, or for a `copied`
+  /// source, a regular file of the same bytes.
+  private static func holdsTheSame(_ backup: URL, as source: URL, copied: Bool) -> Bool {
+    var named = stat()
+    var original = stat()
+    guard lstat(backup.path, &named) == 0, stat(source.path, &original) == 0,
+      named.st_mode & S_IFMT == S_IFREG
+    else { return false }
+    if !copied { return named.st_dev == original.st_dev && named.st_ino == original.st_ino }
+    return named.st_size == original.st_size
+      && FileManager.default.contentsEqual(atPath: backup.path, andPath: source.path)
   }
 }
 

@@ -205,6 +205,9 @@ struct MigrateCommandTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     let first = try run(folio, ["migrate", store.path, "--model", bundle, "--to", "Library 2"])
     #expect(first.status == 0, "\(first.standardError)")
+    // The real run says what the dropped entity loses, as the dry run does.
+    #expect(first.standardOutput.contains("NoteTo: Note → nothing (remove), 1 object\n"))
+    #expect(first.standardOutput.contains("lost: Note.text of 1 object\n"))
     #expect(
       first.standardOutput.hasSuffix(
         "Migrated \(store.path) to Library 2.\nThe original is kept as \(store.path).backup-Library 1.\n"
