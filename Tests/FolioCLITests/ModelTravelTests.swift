@@ -51,6 +51,30 @@ struct ModelTravelTests {
     #expect(info.status == 0, "\(info.standardError)")
   }
 
+  @Test("a store Folio wrote is refused with another version of its model, SQLite as XML")
+  func otherVersionRefused() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let bundle = "Samples/Library/Library.xcdatamodeld"
+    for name in ["l.sqlite", "l.xml", "l.folio"] {
+      let store = folder.appendingPathComponent(name).path
+      let written = try run(
+        folio,
+        [
+          "convert", "Samples/Library/Library.xml", store, "--model",
+          "\(bundle)/Library 1.xcdatamodel",
+        ])
+      #expect(written.status == 0, "\(written.standardError)")
+      let other = try run(folio, ["info", store, "--model", "\(bundle)/Library 2.xcdatamodel"])
+      #expect(other.status == 1, "\(name)")
+      #expect(
+        other.standardError.contains("the store was written with another model: entities "),
+        "\(name): \(other.standardError)")
+      // The bundle finds the version that wrote it.
+      #expect(try run(folio, ["info", store, "--model", bundle]).status == 0, "\(name)")
+    }
+  }
+
   /// The entity version hashes the store at `path` records, from its metadata.
   static func hashes(_ path: String) throws -> [String: Data] {
     try PersistentStoreCoordinator.metadataForPersistentStore(

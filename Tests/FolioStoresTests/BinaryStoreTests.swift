@@ -128,8 +128,7 @@ struct BinaryStoreTests {
     #expect(error.code == .modelMismatch)
     #expect(
       error.description
-        == "s.folio@16: the store was written with a different model; entities that differ:"
-        + " \"Everything\"")
+        == "s.folio@16: the store was written with another model: entity \"Everything\" differs")
   }
 
   @Test("a newer major version is refused before anything else is read")

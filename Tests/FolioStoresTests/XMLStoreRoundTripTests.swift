@@ -126,7 +126,7 @@ struct XMLStoreRoundTripTests {
     #expect(error?.code == .modelMismatch)
     #expect(
       error?.description
-        == "\(url.path): the store was written with another model: entity \"Person\" differ")
+        == "\(url.path): the store was written with another model: entity \"Person\" differs")
     let metadata = try XMLStore().readMetadata(from: url)
     #expect(metadata.entitiesWithChangedVersionHashes(comparedWith: other) == ["Person"])
   }

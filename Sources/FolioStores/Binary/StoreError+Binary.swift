@@ -61,12 +61,9 @@ extension StoreError {
   ) -> StoreError {
     var metadata = StoreMetadata(storeType: "")
     metadata.modelVersionHashes = stored
-    let differing = metadata.entitiesWithChangedVersionHashes(comparedWith: model)
-    let names = differing.map { "\"\($0)\"" }.joined(separator: ", ")
     return StoreError(
       .modelMismatch,
-      "the store was written with a different model; entities that differ: "
-        + (names.isEmpty ? "none (the model's own hash differs)" : names),
+      versionHashMismatchMessage(metadata.entitiesWithChangedVersionHashes(comparedWith: model)),
       at: InputLocation(file: file, byteOffset: BinaryFormat.modelHashOffset))
   }
 

@@ -189,11 +189,19 @@ extension StoreError {
   }
 
   static func versionHashMismatch(_ entities: [String], file: String?) -> StoreError {
+    StoreError(
+      .modelMismatch, versionHashMismatchMessage(entities), at: InputLocation(file: file))
+  }
+
+  /// What every format says of a store written with another model than the one it is opened
+  /// with, naming the entities whose version hashes differ.
+  static func versionHashMismatchMessage(_ entities: [String]) -> String {
+    guard !entities.isEmpty else {
+      return "the store was written with another model: the model's own hash differs"
+    }
     let names = entities.map { "\"\($0)\"" }.joined(separator: ", ")
-    let noun = entities.count == 1 ? "entity" : "entities"
-    return StoreError(
-      .modelMismatch, "the store was written with another model: \(noun) \(names) differ",
-      at: InputLocation(file: file))
+    let (noun, verb) = entities.count == 1 ? ("entity", "differs") : ("entities", "differ")
+    return "the store was written with another model: \(noun) \(names) \(verb)"
   }
 
   static func unreadable(_ path: String, _ reason: String) -> StoreError {
