@@ -103,10 +103,16 @@ public struct EntityCodeGenerator: Sendable {
   }
 
   /// Both files of each entity named in `entityNames` (every entity with a class when empty),
-  /// whatever its mode, and the list of their classes: code for the developer to own.
+  /// whatever its mode, and the list of classes to register: theirs, and those of the entities
+  /// in `registered` (whose files were written before), in model order. Code for the developer
+  /// to own.
   ///
   /// - Throws: `CodegenError.unknownEntity`, `.reservedName`.
-  public func sourceFiles(entities entityNames: [String] = []) throws(CodegenError) -> [File] {
+  public func sourceFiles(
+    entities entityNames: [String] = [], alsoRegistering registered: Set<String> = []
+  )
+    throws(CodegenError) -> [File]
+  {
     var selected: [EntityDescription] = []
     for name in entityNames {
       guard let entity = model.entity(named: name) else {
@@ -122,11 +128,15 @@ public struct EntityCodeGenerator: Sendable {
     var files: [File] = []
     var listed: [EntityDescription] = []
     // Model order, whatever the order of the names asked for.
-    for entity in model.entities where chosen.contains(entity.name) {
+    for entity in model.entities {
       guard classNames[entity.name] != nil else { continue }
-      files.append(classFile(entity, ownedByBuild: false))
-      files.append(try propertiesFile(entity, ownedByBuild: false))
-      listed.append(entity)
+      if chosen.contains(entity.name) {
+        files.append(classFile(entity, ownedByBuild: false))
+        files.append(try propertiesFile(entity, ownedByBuild: false))
+        listed.append(entity)
+      } else if registered.contains(entity.name) {
+        listed.append(entity)
+      }
     }
     if !listed.isEmpty { files.append(entitiesFile(listed, ownedByBuild: false)) }
     return files
@@ -188,6 +198,17 @@ public struct EntityCodeGenerator: Sendable {
     return File(name: "\(name)+FolioProperties.swift", contents: text)
   }
 
+  /// The name of the file listing the classes to register: `LibraryEntities.swift`.
+  public var entitiesFileName: String {
+    let enumName = SwiftNames.identifier(SwiftNames.isIdentifier(modelName) ? modelName : "Model")
+    return "\(enumName)Entities.swift"
+  }
+
+  /// The name of the file holding the class of the entity `name`: `Book+FolioClass.swift`.
+  public func classFileName(ofEntity name: String) -> String? {
+    classNames[name].map { "\($0)+FolioClass.swift" }
+  }
+
   private func entitiesFile(_ entities: [EntityDescription], ownedByBuild: Bool) -> File {
     let enumName = SwiftNames.identifier(SwiftNames.isIdentifier(modelName) ? modelName : "Model")
     var text = header(ownedByBuild: ownedByBuild)
@@ -206,7 +227,7 @@ public struct EntityCodeGenerator: Sendable {
     text += "    ]\n"
     text += "  }\n"
     text += "}\n"
-    return File(name: "\(enumName)Entities.swift", contents: text)
+    return File(name: entitiesFileName, contents: text)
   }
 
   // MARK: Properties

@@ -317,6 +317,12 @@ extension ScriptError {
     ScriptError(.io, "no such file", at: InputLocation(file: path))
   }
 
+  static func isFolder(_ path: String) -> ScriptError {
+    ScriptError(
+      .io, "is a folder, not an undo script (its scripts are the .undo files in it)",
+      at: InputLocation(file: path))
+  }
+
   static func unreadable(_ path: String, reason: String) -> ScriptError {
     ScriptError(.io, "cannot read the script (\(reason))", at: InputLocation(file: path))
   }

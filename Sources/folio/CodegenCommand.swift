@@ -12,14 +12,17 @@ struct CodegenCommand: ParsableCommand {
     discussion: """
       Writes, for each entity (or each one named with --entity), Entity+FolioClass.swift (the \
       class, where your logic goes) and Entity+FolioProperties.swift (a typed property per \
-      attribute and relationship, and the to-many accessors), and ModelEntities.swift, the \
-      list of classes to register: `try model.register(ModelEntities.classes)`. This is \
-      Xcode's "Create NSManagedObject Subclass…" for entities whose Codegen is Manual/None; \
-      the FolioCodegenPlugin build-tool plugin generates the others' code at build time.
+      attribute and relationship, and the to-many accessors), and <Model>Entities.swift \
+      (LibraryEntities.swift for Library.xcdatamodeld), the list of classes to register: \
+      `try model.register(LibraryEntities.classes)`. This is Xcode's "Create \
+      NSManagedObject Subclass…" for entities whose Codegen is Manual/None; the \
+      FolioCodegenPlugin build-tool plugin generates the others' code at build time.
 
-      Existing files are left alone, and the command fails naming them, unless --overwrite \
-      is given. With --build-time, writes what the plugin writes: per entity, what its \
-      Codegen setting asks for.
+      Existing class and property files are left alone, and the command fails naming them, \
+      unless --overwrite is given. <Model>Entities.swift is written again each time, listing \
+      every entity whose class file is in the folder, so entities written one run at a time \
+      are all registered. With --build-time, writes what the plugin writes: per entity, what \
+      its Codegen setting asks for.
 
       Examples:
         folio codegen Samples/Company/Company.xcdatamodeld --output Sources/App/Model
@@ -51,14 +54,32 @@ struct CodegenCommand: ParsableCommand {
     let generator = try EntityCodeGenerator(
       model: loaded, modelName: Self.modelName(of: model.path),
       sourceName: URL(fileURLWithPath: model.path).lastPathComponent)
-    let files =
-      buildTime ? try generator.buildTimeFiles() : try generator.sourceFiles(entities: entity)
     let folder = URL(fileURLWithPath: output, isDirectory: true)
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    // The list of classes to register names every entity whose class is in the folder, those
+    // written before as well as these.
+    let written = Set(
+      loaded.entities.map(\.name).filter { name in
+        generator.classFileName(ofEntity: name).map {
+          FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path)
+        } ?? false
+      })
+    let files =
+      buildTime
+      ? try generator.buildTimeFiles()
+      : try generator.sourceFiles(entities: entity, alsoRegistering: written)
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), !isFolder.boolValue {
+      throw CommandFailure(
+        "--output \(output): is a file; codegen writes its Swift files into a folder")
+    }
+    try Self.makeFolder(output)
     let targets = files.map { (file: $0, url: folder.appendingPathComponent($0.name)) }
-    let existing = targets.filter { FileManager.default.fileExists(atPath: $0.url.path) }
+    let existing = targets.filter {
+      $0.file.name != generator.entitiesFileName
+        && FileManager.default.fileExists(atPath: $0.url.path)
+    }
     if !overwrite, !buildTime, !existing.isEmpty {
-      throw ValidationError(
+      throw CommandFailure(
         "these files exist and were left alone (--overwrite replaces them): "
           + existing.map(\.url.path).joined(separator: ", "))
     }
@@ -83,5 +104,22 @@ struct CodegenCommand: ParsableCommand {
     var url = URL(fileURLWithPath: path).standardizedFileURL
     if url.lastPathComponent == "contents" { url.deleteLastPathComponent() }
     return url.deletingPathExtension().lastPathComponent
+  }
+}
+
+extension CodegenCommand {
+  /// Makes the folder `path` and those above it that are missing, as `mkdir -p` does, failing
+  /// with the system's reason and the part of the path it concerns.
+  static func makeFolder(_ path: String) throws {
+    var built = path.hasPrefix("/") ? "/" : ""
+    for part in path.split(separator: "/") {
+      built += (built.isEmpty || built.hasSuffix("/") ? "" : "/") + part
+      if mkdir(built, 0o755) == 0 { continue }
+      let code = errno
+      var status = stat()
+      if code == EEXIST, stat(built, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
+      let reason = code == EEXIST ? "a file is in the way" : String(cString: strerror(code))
+      throw CommandFailure("--output \(path): cannot make the folder \(built): \(reason)")
+    }
   }
 }

@@ -60,7 +60,8 @@ struct MetadataCommand: ParsableCommand {
       for key in removals {
         try checkWritable(key)
         guard metadata.userInfo.removeValue(forKey: key) != nil else {
-          throw ValidationError("the store has no metadata key \"\(key)\" to remove")
+          throw CommandFailure(
+            "\(file): the store has no metadata key \"\(key)\" to remove (nothing was written)")
         }
       }
       try format.writeMetadata(metadata, to: url)
@@ -74,9 +75,9 @@ struct MetadataCommand: ParsableCommand {
   }
 
   private func checkWritable(_ key: String) throws {
-    guard !key.isEmpty else { throw ValidationError("a metadata key cannot be empty") }
+    guard !key.isEmpty else { throw ArgumentValueError("a metadata key cannot be empty") }
     guard !Self.isReserved(key) else {
-      throw ValidationError("\"\(key)\" describes the store's objects and cannot be changed")
+      throw CommandFailure("\"\(key)\" describes the store's objects and cannot be changed")
     }
   }
 

@@ -38,11 +38,16 @@ struct QueryCommand: ParsableCommand {
   var predicate: String?
 
   @Option(
-    help: "A key path to sort by, KEY or KEY:desc; repeat for several levels.",
-    completion: Completions.typed)
-  var sort: [String] = []
+    help: ArgumentHelp(
+      "A key path to sort by, KEY, KEY:asc or KEY:desc; repeat for several levels.",
+      valueName: "key[:asc|:desc]"),
+    completion: Completions.typed, transform: SortKey.init(argument:))
+  var sort: [SortKey] = []
 
-  @Option(help: "The most objects to print.", completion: Completions.typed)
+  @Option(
+    parsing: .unconditional,
+    help: "The most objects to print; 0 prints them all (as Core Data's fetch limit 0).",
+    completion: Completions.typed)
   var limit: Int?
 
   @Option(
@@ -64,6 +69,26 @@ struct QueryCommand: ParsableCommand {
   )
   var load = false
 
+  /// A `--sort` value: a key path, and `:asc` (the default) or `:desc`, also spelled out.
+  struct SortKey {
+    let keyPath: String
+    let ascending: Bool
+
+    init(argument: String) throws {
+      let parts = argument.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+      guard let key = parts.first, !key.isEmpty else {
+        throw ValidationError("a key path is needed before the order")
+      }
+      keyPath = String(key)
+      switch parts.count == 2 ? parts[1].lowercased() : "asc" {
+      case "asc", "ascending": ascending = true
+      case "desc", "descending": ascending = false
+      case let other:
+        throw ValidationError("the order after \":\" is asc or desc, not \"\(other)\"")
+      }
+    }
+  }
+
   /// The ways `query` prints its rows.
   enum QueryFormat: String, ExpressibleByArgument, CaseIterable {
     case table, csv, tsv, json, jsonl
@@ -83,14 +108,10 @@ struct QueryCommand: ParsableCommand {
       do {
         parsed = try QueryPredicate(format: predicate)
       } catch {
-        throw ValidationError("--where \"\(predicate)\": \(error.description)")
+        throw ArgumentValueError("--where \"\(predicate)\": \(error.description)")
       }
     }
-    let descriptors = sort.map { spec in
-      let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
-      return QuerySortDescriptor(
-        keyPath: parts[0], ascending: parts.count < 2 || parts[1].lowercased() != "desc")
-    }
+    let descriptors = sort.map { QuerySortDescriptor(keyPath: $0.keyPath, ascending: $0.ascending) }
     let progress = try store.progress()
     defer { progress.finish() }
     let source = try store.open(progress: progress)

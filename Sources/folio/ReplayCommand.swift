@@ -100,7 +100,7 @@ struct ReplayCommand: ParsableCommand {
         try Data(Self.junitReport(outcomes).utf8).write(
           to: URL(fileURLWithPath: junit), options: .atomic)
       } catch {
-        throw ValidationError(
+        throw CommandFailure(
           "cannot write the JUnit report \(junit): \(error.localizedDescription)")
       }
     }

@@ -45,7 +45,8 @@ struct StoreOptions: ParsableArguments {
 
   /// The store's file; for `-`, standard input saved to a temporary file.
   func url() throws -> URL {
-    file == "-" ? try StandardInput.file() : URL(fileURLWithPath: file)
+    guard !file.isEmpty else { throw ValidationError("the store's path is empty") }
+    return file == "-" ? try StandardInput.file() : URL(fileURLWithPath: file)
   }
 
   /// The formats to recognise the file among, XML leniency as asked.
@@ -89,7 +90,7 @@ struct StoreOptions: ParsableArguments {
   /// pass over the file that infers an XML store's model.
   func open(progress: ProgressReporter? = nil) throws -> Source {
     let url = try self.url()
-    let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+    let format = try format(of: url)
     if let progress, model == nil, format is XMLStore, try XMLStore().readModel(from: url) == nil {
       progress.begin(.scanning(url, as: "inferring the model"))
     }
@@ -107,7 +108,7 @@ struct StoreOptions: ParsableArguments {
     making makeConsumer: () -> Consumer, progress: ProgressReporter
   ) throws -> (Source, Consumer) {
     let url = try self.url()
-    let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+    let format = try format(of: url)
     guard model == nil, format is XMLStore, try XMLStore().readModel(from: url) == nil else {
       let source = try open(progress: progress)
       var consumer = makeConsumer()
@@ -239,6 +240,22 @@ struct StoreOptions: ParsableArguments {
     return "carried in the file's metadata (\(XMLStore.carriedModelKey))"
   }
 
+  /// The format of the store at `url`; a model given where a store belongs is said to be one,
+  /// with where it goes.
+  func format(of url: URL) throws -> any StoreFormat {
+    do {
+      return try PersistentStoreCoordinator.format(of: url, among: formats)
+    } catch {
+      guard error.code == .unknownFormat, error.message.hasPrefix("is a Core Data model") else {
+        throw error
+      }
+      var hinted = error
+      hinted.message +=
+        ": give it as --model, with the store first; 'folio model info \(file)' describes it"
+      throw hinted
+    }
+  }
+
   /// `error`, with a hint when a flag would have opened the store.
   func hinted(_ error: StoreError) -> StoreError {
     guard error.code == .danglingReference else { return error }
@@ -278,11 +295,14 @@ struct InfoCommand: ParsableCommand {
   var load = false
 
   func run() throws {
+    // Counting objects reads no values: external data files a store lacks do not matter.
+    var store = self.store
+    store.allowMissingExternalData = true
     let progress = try store.progress()
     defer { progress.finish() }
     let (source, tally) =
       load
-      ? try loadedTally(progress: progress)
+      ? try loadedTally(store, progress: progress)
       : try store.openAndRead(making: { RecordTally() }, progress: progress)
     let (format, model, version) = (source.format, source.model, source.version)
     progress.finish()
@@ -327,7 +347,7 @@ struct InfoCommand: ParsableCommand {
 extension InfoCommand {
   /// The store opened and its objects counted in a context that loaded it: the slow twin of
   /// the tally taken as the records are read, which must count the same.
-  private func loadedTally(progress: ProgressReporter) throws -> (
+  private func loadedTally(_ store: StoreOptions, progress: ProgressReporter) throws -> (
     StoreOptions.Source, RecordTally
   ) {
     let source = try store.open(progress: progress)
@@ -568,7 +588,7 @@ enum StandardInput {
     do {
       try data.write(to: url)
     } catch {
-      throw ValidationError(
+      throw CommandFailure(
         "cannot keep standard input in \(url.path): \(error.localizedDescription)")
     }
     saved = url

@@ -22,12 +22,34 @@ struct CodegenCommandTests {
     let owned = folder.appendingPathComponent("Employee+FolioClass.swift")
     try Data("// mine\n".utf8).write(to: owned)
     let second = try run(folio, ["codegen", model, "--output", folder.path])
-    #expect(second.status == 64)
+    #expect(second.status == 1)
     #expect(second.standardError.contains("these files exist and were left alone"))
     #expect(try String(contentsOf: owned, encoding: .utf8) == "// mine\n")
     let forced = try run(folio, ["codegen", model, "--output", folder.path, "--overwrite"])
     #expect(forced.status == 0)
     #expect(try String(contentsOf: owned, encoding: .utf8).contains("public class Employee"))
+  }
+
+  @Test("entities written one run at a time are all in the list of classes to register")
+  func entityByEntity() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let model = "Samples/Company/Company.xcdatamodeld"
+    for entity in ["Employee", "Department"] {
+      let result = try run(folio, ["codegen", model, "--output", folder.path, "--entity", entity])
+      #expect(result.status == 0, "\(entity): \(result.standardError)")
+    }
+    let list = try String(
+      contentsOf: folder.appendingPathComponent("CompanyEntities.swift"), encoding: .utf8)
+    #expect(list.contains("Department.self"))
+    #expect(list.contains("Employee.self"))
+    // Written again, it lists what the folder holds, in model order, as a run of all would.
+    let whole = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: whole) }
+    #expect(try run(folio, ["codegen", model, "--output", whole.path]).status == 0)
+    #expect(
+      try String(contentsOf: whole.appendingPathComponent("CompanyEntities.swift"), encoding: .utf8)
+        == list)
   }
 
   @Test("a bad model, an unknown entity or conflicting options fail with the place named")

@@ -10,7 +10,8 @@ struct StoreCommandTests {
   @Test("output that cannot be written is an error: exit 1 and the system's reason")
   func fullOutput() throws {
     for arguments in [
-      ["dump", Self.sample], ["info", Self.sample], ["model", "info", Self.model],
+      ["dump", Self.sample], ["info", Self.sample], ["model", "info", Self.model], ["--help"],
+      ["--version"], ["query", "--help"], ["help", "model", "graph"],
     ] {
       let process = Process()
       process.executableURL = folio
@@ -252,7 +253,7 @@ struct StoreCommandTests {
     #expect(unknown.status == 1)
     #expect(
       unknown.standardError
-        == "Error: \(text.path)@0: not a store of any known format (XML, Binary, SQLite)\n")
+        == "Error: \(text.path): not a store of any known format (XML, Binary, SQLite)\n")
     let binary = folder.appendingPathComponent("e.folio").path
     _ = try run(folio, ["convert", Self.sample, binary, "--model", Self.model])
     // A .folio file carries its model since format 1.1; one written before needs --model.

@@ -100,7 +100,7 @@ struct CoordinatorTests {
       Issue.record("an unknown format was accepted")
     } catch {
       #expect(error.code == .unknownFormat)
-      #expect(error.description == "\(other.path)@0: not a store of any known format (Test)")
+      #expect(error.description == "\(other.path): not a store of any known format (Test)")
     }
   }
 

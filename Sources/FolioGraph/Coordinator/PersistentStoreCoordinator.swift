@@ -317,8 +317,15 @@ public final class PersistentStoreCoordinator {
   public static func format(of url: URL, among formats: [any StoreFormat]) throws(StoreError)
     -> any StoreFormat
   {
-    guard FileManager.default.fileExists(atPath: url.path) else {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
       throw StoreError(.notFound, "no such file", at: InputLocation(file: url.relativePath))
+    }
+    guard !isFolder.boolValue else {
+      let what =
+        ["xcdatamodeld", "xcdatamodel"].contains(url.pathExtension.lowercased())
+        ? "a Core Data model (.\(url.pathExtension)), not a store" : "a folder, not a store file"
+      throw StoreError(.unknownFormat, "is \(what)", at: InputLocation(file: url.relativePath))
     }
     guard let handle = FileHandle(forReadingAtPath: url.path) else {
       throw StoreError(
@@ -330,7 +337,7 @@ public final class PersistentStoreCoordinator {
       let names = formats.map(\.typeName).joined(separator: ", ")
       throw StoreError(
         .unknownFormat, "not a store of any known format (\(names))",
-        at: InputLocation(file: url.relativePath, byteOffset: 0))
+        at: InputLocation(file: url.relativePath))
     }
     return format
   }

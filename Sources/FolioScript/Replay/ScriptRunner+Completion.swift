@@ -56,13 +56,8 @@ extension ScriptRunner {
   }
 
   /// The commands a line can start with: the language's, and the shell's own.
-  static let commandNames = [
-    "model", "new", "insert", "set", "add", "remove", "delete", "validate", "process", "expect",
-    "print", "dump", "turn", "begin", "end", "name", "undo", "redo", "undo-nested", "levels",
-    "disable", "enable", "groups-by-event", "rollback", "reset", "refresh", "refresh-all",
-    "open", "save", "close", "fetch", "context", "child", "merge-policy", "history", "quit",
-    "exit",
-  ]
+  static let commandNames =
+    ScriptCommandHelp.all.map(\.name) + ScriptCommandHelp.shell.map(\.name)
 
   /// The words an expression of `expect` or `print` can start with.
   static let expressionWords = [

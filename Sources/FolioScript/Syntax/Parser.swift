@@ -8,12 +8,7 @@ import Folio
 /// Each line is read by recursive descent over the tokens the ``Lexer`` hands out on demand.
 struct Parser {
   /// Every command name, for suggestions.
-  static let commandNames = [
-    "model", "new", "insert", "set", "add", "remove", "delete", "validate", "process", "expect",
-    "print", "dump", "turn", "begin", "end", "name", "undo", "redo", "undo-nested", "levels",
-    "disable", "enable", "groups-by-event", "rollback", "reset", "refresh", "refresh-all", "open",
-    "save", "close", "fetch", "context", "child", "merge-policy",
-  ]
+  static let commandNames = ScriptCommandHelp.all.map(\.name)
 
   /// How deeply lists may nest: `[[1]]` is two levels. Reading, comparing and printing values
   /// recurse once per level, and a few thousand levels overflow the stack.

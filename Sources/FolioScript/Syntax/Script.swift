@@ -39,9 +39,10 @@ public struct Script: Sendable {
   /// - Throws: `ScriptError.Code.io` when the file cannot be read or is not UTF-8, `.syntax`.
   public init(contentsOfFile path: String) throws(ScriptError) {
     var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
-      !isDirectory.boolValue
-    else { throw ScriptError.fileNotFound(path) }
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw ScriptError.fileNotFound(path)
+    }
+    guard !isDirectory.boolValue else { throw ScriptError.isFolder(path) }
     let data: Data
     do {
       data = try Data(contentsOfFile: URL(fileURLWithPath: path))

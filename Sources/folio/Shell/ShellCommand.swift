@@ -70,6 +70,21 @@ struct ShellCommand: ParsableCommand {
 
   func run() throws {
     let isTerminal = isatty(STDIN_FILENO) == 1
+    // As sqlite3 does: a file that is not there yet is the new document's, written by its
+    // first save.
+    let isNew = file.map { !FileManager.default.fileExists(atPath: $0) } ?? false
+    if let file, isNew {
+      guard model != nil else {
+        throw CommandFailure(
+          "\(file): no such file (with --model, the shell starts a new document there)")
+      }
+      let known = storeFormats.map(\.fileExtension)
+      guard known.contains((file as NSString).pathExtension.lowercased()) else {
+        throw CommandFailure(
+          "\(file): a new document's extension names its format: .\(known.joined(separator: ", ."))"
+        )
+      }
+    }
     // A model inferred from the store has other version hashes than the one that wrote it:
     // the formats check them only against a model given.
     let options = try file.map {
@@ -94,7 +109,10 @@ struct ShellCommand: ParsableCommand {
           ? "the model of \(source.url.lastPathComponent) was inferred from its tables, which keep no model: saving would write its guesses into the file. Open it with --model"
           : nil)
     }
-    if let file {
+    if let file, isNew {
+      try session.perform(.new, text: "new")
+      session.newFile = file
+    } else if let file {
       try session.perform(.open(path: file), text: "open \(file)")
       session.takeUpHistory()
     } else {

@@ -15,6 +15,8 @@ struct ShellSession {
   var autosaves = false
   /// Whether the document keeps its undo history beside its file.
   var keepsHistory = false
+  /// The file a new document started with a path that did not exist is saved to first.
+  var newFile: String?
   /// The editor lines are typed in, on a terminal.
   var editor: LineEditor?
   var reportedHistoryProblem = false
@@ -50,6 +52,20 @@ struct ShellSession {
   /// and the session goes on.
   mutating func run(_ text: String, line: Int) {
     switch text {
+    case "help":
+      print(ScriptCommandHelp.text(for: nil) ?? "")
+      return
+    case _ where text.hasPrefix("help "):
+      let name = text.dropFirst(5).trimmingCharacters(in: .whitespaces)
+      if let help = ScriptCommandHelp.text(for: name) {
+        print(help)
+      } else {
+        let known = (ScriptCommandHelp.all + ScriptCommandHelp.shell).map(\.name)
+        let near = UnknownCommand.closest(to: name, among: known).map { " (did you mean '\($0)'?)" }
+        FileHandle.standardError.write(
+          Data("line \(line): no command \"\(name)\"\(near ?? ""); 'help' lists them\n".utf8))
+      }
+      return
     case "history":
       print(runner.undoHistoryLine ?? "no document")
       return
@@ -72,10 +88,21 @@ struct ShellSession {
       report(error, line: line)
       return
     }
-    for command in commands {
+    for var command in commands {
       let undoManager = runner.context?.undoManager
       let undoName = undoManager?.undoActionName ?? ""
       let redoName = undoManager?.redoActionName ?? ""
+      switch command.kind {
+      case .undo where undoManager?.canUndo == false:
+        print("nothing to undo")
+        continue
+      case .redo where undoManager?.canRedo == false:
+        print("nothing to redo")
+        continue
+      case .save(path: nil) where runner.document?.fileURL == nil && newFile != nil:
+        command = ScriptCommand(.save(path: newFile), at: command.location, text: command.text)
+      default: break
+      }
       do {
         try runner.perform(command)
       } catch {
@@ -96,9 +123,10 @@ struct ShellSession {
       }
     }
     endTurn(naming: text, line: line)
-    if autosaves, runner.document?.fileURL != nil, hasUnsavedChanges {
+    if autosaves, runner.document?.fileURL != nil || newFile != nil, hasUnsavedChanges {
+      let path = runner.document?.fileURL == nil ? newFile : nil
       do throws(ScriptError) {
-        try runner.perform(ScriptCommand(.save(path: nil), at: InputLocation(), text: "save"))
+        try runner.perform(ScriptCommand(.save(path: path), at: InputLocation(), text: "save"))
         noteFileOnDisk()
         reportHistoryProblem()
       } catch {

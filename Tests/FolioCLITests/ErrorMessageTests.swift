@@ -1,0 +1,163 @@
+import FolioTestSupport
+import Foundation
+import Testing
+
+/// What `folio` says when something is wrong, word for word: a command line of the wrong
+/// shape gets its usage (exit 64), a value that does not parse one line (64), anything else
+/// one line naming the thing (1); never a Foundation error's text.
+@Suite("folio's error messages")
+struct ErrorMessageTests {
+  static let sample = "Samples/Expenses/Expenses.xml"
+  static let model = "Samples/Expenses/Expenses.xcdatamodeld"
+
+  /// Runs folio and expects `status` and exactly `message` on standard error, nothing on
+  /// standard output.
+  static func expectError(
+    _ arguments: [String], status: Int32, _ message: String, in folder: URL = packageRoot,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let result = try run(folio, arguments, in: folder)
+    #expect(result.status == status, "\(arguments)", sourceLocation: sourceLocation)
+    #expect(result.standardError == message, "\(arguments)", sourceLocation: sourceLocation)
+    #expect(result.standardOutput.isEmpty, "\(arguments)", sourceLocation: sourceLocation)
+  }
+
+  @Test("a mistyped command is answered with the closest one")
+  func unknownCommand() throws {
+    try Self.expectError(
+      ["inof", Self.sample], status: 64,
+      """
+      Error: 'inof' is not a folio command (did you mean 'info'?)
+      Usage: folio <subcommand>
+        See 'folio --help' for the commands.
+
+      """)
+    try Self.expectError(
+      ["model", "grpah"], status: 64,
+      """
+      Error: 'grpah' is not a folio model command (did you mean 'graph'?)
+      Usage: folio model <subcommand>
+        See 'folio model --help' for the commands.
+
+      """)
+    try Self.expectError(
+      ["frobnicate"], status: 64,
+      """
+      Error: 'frobnicate' is not a folio command
+      Usage: folio <subcommand>
+        See 'folio --help' for the commands.
+
+      """)
+    // `folio help COMMAND` is help, not a command named help.
+    #expect(try run(folio, ["help", "info"]).status == 0)
+  }
+
+  @Test("bare folio shows what there is to run on standard error and fails, as git does")
+  func bare() throws {
+    let result = try run(folio, [])
+    #expect(result.status == 64)
+    #expect(result.standardOutput.isEmpty)
+    #expect(result.standardError.hasPrefix("OVERVIEW: "))
+    #expect(result.standardError.contains("SUBCOMMANDS:"))
+  }
+
+  @Test("--sort takes asc or desc, spelled out or not, and refuses any other order")
+  func sortOrder() throws {
+    func amounts(_ sort: String) throws -> [String] {
+      let result = try run(
+        folio,
+        ["query", Self.sample, "Spending", "--keys", "amount", "--sort", sort, "--format", "csv"])
+      #expect(result.status == 0, "\(result.standardError)")
+      return result.standardOutput.split(separator: "\r\n").dropFirst().map(String.init)
+    }
+    let ascending = try amounts("amount")
+    #expect(ascending == ascending.sorted { Double($0)! < Double($1)! })
+    #expect(try amounts("amount:asc") == ascending)
+    #expect(try amounts("amount:ascending") == ascending)
+    #expect(try amounts("amount:desc") == ascending.reversed())
+    #expect(try amounts("amount:DESCENDING") == ascending.reversed())
+    let bad = try run(folio, ["query", Self.sample, "Spending", "--sort", "amount:foo"])
+    #expect(bad.status == 64)
+    #expect(
+      bad.standardError.hasPrefix(
+        "Error: The value 'amount:foo' is invalid for '--sort <key[:asc|:desc]>': the order after \":\" is asc or desc, not \"foo\"\n"
+      ))
+    #expect(bad.standardError.contains("Usage: folio query "))
+  }
+
+  @Test("--limit 0 prints every object, and a negative limit is named as one")
+  func limit() throws {
+    let all = try run(folio, ["query", Self.sample, "Spending", "--format", "csv"])
+    let zero = try run(
+      folio, ["query", Self.sample, "Spending", "--format", "csv", "--limit", "0"])
+    #expect(zero.standardOutput == all.standardOutput)
+    let two = try run(folio, ["query", Self.sample, "Spending", "--format", "csv", "--limit", "2"])
+    #expect(two.standardOutput.split(separator: "\r\n").count == 3)
+    let negative = try run(folio, ["query", Self.sample, "Spending", "--limit", "-1"])
+    #expect(negative.status == 64)
+    #expect(
+      negative.standardError.hasPrefix("Error: --limit must be 0 or more\nUsage: folio query "))
+  }
+
+  @Test("a predicate that does not parse is one line naming the column, exit 64")
+  func predicate() throws {
+    try Self.expectError(
+      ["query", Self.sample, "Person", "--where", "name =="], status: 64,
+      "Error: --where \"name ==\": column 8: expected a value after \"==\", found end of input\n")
+  }
+
+  @Test("a folder, a model or an empty path given as a store is called what it is")
+  func notAStore() throws {
+    try Self.expectError(
+      ["info", "Samples/Expenses"], status: 1,
+      "Error: Samples/Expenses: is a folder, not a store file\n")
+    try Self.expectError(
+      ["info", Self.model], status: 1,
+      "Error: \(Self.model): is a Core Data model (.xcdatamodeld), not a store: give it as --model, with the store first; 'folio model info \(Self.model)' describes it\n"
+    )
+    let empty = try run(folio, ["info", ""])
+    #expect(empty.status == 64)
+    #expect(empty.standardError.hasPrefix("Error: the store's path is empty\nUsage: folio info "))
+    try Self.expectError(
+      ["replay", "Samples/Expenses"], status: 1,
+      "Samples/Expenses: is a folder, not an undo script (its scripts are the .undo files in it)\n")
+  }
+
+  @Test("refusals that are not about the command line are one line, exit 1")
+  func refusals() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("e.xml").path
+    try FileManager.default.copyItem(atPath: Self.sample, toPath: store)
+    try Self.expectError(
+      ["metadata", store, "--remove", "missing"], status: 1,
+      "Error: \(store): the store has no metadata key \"missing\" to remove (nothing was written)\n",
+      in: packageRoot)
+    let output = folder.appendingPathComponent("Model").path
+    #expect(try run(folio, ["codegen", Self.model, "--output", output]).status == 0)
+    let again = try run(folio, ["codegen", Self.model, "--output", output])
+    #expect(again.status == 1)
+    #expect(
+      again.standardError.hasPrefix(
+        "Error: these files exist and were left alone (--overwrite replaces them): "))
+    #expect(!again.standardError.contains("Usage:"))
+    let file = folder.appendingPathComponent("plain").path
+    FileManager.default.createFile(atPath: file, contents: Data())
+    try Self.expectError(
+      ["codegen", Self.model, "--output", file], status: 1,
+      "Error: --output \(file): is a file; codegen writes its Swift files into a folder\n")
+    try Self.expectError(
+      ["codegen", Self.model, "--output", file + "/sub"], status: 1,
+      "Error: --output \(file)/sub: cannot make the folder \(file): a file is in the way\n")
+  }
+
+  @Test("info counts the objects of a store whose external data files are missing")
+  func infoWithoutExternalData() throws {
+    for store in SQLiteCorpus.available {
+      let url = try SQLiteCorpus.copy(of: store)
+      defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+      let info = try run(folio, ["info", url.path])
+      #expect(info.status == 0, "\(store): \(info.standardError)")
+    }
+  }
+}
