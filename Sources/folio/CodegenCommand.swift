@@ -26,7 +26,8 @@ struct CodegenCommand: ParsableCommand {
 
       Examples:
         folio codegen Samples/Company/Company.xcdatamodeld --output Sources/App/Model
-        folio codegen Library.xcdatamodeld --output Model --entity Book --entity Author
+        folio codegen Samples/Library/Library.xcdatamodeld --output Model \\
+          --entity Book --entity Writer
       """
   )
 

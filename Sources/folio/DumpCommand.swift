@@ -19,18 +19,28 @@ struct DumpCommand: ParsableCommand {
       ends, as a loaded graph has it; an unordered to-many lists its objects in ID order. \
       --load prints the same from the graph loaded first. Examples:
         folio dump Samples/Expenses/Expenses.xml
-        folio dump --json Samples/Expenses/Expenses.folio --model Samples/Expenses/Expenses.xcdatamodeld
-        folio dump --jsonl Samples/Expenses/Expenses.xml | jq 'select(.attributes.amount > 100)'
+        folio dump --json Samples/Expenses/Expenses.xml \\
+          --model Samples/Expenses/Expenses.xcdatamodeld
+        folio dump --jsonl Samples/Expenses/Expenses.xml \\
+          | jq 'select(.attributes.amount > 100)'
 
       \(progressHelp) The line is not drawn while standard output is the terminal too.
       """)
 
   @OptionGroup var store: StoreOptions
 
-  @Flag(help: "Print one JSON document: the store and its objects, one object a line.")
+  @Option(
+    help: """
+      The output: text; json, one document: the store and its objects, one object a line; \
+      or jsonl, one JSON object a line (JSON Lines), nothing else.
+      """,
+    completion: .list(["text", "json", "jsonl"]))
+  var format: OutputFormat?
+
+  @Flag(name: .customLong("json"), help: "The same as --format json.")
   var json = false
 
-  @Flag(help: "Print one JSON object a line (JSON Lines), nothing else.")
+  @Flag(name: .customLong("jsonl"), help: "The same as --format jsonl.")
   var jsonl = false
 
   @Flag(
@@ -40,7 +50,7 @@ struct DumpCommand: ParsableCommand {
   var load = false
 
   func validate() throws {
-    if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
+    _ = try OutputFormat.chosen(format, json: json, jsonl: jsonl, allowed: OutputFormat.allCases)
   }
 
   func run() throws {
@@ -48,7 +58,13 @@ struct DumpCommand: ParsableCommand {
     defer { progress.finish() }
     let source = try store.open(progress: progress)
     let mode: DumpPrinter.Mode =
-      json ? .json(format: source.format.typeName) : jsonl ? .jsonl : .text
+      switch try OutputFormat.chosen(
+        format, json: json, jsonl: jsonl, allowed: OutputFormat.allCases)
+      {
+      case .json: .json(format: source.format.typeName)
+      case .jsonl: .jsonl
+      case .text: .text
+      }
     var printer = DumpPrinter(mode: mode, model: source.model)
     do {
       if load {
@@ -110,6 +126,10 @@ struct DumpPrinter: StoreRecordConsumer {
   private var lookups: [String: [String]] = [:]
   /// Each relationship's destination, by entity and name.
   private var destinations: [String: [String: String]] = [:]
+  /// Each entity's relationships, printed in name order, empty ones too.
+  private var relationshipNames: [String: [String]] = [:]
+  /// The to-one relationships, by entity: printed as the object, or nil, not as a list.
+  private var toOnes: [String: Set<String>] = [:]
   /// The unordered to-many relationships, by entity: their members print in ID order.
   private var unordered: [String: Set<String>] = [:]
   /// Every relationship of each record, both sides of each pair, as the loaded graph has them.
@@ -131,12 +151,15 @@ struct DumpPrinter: StoreRecordConsumer {
         if relationship.isToMany, !relationship.isOrdered {
           unordered[entity.name, default: []].insert(relationship.name)
         }
+        if !relationship.isToMany { toOnes[entity.name, default: []].insert(relationship.name) }
+        relationshipNames[entity.name, default: []].append(relationship.name)
         if parents.contains(relationship.destinationEntityName) {
           lookups[entity.name, default: []].append(relationship.name)
         }
       }
       destinations[entity.name] = byName
     }
+    relationshipNames = relationshipNames.mapValues { $0.sorted() }
   }
 
   mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {
@@ -227,13 +250,17 @@ struct DumpPrinter: StoreRecordConsumer {
     for (name, value) in values.sorted(by: { $0.0 < $1.0 }) {
       out.append(text: "  \(name) = \(DumpText.text(of: value))\n")
     }
-    for name in record.relationships.keys.sorted() {
+    for name in relationshipNames[record.entityName] ?? record.relationships.keys.sorted() {
       var targets = record.targets(of: name) ?? []
       if unordered[record.entityName]?.contains(name) == true { targets.sort() }
-      let names = targets.map {
+      let shown = targets.map {
         "\(entity(of: $0, record.entityName, name))#\(StoreKeySpace.key(of: $0))"
       }
-      out.append(text: "  \(name) = [\(names.joined(separator: ", "))]\n")
+      if toOnes[record.entityName]?.contains(name) == true, shown.count <= 1 {
+        out.append(text: "  \(name) = \(shown.first ?? "nil")\n")
+      } else {
+        out.append(text: "  \(name) = [\(shown.joined(separator: ", "))]\n")
+      }
     }
   }
 

@@ -19,11 +19,14 @@ struct FolioCommand: ParsableCommand {
     discussion: """
       Examples:
         folio model info Samples/Expenses/Expenses.xcdatamodeld
-        folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
+        folio model graph Samples/Company/Company.xcdatamodeld \\
+          | dot -Tsvg > company.svg
         folio replay Samples/Expenses/undo-cascade.undo
         folio info Samples/Expenses/Expenses.xml
-        folio convert Samples/Expenses/Expenses.xml /tmp/Expenses.folio
-        folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" --sort amount:desc
+        folio convert Samples/Expenses/Expenses.xml Expenses.folio \\
+          --model Samples/Expenses/Expenses.xcdatamodeld
+        folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" \\
+          --sort amount:desc
         folio codegen Samples/Company/Company.xcdatamodeld --output Sources/App/Model
       """,
     version: version,

@@ -17,11 +17,12 @@ struct MetadataCommand: ParsableCommand {
 
       Examples:
         folio metadata Samples/Expenses/Expenses.xml
-        folio metadata notes.folio --set author=Ada --remove draft
+        folio metadata Samples/Expenses/Expenses.xml --set author=Ada --set draft=yes
+        folio metadata Samples/Expenses/Expenses.xml --remove draft
       """)
 
   @Argument(
-    help: "A store file: a Core Data XML store or a .folio binary store.",
+    help: "A store file: a Core Data SQLite or XML store, or a .folio binary store.",
     completion: Completions.metadataStore)
   var file: String
 
@@ -35,8 +36,22 @@ struct MetadataCommand: ParsableCommand {
     completion: Completions.metadataKey)
   var removals: [String] = []
 
-  @Flag(help: "Print the metadata as JSON.")
-  var json = false
+  @Option(
+    help: "The output: text or json.",
+    completion: .list(["text", "json"]))
+  var format: OutputFormat?
+
+  @Flag(name: .customLong("json"), help: "The same as --format json.")
+  var jsonFlag = false
+
+  /// Whether to print JSON: `--format json` or `--json`.
+  var json: Bool {
+    (try? OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])) == .json
+  }
+
+  func validate() throws {
+    _ = try OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])
+  }
 
   /// Keys the store keeps for itself.
   static func isReserved(_ key: String) -> Bool {
@@ -103,11 +118,11 @@ struct MetadataCommand: ParsableCommand {
     var user: [String: Any] = [:]
     for (key, value) in userMetadata(metadata) { user[key] = Self.jsonValue(value) }
     let object: [String: Any] = [
-      "format": format.typeName, "identifier": metadata.identifier,
+      "file": file, "format": format.typeName, "storeUUID": metadata.identifier,
       "modelVersionIdentifiers": metadata.modelVersionIdentifiers, "userMetadata": user,
     ]
     let data = try JSONSerialization.data(
-      withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+      withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     print(String(decoding: data, as: UTF8.self))
   }
 

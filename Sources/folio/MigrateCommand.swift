@@ -29,8 +29,10 @@ struct MigrateCommand: ParsableCommand {
       at once, the store still whole).
 
       Examples:
-        folio migrate Library.xml --model Library.xcdatamodeld --dry-run
-        folio migrate Library.sqlite --model Library.xcdatamodeld --to "Library 2"
+        folio migrate Samples/Library/Library.xml \\
+          --model Samples/Library/Library.xcdatamodeld --dry-run
+        folio migrate Samples/Library/Library.xml \\
+          --model Samples/Library/Library.xcdatamodeld --to "Library 2"
 
       \(progressHelp)
       """)

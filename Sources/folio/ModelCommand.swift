@@ -11,10 +11,13 @@ struct ModelCommand: ParsableCommand {
     discussion: """
       Examples:
         folio model info Samples/Expenses/Expenses.xcdatamodeld
-        folio model graph Samples/Company/Company.xcdatamodeld | dot -Tsvg > company.svg
+        folio model graph Samples/Company/Company.xcdatamodeld \\
+          | dot -Tsvg > company.svg
         folio model graph --format mermaid Samples/Library/Library.xcdatamodeld
         folio model infer Samples/Expenses/Expenses.xml > contents
-        folio model diff "Old.xcdatamodeld/Model.xcdatamodel" Old.xcdatamodeld
+        folio model diff \\
+          "Samples/Library/Library.xcdatamodeld/Library 1.xcdatamodel" \\
+          Samples/Library/Library.xcdatamodeld
       """,
     subcommands: [Info.self, Graph.self, Infer.self, Diff.self]
   )
@@ -53,8 +56,22 @@ extension ModelCommand {
 
     @OptionGroup var model: ModelOptions
 
-    @Flag(help: "Print JSON (Formats/model-info.schema.json) instead of text.")
-    var json = false
+    @Option(
+      help: "The output: text, or json (Formats/model-info.schema.json).",
+      completion: .list(["text", "json"]))
+    var format: OutputFormat?
+
+    @Flag(name: .customLong("json"), help: "The same as --format json.")
+    var jsonFlag = false
+
+    /// Whether to print JSON: `--format json` or `--json`.
+    var json: Bool {
+      (try? OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])) == .json
+    }
+
+    func validate() throws {
+      _ = try OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])
+    }
 
     func run() throws {
       let loaded = try model.load()
@@ -150,7 +167,8 @@ extension ModelCommand {
 
         Example:
           mkdir -p Inferred.xcdatamodel
-          folio model infer Samples/Expenses/Expenses.xml > Inferred.xcdatamodel/contents
+          folio model infer Samples/Expenses/Expenses.xml \\
+            > Inferred.xcdatamodel/contents
         """
     )
 
@@ -187,7 +205,9 @@ extension ModelCommand {
         whole migration can be inferred; the exit status is 0 either way.
 
         Example:
-          folio model diff Old.xcdatamodel New.xcdatamodel
+          folio model diff \\
+            "Samples/Library/Library.xcdatamodeld/Library 2.xcdatamodel" \\
+            "Samples/Library/Library.xcdatamodeld/Library 3.xcdatamodel"
         """
     )
 

@@ -6,7 +6,9 @@ enum ModelDescription {
   // MARK: Text
 
   static func text(of model: ManagedObjectModel) -> String {
-    var out = "Model: \(model.entities.count) entities, version hash \(model.versionHashString)\n"
+    let count = model.entities.count
+    var out =
+      "Model: \(count) \(count == 1 ? "entity" : "entities"), version hash \(model.versionHashString)\n"
     if let identifier = model.versionIdentifier { out += "Version identifier: \(identifier)\n" }
     for entity in model.entities {
       out += "\n\(entity.name)"
@@ -275,7 +277,8 @@ enum ModelDescription {
         }),
       warnings: model.diagnostics.map(WarningJSON.init))
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    // Compact, as every command's JSON: one document, one line.
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try encoder.encode(document), as: UTF8.self)
   }
 }

@@ -56,12 +56,15 @@ struct QueryCommand: ParsableCommand {
   var keys: String?
 
   @Option(
-    help: "The output: table, csv, tsv, json or jsonl.",
+    help: "The output: table (or text), csv, tsv, json or jsonl.",
     completion: .list(QueryFormat.allCases.map(\.rawValue)))
   var format: QueryFormat = .table
 
   @Flag(help: "The same as --format json.")
   var json = false
+
+  @Flag(help: "The same as --format jsonl.")
+  var jsonl = false
 
   @Flag(
     help:
@@ -91,13 +94,16 @@ struct QueryCommand: ParsableCommand {
 
   /// The ways `query` prints its rows.
   enum QueryFormat: String, ExpressibleByArgument, CaseIterable {
-    case table, csv, tsv, json, jsonl
+    case table, text, csv, tsv, json, jsonl
   }
 
   func validate() throws {
     if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-    if json && format != .table && format != .json {
-      throw ValidationError("--json and --format \(format.rawValue) exclude each other")
+    if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
+    for (flag, alias) in [(json, QueryFormat.json), (jsonl, .jsonl)]
+    where flag && format != .table && format != alias {
+      throw ValidationError(
+        "--\(alias.rawValue) and --format \(format.rawValue) exclude each other")
     }
   }
 
@@ -217,7 +223,7 @@ struct QueryCommand: ParsableCommand {
 
   /// Prints `values`, a row per object, in the chosen format.
   private func printRows(_ values: [[Any?]], columns: [String]) {
-    let output: QueryFormat = json ? .json : format
+    let output: QueryFormat = json ? .json : jsonl ? .jsonl : format == .text ? .table : format
     switch output {
     case .json, .jsonl:
       let lines = values.map { row in
@@ -242,7 +248,7 @@ struct QueryCommand: ParsableCommand {
       for row in [columns] + values.map({ $0.map(Self.cell) }) {
         print(row.map(Self.tsvField).joined(separator: "\t"))
       }
-    case .table:
+    case .table, .text:
       let rows = values.map { $0.map { Self.visible(Self.text(of: $0)) } }
       let widths = columns.indices.map { index in
         max(Self.width(of: columns[index]), rows.map { Self.width(of: $0[index]) }.max() ?? 0)

@@ -285,8 +285,22 @@ struct InfoCommand: ParsableCommand {
 
   @OptionGroup var store: StoreOptions
 
-  @Flag(help: "Print JSON (Formats/info.schema.json) instead of text.")
-  var json = false
+  @Option(
+    help: "The output: text, or json (Formats/info.schema.json).",
+    completion: .list(["text", "json"]))
+  var format: OutputFormat?
+
+  @Flag(name: .customLong("json"), help: "The same as --format json.")
+  var jsonFlag = false
+
+  /// Whether to print JSON: `--format json` or `--json`.
+  var json: Bool {
+    (try? OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])) == .json
+  }
+
+  func validate() throws {
+    _ = try OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])
+  }
 
   @Flag(
     help:
@@ -336,7 +350,8 @@ struct InfoCommand: ParsableCommand {
         "Model version identifiers: \(metadata.modelVersionIdentifiers.joined(separator: ", "))")
     }
     print(
-      "Model: \(store.modelSource(for: format, version: version)), \(model.entities.count) entities"
+      "Model: \(store.modelSource(for: format, version: version)), \(model.entities.count) "
+        + (model.entities.count == 1 ? "entity" : "entities")
     )
     print("Objects: \(total)")
     for name in counts.keys.sorted() { print("  \(name): \(counts[name] ?? 0)") }
@@ -394,7 +409,8 @@ struct ConvertCommand: ParsableCommand {
       the app's model; a conversion that would have to guess what IN does not record (the \
       order of an XML store's to-many relationships, in a SQLite or binary OUT; anything of a \
       SQLite store that caches no model) is refused: pass --model. Example:
-        folio convert Samples/Expenses/Expenses.xml /tmp/Expenses.folio
+        folio convert Samples/Expenses/Expenses.xml Expenses.folio \\
+          --model Samples/Expenses/Expenses.xcdatamodeld
 
       \(progressHelp)
       """)
@@ -495,19 +511,33 @@ struct ValidateCommand: ParsableCommand {
       a model inferred from the file, which proves no more than each \
       value's type and each relationship's shape: that is all that is checked, and the \
       output says so. Example:
-        folio validate Samples/Expenses/Expenses.xml --model Samples/Expenses/Expenses.xcdatamodeld
+        folio validate Samples/Expenses/Expenses.xml \\
+          --model Samples/Expenses/Expenses.xcdatamodeld
 
       \(progressHelp)
       """)
 
   @OptionGroup var store: StoreOptions
 
-  @Flag(
+  @Option(
     help: """
-      Print JSON (Formats/validate.schema.json): the counts, what was checked and every \
-      failure; the exit status is as without it.
-      """)
-  var json = false
+      The output: text, or json (Formats/validate.schema.json): the counts, what was \
+      checked and every failure; the exit status is the same.
+      """,
+    completion: .list(["text", "json"]))
+  var format: OutputFormat?
+
+  @Flag(name: .customLong("json"), help: "The same as --format json.")
+  var jsonFlag = false
+
+  /// Whether to print JSON: `--format json` or `--json`.
+  var json: Bool {
+    (try? OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])) == .json
+  }
+
+  func validate() throws {
+    _ = try OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])
+  }
 
   func run() throws {
     let progress = try store.progress()
@@ -568,11 +598,15 @@ struct ValidateCommand: ParsableCommand {
 enum DumpText {
   static func text(of value: AttributeValue) -> String {
     switch value {
-    case .string(let text): return "\"\(text)\""
+    case .string(let text): return quoted(text)
     case .date(let date): return ObjectJSON.iso8601(date)
     default: return value.modelText
     }
   }
+
+  /// `text` in double quotes, on one line: escaped as a JSON string, as an undo script's
+  /// `print` writes strings (`\"`, `\\`, `\n`, `\t`, `\u001b`).
+  static func quoted(_ text: String) -> String { ObjectJSON.string(text) }
 }
 
 /// Standard input as a file: stores are read by their path (SQLite needs one), so what

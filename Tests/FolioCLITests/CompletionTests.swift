@@ -165,7 +165,7 @@ struct BashCompletionTests {
     defer { folder.remove() }
     #expect(
       try complete(["query", "Expenses.xml", "Person", "--format", ""], in: folder)
-        .candidates == ["csv", "json", "jsonl", "table", "tsv"])
+        .candidates == ["csv", "json", "jsonl", "table", "text", "tsv"])
     #expect(
       try complete(["codegen", "Expenses.xcdatamodeld", "--entity", ""], in: folder)
         .candidates == ["Person", "Spending"])

@@ -161,3 +161,75 @@ struct ErrorMessageTests {
     }
   }
 }
+
+/// One output switch: `--format` on every command that prints data, `--json` and `--jsonl`
+/// its short forms, and JSON compact everywhere.
+@Suite("folio's output switch")
+struct OutputSwitchTests {
+  static let sample = "Samples/Expenses/Expenses.xml"
+  static let model = "Samples/Expenses/Expenses.xcdatamodeld"
+
+  @Test("--format json and --json print the same compact JSON, in every command that prints data")
+  func sameOutput() throws {
+    let commands: [[String]] = [
+      ["info", Self.sample], ["validate", Self.sample, "--model", Self.model],
+      ["metadata", Self.sample], ["model", "info", Self.model], ["dump", Self.sample],
+      ["query", Self.sample, "Person"],
+    ]
+    for command in commands {
+      let long = try run(folio, command + ["--format", "json"])
+      let short = try run(folio, command + ["--json"])
+      #expect(long.status == 0, "\(command): \(long.standardError)")
+      #expect(long.standardOutput == short.standardOutput, "\(command)")
+      let text = try run(folio, command + ["--format", command[0] == "query" ? "text" : "text"])
+      #expect(text.status == 0, "\(command): \(text.standardError)")
+      #expect(text.standardOutput == (try run(folio, command)).standardOutput, "\(command)")
+      // One document: no line is only a bracket or a key, as pretty-printing writes.
+      if command[0] != "dump" && command[0] != "query" {
+        #expect(long.standardOutput.split(separator: "\n").count == 1, "\(command)")
+      }
+      _ = try JSONSerialization.jsonObject(with: Data(long.standardOutput.utf8))
+    }
+    for command in [["dump", Self.sample], ["query", Self.sample, "Person"]] {
+      let long = try run(folio, command + ["--format", "jsonl"])
+      #expect(long.standardOutput == (try run(folio, command + ["--jsonl"])).standardOutput)
+    }
+  }
+
+  @Test("a format a command cannot print, or two that disagree, is bad usage")
+  func conflicts() throws {
+    for (arguments, message) in [
+      (
+        ["info", Self.sample, "--format", "jsonl"],
+        "Error: --format jsonl: this command prints text or json\n"
+      ),
+      (
+        ["info", Self.sample, "--json", "--format", "text"],
+        "Error: --json and --format text exclude each other\n"
+      ),
+      (
+        ["dump", Self.sample, "--json", "--jsonl"], "Error: --json and --jsonl exclude each other\n"
+      ),
+      (
+        ["query", Self.sample, "Person", "--jsonl", "--format", "csv"],
+        "Error: --jsonl and --format csv exclude each other\n"
+      ),
+    ] {
+      let result = try run(folio, arguments)
+      #expect(result.status == 64, "\(arguments)")
+      #expect(result.standardError.hasPrefix(message), "\(arguments): \(result.standardError)")
+    }
+  }
+
+  @Test("info and metadata name the store's UUID with one key")
+  func oneKey() throws {
+    let info = try run(folio, ["info", Self.sample, "--json"])
+    let metadata = try run(folio, ["metadata", Self.sample, "--json"])
+    let a = try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any]
+    let b =
+      try JSONSerialization.jsonObject(with: Data(metadata.standardOutput.utf8)) as? [String: Any]
+    #expect(a?["storeUUID"] as? String != nil)
+    #expect(a?["storeUUID"] as? String == b?["storeUUID"] as? String)
+    #expect(b?["identifier"] == nil)
+  }
+}

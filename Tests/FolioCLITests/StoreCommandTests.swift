@@ -92,7 +92,7 @@ struct StoreCommandTests {
     let dump = try run(folio, ["dump", file])
     #expect(dump.status == 0, "\(dump.standardError)")
     #expect(dump.standardOutput.contains("  content = \"Tea\"\n  date = "))
-    #expect(dump.standardOutput.contains("  person = [Person#1]"))
+    #expect(dump.standardOutput.contains("  person = Person#1\n"))
   }
 
   @Test(
@@ -450,5 +450,33 @@ struct QueryCommandTests {
       folio, ["query", "Samples/Expenses/Expenses.xml", "Person", "--where", "nmae == 'x'"])
     #expect(unknown.status == 1)
     #expect(unknown.standardError.contains("nmae"))
+  }
+}
+
+@Suite("folio dump's text")
+struct DumpTextTests {
+  @Test("a to-one prints as the object or nil, and a string with line breaks stays on its line")
+  func shapes() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("e.xml").path
+    let script = """
+      insert Person $p name="Line one\\nline \\"two\\"\\ttab"
+      insert Spending $s amount=1 person=$p
+      insert Spending $t amount=2
+      save
+
+      """
+    let shell = try run(
+      folio, ["shell", store, "--model", "Samples/Expenses/Expenses.xcdatamodeld"],
+      input: Data(script.utf8))
+    #expect(shell.status == 0, "\(shell.standardError)")
+    let dump = try run(folio, ["dump", store])
+    #expect(dump.standardOutput.contains("  name = \"Line one\\nline \\\"two\\\"\\ttab\"\n"))
+    #expect(dump.standardOutput.contains("  person = Person#1\n"))
+    #expect(dump.standardOutput.contains("  person = nil\n"))
+    #expect(dump.standardOutput.contains("  spendings = [Spending#"))
+    let info = try run(folio, ["model", "info", "Samples/Expenses/Expenses.xcdatamodeld"])
+    #expect(info.standardOutput.hasPrefix("Model: 2 entities, "))
   }
 }

@@ -35,7 +35,8 @@ struct ShellCommand: ParsableCommand {
       terminal the lines come from standard input, as replay reads a script; at its end, \
       unsaved changes are discarded with a message and the exit status \
       is 1. Example:
-        printf 'insert Spending $s amount=3\\nsave\\n' | folio shell Expenses.xml
+        printf 'insert Spending $s amount=3\\nsave\\n' \\
+          | folio shell Samples/Expenses/Expenses.xml
       """)
 
   @Argument(

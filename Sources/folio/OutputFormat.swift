@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// What a command that prints data prints: `--format text|json|jsonl`, as far as the command
+/// can (one document is never JSON Lines), with `--json` and `--jsonl` kept as its aliases.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+  case text, json, jsonl
+
+  /// The format `--format` and the alias flags ask for together, or a usage error when they
+  /// disagree or name a format `allowed` does not hold.
+  static func chosen(
+    _ format: OutputFormat?, json: Bool, jsonl: Bool = false, allowed: [OutputFormat]
+  ) throws -> OutputFormat {
+    if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
+    let alias: OutputFormat? = json ? .json : jsonl ? .jsonl : nil
+    if let format, let alias, format != alias {
+      throw ValidationError(
+        "--\(alias.rawValue) and --format \(format.rawValue) exclude each other")
+    }
+    let result = format ?? alias ?? .text
+    guard allowed.contains(result) else {
+      throw ValidationError(
+        "--format \(result.rawValue): this command prints "
+          + allowed.map(\.rawValue).joined(separator: " or "))
+    }
+    return result
+  }
+}
