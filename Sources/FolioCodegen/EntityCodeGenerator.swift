@@ -268,7 +268,19 @@ public struct EntityCodeGenerator: Sendable {
     var text = "The `\(attribute.name)` attribute (\(attribute.attributeType.xcodeName)"
     if attribute.isDerived { text += ", derived: read-only" }
     if attribute.isTransient { text += ", transient" }
-    return text + ")."
+    text += ")."
+    if attribute.attributeType == .transformable,
+      attribute.valueClassName != nil || attribute.valueTransformerName != nil
+    {
+      // Folio keeps a transformable value as its transformed bytes: the class the model
+      // names is what an app's transformer makes of them.
+      let of = attribute.valueClassName.map { " of a `\($0)`" } ?? ""
+      let by = attribute.valueTransformerName.map { ", made by `\($0)`" } ?? ""
+      text += "\n  /// The bytes\(of)\(by)."
+      text += "\n  /// Folio keeps a transformable value as its bytes and applies no value"
+      text += " transformer."
+    }
+    return text
   }
 
   private func property(_ relationship: RelationshipDescription) -> String {

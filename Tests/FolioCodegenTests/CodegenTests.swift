@@ -108,6 +108,36 @@ struct CodegenTests {
     #expect(unknownEntity.message == "the model has no entity \"Nte\" (did you mean \"Note\"?)")
   }
 
+  @Test("a transformable attribute's class and transformer are named beside its bytes")
+  func transformableClass() throws {
+    var colour = AttributeDescription("colour", .transformable)
+    colour.valueClassName = "UIColor"
+    colour.valueTransformerName = "NSSecureUnarchiveFromData"
+    let plain = AttributeDescription("blob", .transformable)
+    let model = try ManagedObjectModel(entities: [
+      EntityDescription("Swatch") {
+        colour
+        plain
+      }
+    ])
+    let files = try EntityCodeGenerator(model: model, modelName: "M").sourceFiles()
+    let properties = try #require(files.first { $0.name == "Swatch+FolioProperties.swift" })
+    #expect(
+      properties.contents.contains(
+        """
+          /// The `colour` attribute (Transformable).
+          /// The bytes of a `UIColor`, made by `NSSecureUnarchiveFromData`.
+          /// Folio keeps a transformable value as its bytes and applies no value transformer.
+          public var colour: Data? {
+        """))
+    #expect(
+      properties.contents.contains(
+        """
+          /// The `blob` attribute (Transformable).
+          public var blob: Data? {
+        """))
+  }
+
   @Test("names that clash with ManagedObject members, or that Swift cannot use, are reported")
   func reservedNames() throws {
     for name in ["objectID", "description", "entity", "hasChanges"] {
