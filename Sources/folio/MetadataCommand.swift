@@ -105,9 +105,10 @@ struct MetadataCommand: ParsableCommand {
     print("File: \(file)")
     print("Format: \(format.typeName)")
     print("Store UUID: \(metadata.identifier)")
-    if !metadata.modelVersionIdentifiers.isEmpty {
-      print(
-        "Model version identifiers: \(metadata.modelVersionIdentifiers.joined(separator: ", "))")
+    // Core Data records an empty identifier for a model that names none: nothing to show.
+    let identifiers = metadata.modelVersionIdentifiers.filter { !$0.isEmpty }
+    if !identifiers.isEmpty {
+      print("Model version identifiers: \(identifiers.joined(separator: ", "))")
     }
     let user = userMetadata(metadata)
     print(user.isEmpty ? "User metadata: none" : "User metadata:")

@@ -345,9 +345,10 @@ struct InfoCommand: ParsableCommand {
     for line in layout.lines { print(line) }
     print("Store UUID: \(metadata.identifier)")
     if let version = metadata.frameworkVersion { print("Framework version: \(version)") }
-    if !metadata.modelVersionIdentifiers.isEmpty {
-      print(
-        "Model version identifiers: \(metadata.modelVersionIdentifiers.joined(separator: ", "))")
+    // Core Data records an empty identifier for a model that names none: nothing to show.
+    let identifiers = metadata.modelVersionIdentifiers.filter { !$0.isEmpty }
+    if !identifiers.isEmpty {
+      print("Model version identifiers: \(identifiers.joined(separator: ", "))")
     }
     print(
       "Model: \(store.modelSource(for: format, version: version)), \(model.entities.count) "

@@ -151,6 +151,41 @@ struct ErrorMessageTests {
       "Error: --output \(file)/sub: cannot make the folder \(file): a file is in the way\n")
   }
 
+  @Test("a WAL store in a folder its reader cannot write says why SQLite cannot read it")
+  func walInReadOnlyFolder() throws {
+    guard geteuid() == 0, SQLiteCorpus.isPresent else { return }
+    let folder = try makeTemporaryFolder()
+    defer {
+      chmod(folder.path, 0o755)
+      try? FileManager.default.removeItem(at: folder)
+    }
+    let source = SQLiteCorpus.root.appendingPathComponent(
+      "wibosco__CoreDataMigration-Example__CoreDataMigration_Example/CoreDataMigration_Example_WAL.sqlite"
+    )
+    let store = folder.appendingPathComponent("wal.sqlite").path
+    for suffix in ["", "-wal"] {
+      try FileManager.default.copyItem(atPath: source.path + suffix, toPath: store + suffix)
+      #expect(chmod(store + suffix, 0o644) == 0)
+    }
+    #expect(chmod(folder.path, 0o555) == 0)
+    let asOther = { () throws -> ProcessResult in
+      try run(
+        URL(fileURLWithPath: "/usr/bin/setpriv"),
+        ["--reuid=65534", "--regid=65534", "--clear-groups", folio.path, "info", store])
+    }
+    let refused = try asOther()
+    #expect(refused.status == 1)
+    #expect(
+      refused.standardError
+        == "Error: \(store): the store is in WAL mode and its folder is not writable: SQLite must create wal.sqlite-shm beside it to read it. Make the folder writable, or copy the store with its -wal file somewhere that is\n"
+    )
+    // With the folder writable, the same user reads it, the -wal's objects included.
+    #expect(chmod(folder.path, 0o777) == 0)
+    let read = try asOther()
+    #expect(read.status == 0, "\(read.standardError)")
+    #expect(read.standardOutput.contains("Objects: 168"))
+  }
+
   @Test("info counts the objects of a store whose external data files are missing")
   func infoWithoutExternalData() throws {
     for store in SQLiteCorpus.available {

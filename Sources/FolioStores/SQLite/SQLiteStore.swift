@@ -196,6 +196,24 @@ public struct SQLiteStore: StoreFormat {
     try SQLiteWriter.writeNewStore(contents, model: model, to: url)
   }
 
+  /// Why a store in WAL mode cannot be read where it is, when that is why it failed to open:
+  /// SQLite reads one through its shared-memory file `NAME-shm`, which it must create beside
+  /// the store when it is not there, so the folder has to take a new file.
+  static func walReadProblem(_ url: URL) -> String? {
+    guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
+    defer { try? handle.close() }
+    // Bytes 18 and 19 of the header are the write and read format versions: 2 is WAL.
+    guard let header = try? handle.read(upToCount: 20), header.count == 20, header[18] == 2
+    else { return nil }
+    let folder = url.deletingLastPathComponent().path
+    guard !FileManager.default.fileExists(atPath: url.path + "-shm"),
+      access(folder.isEmpty ? "." : folder, W_OK) != 0
+    else { return nil }
+    return "the store is in WAL mode and its folder is not writable: SQLite must create "
+      + "\(url.lastPathComponent)-shm beside it to read it. Make the folder writable, or copy "
+      + "the store with its -wal file somewhere that is"
+  }
+
   /// Opens the database at `url`, checking that it is a Core Data store.
   static func open(_ url: URL, readOnly: Bool = true) throws(StoreError) -> SQLiteDatabase {
     guard FileManager.default.fileExists(atPath: url.path) else {
@@ -220,6 +238,9 @@ public struct SQLiteStore: StoreFormat {
         tables = try database.tableNames()
       }
     } catch {
+      if let reason = Self.walReadProblem(url) {
+        throw StoreError(.unreadable, reason, at: InputLocation(file: url.path))
+      }
       throw StoreError(
         error.code == .unreadable ? .unreadable : .malformedStore,
         "not a readable SQLite database: \(error.message)",
