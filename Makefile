@@ -215,7 +215,8 @@ soak-writers: toolchain deps
 # installed binary needs no toolchain; that build has its own folder, so the release builds of
 # `make demo` and `make bench` stay as they are. The man page is what swift-argument-parser's
 # generate-manual plugin writes from folio's help, the plugin building the package's products
-# in debug, as `make build` does; the completion scripts are folio's own.
+# in debug, as `make build` does, finished by scripts/man-page.py (examples as displays, one
+# PROGRESS section, folio's EXIT STATUS and ENVIRONMENT); the completion scripts are folio's own.
 PREFIX ?= /usr/local
 INSTALL_ROOT = $(DESTDIR)$(patsubst ~%,$(HOME)%,$(PREFIX))
 INSTALL_BUILD := --scratch-path .build-install -c release --static-swift-stdlib
@@ -231,6 +232,7 @@ install: toolchain deps
 	  echo "folio --version says $$($(INSTALL_FOLIO) --version), VERSION says $(VERSION)" >&2; exit 1; }
 	$(SWIFT) package plugin generate-manual --configuration debug
 	mkdir -p $(INSTALL_STAGE)
+	python3 scripts/man-page.py $(MANUAL) $(INSTALL_STAGE)/folio.1
 	for shell in bash zsh fish; do \
 	  $(INSTALL_FOLIO) --generate-completion-script $$shell > $(INSTALL_STAGE)/folio.$$shell || exit 1; \
 	done
@@ -238,7 +240,7 @@ install: toolchain deps
 	  "$(INSTALL_ROOT)/share/bash-completion/completions" "$(INSTALL_ROOT)/share/zsh/site-functions" \
 	  "$(INSTALL_ROOT)/share/fish/vendor_completions.d"
 	install -m 755 $(INSTALL_FOLIO) "$(INSTALL_ROOT)/bin/folio"
-	install -m 644 $(MANUAL) "$(INSTALL_ROOT)/share/man/man1/folio.1"
+	install -m 644 $(INSTALL_STAGE)/folio.1 "$(INSTALL_ROOT)/share/man/man1/folio.1"
 	install -m 644 $(INSTALL_STAGE)/folio.bash "$(INSTALL_ROOT)/share/bash-completion/completions/folio"
 	install -m 644 $(INSTALL_STAGE)/folio.zsh "$(INSTALL_ROOT)/share/zsh/site-functions/_folio"
 	install -m 644 $(INSTALL_STAGE)/folio.fish "$(INSTALL_ROOT)/share/fish/vendor_completions.d/folio.fish"
