@@ -32,6 +32,16 @@ toolchain:
 	    echo "get a newer one from https://www.swift.org/install/linux/ (swiftly install latest)." >&2; \
 	    exit 1; \
 	  fi
+	@# A build folder copied or moved with its tree keeps compiled module caches that name the
+	@# old path, which the compiler refuses ("was compiled with module cache path …"): each
+	@# build folder records the tree's path, and its module caches go when the path changed.
+	@for dir in .build .build-*; do \
+	  [ -d "$$dir" ] || continue; \
+	  if [ "$$(cat "$$dir/.folio-tree" 2>/dev/null)" != "$(CURDIR)" ]; then \
+	    find "$$dir" -type d -name ModuleCache -prune -exec rm -rf {} +; \
+	    echo "$(CURDIR)" > "$$dir/.folio-tree"; \
+	  fi; \
+	done
 
 deps:
 	@{ pkg-config --exists libxml-2.0 zlib sqlite3 2>/dev/null && command -v sqlite3 >/dev/null; } || { \
@@ -240,11 +250,13 @@ install: toolchain deps
 	  "$(INSTALL_ROOT)/share/bash-completion/completions" "$(INSTALL_ROOT)/share/zsh/site-functions" \
 	  "$(INSTALL_ROOT)/share/fish/vendor_completions.d"
 	install -m 755 $(INSTALL_FOLIO) "$(INSTALL_ROOT)/bin/folio"
+	@# The debugging information is most of the binary; its symbols stay, for backtraces.
+	if command -v strip >/dev/null 2>&1; then strip --strip-debug "$(INSTALL_ROOT)/bin/folio"; fi
 	install -m 644 $(INSTALL_STAGE)/folio.1 "$(INSTALL_ROOT)/share/man/man1/folio.1"
 	install -m 644 $(INSTALL_STAGE)/folio.bash "$(INSTALL_ROOT)/share/bash-completion/completions/folio"
 	install -m 644 $(INSTALL_STAGE)/folio.zsh "$(INSTALL_ROOT)/share/zsh/site-functions/_folio"
 	install -m 644 $(INSTALL_STAGE)/folio.fish "$(INSTALL_ROOT)/share/fish/vendor_completions.d/folio.fish"
-	@echo "Installed folio $(VERSION) in $(INSTALL_ROOT) (README.md, \"Install\", turns completions on)."
+	@echo "Installed folio $(VERSION) in $(INSTALL_ROOT), $$(du -k "$(INSTALL_ROOT)/bin/folio" | cut -f1) KB (README.md, \"Install\", turns completions on)."
 
 uninstall:
 	rm -f $(foreach file,$(INSTALLED),"$(INSTALL_ROOT)/$(file)")

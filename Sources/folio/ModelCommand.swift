@@ -188,7 +188,22 @@ extension ModelCommand {
         }
         model = carried
       default:
-        model = try XMLStore().readModel(from: url) ?? XMLStore.inferModel(from: url)
+        if let carried = try XMLStore().readModel(from: url) {
+          model = carried
+        } else {
+          model = try XMLStore.inferModel(from: url)
+          // What the file cannot say, said once, beside the model (standard output is the
+          // contents file).
+          FileHandle.standardError.write(
+            Data(
+              """
+              folio: \(store): Core Data's XML store writes property names in lower case \
+              (and entity names in upper case, matched to its version hashes where it has \
+              them): the properties are named as the file spells them, and every one is \
+              optional. Compare them with the app's model.
+
+              """.utf8))
+        }
       }
       print(model.xcodeModelXML(), terminator: "")
     }

@@ -80,4 +80,12 @@ struct HelpExampleTests {
     }
     #expect(count > 20)
   }
+
+  @Test("every command's help reads as its golden file holds", arguments: commands)
+  func helpText(command: [String]) throws {
+    let help = try run(folio, command + ["--help"], environment: ["COLUMNS": "80"])
+    #expect(help.status == 0)
+    let name = (["folio"] + command).joined(separator: "-")
+    assertSnapshot(help.standardOutput, named: "help/\(name).txt", in: snapshots)
+  }
 }

@@ -308,6 +308,9 @@ struct InferCommandTests {
   func infer() throws {
     let result = try run(folio, ["model", "infer", "Samples/Expenses/Expenses.xml"])
     #expect(result.status == 0)
+    // What the file cannot say is said on standard error, apart from the contents file.
+    #expect(result.standardError.contains("writes property names in lower case"))
+    #expect(!result.standardOutput.contains("lower case"))
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let contents = folder.appendingPathComponent("contents")
