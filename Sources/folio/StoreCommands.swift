@@ -243,6 +243,9 @@ struct StoreOptions: ParsableArguments {
   /// The format of the store at `url`; a model given where a store belongs is said to be one,
   /// with where it goes.
   func format(of url: URL) throws -> any StoreFormat {
+    // What a killed save or conversion of this store left beside it, and no process holds,
+    // goes now: every command that opens a store clears it, not only the next write.
+    if file != "-" { Self.removeStaleScratch(besides: url) }
     do {
       return try PersistentStoreCoordinator.format(of: url, among: formats)
     } catch {
@@ -254,6 +257,15 @@ struct StoreOptions: ParsableArguments {
         ": give it as --model, with the store first; 'folio model info \(file)' describes it"
       throw hinted
     }
+  }
+
+  /// Removes what killed writes of the store at `url` or of its kept undo history left beside
+  /// it, when no process holds it (``AtomicFile/removeStaleTemporaries(for:)``).
+  static func removeStaleScratch(besides url: URL) {
+    AtomicFile.removeStaleTemporaries(for: url)
+    AtomicFile.removeStaleTemporaries(
+      for: url.deletingLastPathComponent().appendingPathComponent(
+        url.lastPathComponent + ".folio-undo"))
   }
 
   /// `error`, with a hint when a flag would have opened the store.

@@ -179,3 +179,38 @@ struct LeftoverTests {
     #expect(added.isEmpty, "\(added)")
   }
 }
+
+extension LeftoverTests {
+  @Test(
+    "a command that only reads a store clears what dead writes left beside it, and nothing a live one holds"
+  )
+  func readersClear() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("e.xml")
+    try FileManager.default.copyItem(
+      at: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xml"), to: store)
+    let dead = [
+      ".e.xml.folio-\(UUID().uuidString).tmp", ".e.xml.folio-undo.folio-\(UUID().uuidString).tmp",
+    ]
+    let held = ".e.xml.folio-\(UUID().uuidString).tmp"
+    for name in dead + [held] {
+      FileManager.default.createFile(
+        atPath: folder.appendingPathComponent(name).path, contents: Data("partial".utf8))
+    }
+    // Another process is still writing the one it holds locked.
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+    holder.arguments = [folder.appendingPathComponent(held).path, "sleep", "30"]
+    try holder.run()
+    defer { holder.terminate() }
+    Thread.sleep(forTimeInterval: 0.3)
+    for command in [["info"], ["dump"], ["query", "--format", "csv"]] {
+      let arguments =
+        command.first == "query"
+        ? ["query", store.path, "Person", "--format", "csv"] : command + [store.path]
+      #expect(try run(folio, arguments).status == 0, "\(command)")
+    }
+    #expect(try Self.contents(of: folder) == [held, "e.xml"].sorted())
+  }
+}

@@ -114,6 +114,7 @@ struct ShellCommand: ParsableCommand {
       try session.perform(.new, text: "new")
       session.newFile = file
     } else if let file {
+      StoreOptions.removeStaleScratch(besides: URL(fileURLWithPath: file))
       try session.perform(.open(path: file), text: "open \(file)")
       session.takeUpHistory()
     } else {
