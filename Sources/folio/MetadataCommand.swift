@@ -36,22 +36,10 @@ struct MetadataCommand: ParsableCommand {
     completion: Completions.metadataKey)
   var removals: [String] = []
 
-  @Option(
-    help: "The output: text or json.",
-    completion: .list(["text", "json"]))
-  var format: OutputFormat?
-
-  @Flag(name: .customLong("json"), help: "The same as --format json.")
-  var jsonFlag = false
+  @OptionGroup var output: TextOrJSON
 
   /// Whether to print JSON: `--format json` or `--json`.
-  var json: Bool {
-    (try? OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])) == .json
-  }
-
-  func validate() throws {
-    _ = try OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])
-  }
+  var json: Bool { output.json }
 
   /// Keys the store keeps for itself.
   static func isReserved(_ key: String) -> Bool {

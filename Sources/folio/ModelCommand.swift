@@ -45,8 +45,9 @@ extension ModelCommand {
       abstract: "List a model's entities, attributes, relationships and version hashes.",
       discussion: """
         Warnings about the model (a relationship with no inverse, a default value read \
-        leniently as Core Data does) go to standard error, one a line; --json also lists \
-        them, each with its kind and place.
+        leniently as Core Data does) go to standard error, one a line. --format json prints \
+        the model as Formats/model-info.schema.json describes it, the warnings listed too, \
+        each with its kind and place.
 
         Example:
           folio model info Samples/Expenses/Expenses.xcdatamodeld
@@ -56,22 +57,10 @@ extension ModelCommand {
 
     @OptionGroup var model: ModelOptions
 
-    @Option(
-      help: "The output: text, or json (Formats/model-info.schema.json).",
-      completion: .list(["text", "json"]))
-    var format: OutputFormat?
-
-    @Flag(name: .customLong("json"), help: "The same as --format json.")
-    var jsonFlag = false
+    @OptionGroup var output: TextOrJSON
 
     /// Whether to print JSON: `--format json` or `--json`.
-    var json: Bool {
-      (try? OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])) == .json
-    }
-
-    func validate() throws {
-      _ = try OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])
-    }
+    var json: Bool { output.json }
 
     func run() throws {
       let loaded = try model.load()

@@ -25,3 +25,26 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     return result
   }
 }
+
+/// `--format text|json` and `--json`, for the commands that print one document.
+struct TextOrJSON: ParsableArguments {
+  /// The formats of one document.
+  enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+  @Option(
+    help: "The output: text, or json (described by the schema the command names).",
+    completion: .list(Format.allCases.map(\.rawValue)))
+  var format: Format?
+
+  @Flag(name: .customLong("json"), help: "The same as --format json.")
+  var jsonFlag = false
+
+  /// Whether to print JSON.
+  var json: Bool { jsonFlag || format == .json }
+
+  func validate() throws {
+    if jsonFlag, format == .text {
+      throw ValidationError("--json and --format text exclude each other")
+    }
+  }
+}

@@ -289,7 +289,7 @@ struct InfoCommand: ParsableCommand {
     commandName: "info",
     abstract: "Show a store's format, metadata and object counts per entity.",
     discussion: """
-      Example:
+      --format json prints one document, as Formats/info.schema.json describes it. Example:
         folio info Samples/Expenses/Expenses.xml
 
       \(progressHelp)
@@ -297,22 +297,10 @@ struct InfoCommand: ParsableCommand {
 
   @OptionGroup var store: StoreOptions
 
-  @Option(
-    help: "The output: text, or json (Formats/info.schema.json).",
-    completion: .list(["text", "json"]))
-  var format: OutputFormat?
-
-  @Flag(name: .customLong("json"), help: "The same as --format json.")
-  var jsonFlag = false
+  @OptionGroup var output: TextOrJSON
 
   /// Whether to print JSON: `--format json` or `--json`.
-  var json: Bool {
-    (try? OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])) == .json
-  }
-
-  func validate() throws {
-    _ = try OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])
-  }
+  var json: Bool { output.json }
 
   @Flag(
     help:
@@ -523,7 +511,8 @@ struct ValidateCommand: ParsableCommand {
       metadata; an XML store Core Data wrote (or a SQLite store that caches none) has only \
       a model inferred from the file, which proves no more than each \
       value's type and each relationship's shape: that is all that is checked, and the \
-      output says so. Example:
+      output says so. --format json prints the counts, what was checked and every failure \
+      (Formats/validate.schema.json), with the same exit status. Example:
         folio validate Samples/Expenses/Expenses.xml \\
           --model Samples/Expenses/Expenses.xcdatamodeld
 
@@ -532,25 +521,10 @@ struct ValidateCommand: ParsableCommand {
 
   @OptionGroup var store: StoreOptions
 
-  @Option(
-    help: """
-      The output: text, or json (Formats/validate.schema.json): the counts, what was \
-      checked and every failure; the exit status is the same.
-      """,
-    completion: .list(["text", "json"]))
-  var format: OutputFormat?
-
-  @Flag(name: .customLong("json"), help: "The same as --format json.")
-  var jsonFlag = false
+  @OptionGroup var output: TextOrJSON
 
   /// Whether to print JSON: `--format json` or `--json`.
-  var json: Bool {
-    (try? OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])) == .json
-  }
-
-  func validate() throws {
-    _ = try OutputFormat.chosen(format, json: jsonFlag, allowed: [.text, .json])
-  }
+  var json: Bool { output.json }
 
   func run() throws {
     let progress = try store.progress()

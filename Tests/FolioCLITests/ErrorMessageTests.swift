@@ -236,7 +236,7 @@ struct OutputSwitchTests {
     for (arguments, message) in [
       (
         ["info", Self.sample, "--format", "jsonl"],
-        "Error: --format jsonl: this command prints text or json\n"
+        "Error: The value 'jsonl' is invalid for '--format <format>'. Please provide one of 'text' and 'json'.\n"
       ),
       (
         ["info", Self.sample, "--json", "--format", "text"],
