@@ -214,3 +214,23 @@ extension LeftoverTests {
     #expect(try Self.contents(of: folder) == [held, "e.xml"].sorted())
   }
 }
+
+extension LeftoverTests {
+  @Test(
+    "a store read from standard input is kept in the temporary folder only while folio runs, and a killed run's copy goes with the next"
+  )
+  func standardInputCopy() throws {
+    let temporaries = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: temporaries) }
+    let dead = ".folio-stdin.folio-\(UUID().uuidString).tmp"
+    FileManager.default.createFile(
+      atPath: temporaries.appendingPathComponent(dead).path, contents: Data("partial".utf8))
+    let store = try Data(
+      contentsOf: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xml"))
+    let result = try run(
+      folio, ["info", "-"], environment: ["TMPDIR": temporaries.path], input: store)
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardOutput.contains("Objects: 8"))
+    #expect(try Self.contents(of: temporaries) == [])
+  }
+}
