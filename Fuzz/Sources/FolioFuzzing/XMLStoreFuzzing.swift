@@ -4,8 +4,8 @@ import Foundation
 
 /// The XML store reader: any bytes, read as an XML store file.
 ///
-/// Each input is read the three ways an app reads an XML store: its metadata alone; with a
-/// model inferred from the file (as `folio info` opens a store from a Mac), then the whole
+/// Each input is read the ways an app reads an XML store: its metadata alone; with the model
+/// a Folio writer carried in its metadata, when it has one; with a model inferred from the file (as `folio info` opens a store from a Mac), then the whole
 /// store with that model; and the whole store with each fixed model, as a document of a known
 /// type. Every failure must be a thrown `StoreError`. The model from a scan of the tags, where
 /// the parse infers one too, must be the parse's; and reading while inferring (from a guess of
@@ -24,6 +24,13 @@ package enum XMLStoreFuzzing: FuzzTarget {
   package static func run(_ input: Data) {
     let url = scratch.write(input)
     attempt("metadata") { try XMLStore().readMetadata(from: url) }
+    // The model a Folio writer put in the metadata, and the store read with it.
+    if case .some(.some(let carried)) = attempt(
+      "carried model", { try XMLStore().readModel(from: url) })
+    {
+      let store = XMLStore(dropsDanglingReferences: true)
+      attempt("read with the carried model") { try store.read(from: url, model: carried) }
+    }
     let inferred = attempt("inference", { try XMLStore.inferModel(from: url) })
     if let inferred {
       let store = XMLStore(dropsDanglingReferences: true, checksVersionHashes: false)
