@@ -1,0 +1,284 @@
+import ArgumentParser
+import Folio
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The store formats the CLI reads and writes, recognised by content.
+let storeFormats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
+
+/// A store file and the model to read it with, for the store commands.
+struct StoreOptions: ParsableArguments {
+  @Argument(
+    help: """
+      A store file: a Core Data SQLite or XML store, or a .folio binary store; - reads it \
+      from standard input.
+      """,
+    completion: Completions.store)
+  var file: String
+
+  @Option(
+    help: """
+      The model the store was written with (.xcdatamodeld, .xcdatamodel or contents). \
+      Without it, a .folio store's model is the one it carries, a SQLite store's the one \
+      cached in it, an XML store's the one Folio wrote into its metadata, and an XML store \
+      Core Data wrote has one inferred from the file.
+      """,
+    completion: Completions.model)
+  var model: String?
+
+  @Flag(
+    help: """
+      Open an XML store even if some relationships name objects the file does not contain \
+      (such targets are left out); without it, such a store is refused.
+      """)
+  var dropDanglingReferences = false
+
+  @Flag(
+    help: """
+      Open a SQLite store even if some binary values it keeps in external files are missing \
+      (they read as empty); without it, such a store is refused.
+      """)
+  var allowMissingExternalData = false
+
+  /// The store's file; for `-`, standard input saved to a temporary file.
+  func url() throws -> URL {
+    guard !file.isEmpty else { throw ValidationError("the store's path is empty") }
+    return file == "-" ? try StandardInput.file() : URL(fileURLWithPath: file)
+  }
+
+  /// The formats to recognise the file among, XML leniency as asked.
+  var formats: [any StoreFormat] {
+    [
+      XMLStore(
+        dropsDanglingReferences: dropDanglingReferences, checksVersionHashes: model != nil),
+      BinaryStore(),
+      SQLiteStore(
+        missingExternalData: allowMissingExternalData ? .readAsNil : .fail,
+        checksVersionHashes: model != nil),
+    ]
+  }
+
+  /// The whole store `source` names, its records in the file's order; `progress` shows the
+  /// bytes read.
+  func readContents(_ source: Source, progress: ProgressReporter) throws -> StoreContents {
+    progress.begin(.reading(source, isWhole: true))
+    let format = ProgressCountingFormat(base: source.format, progress: progress)
+    do {
+      return try format.read(from: source.url, model: source.model)
+    } catch {
+      throw hinted(error)
+    }
+  }
+
+  /// A store recognised and its model found, ready to be read.
+  struct Source {
+    var url: URL
+    var format: any StoreFormat
+    var model: ManagedObjectModel
+    /// The version of a bundle `--model` names that the store was found to be written with.
+    var version: String?
+    /// Whether the model was inferred from the store's content (an XML store, a SQLite store
+    /// that caches none), not given or carried by the store: it is then not the app's model,
+    /// and a store written with it keeps the version hashes the original records.
+    var modelIsInferred = false
+  }
+
+  /// The store's file, format and model, before any object is read; `progress` shows the
+  /// pass over the file that infers an XML store's model.
+  func open(progress: ProgressReporter? = nil) throws -> Source {
+    let url = try self.url()
+    let format = try format(of: url)
+    if let progress, model == nil, format is XMLStore, try XMLStore().readModel(from: url) == nil {
+      progress.begin(.scanning(url, as: "inferring the model"))
+    }
+    let (model, version, inferred) = try loadModel(for: url, format: format)
+    var source = Source(url: url, format: format, model: model, version: version)
+    source.modelIsInferred = inferred
+    return source
+  }
+
+  /// The store, and its records read into a consumer `makeConsumer` makes. An XML store's
+  /// model, without `--model`, is inferred while the store is read, by
+  /// `XMLStore.readInferringModel`, which may start again with a new consumer: for consumers
+  /// that only gather, such as counts.
+  func openAndRead<Consumer: StoreRecordConsumer>(
+    making makeConsumer: () -> Consumer, progress: ProgressReporter
+  ) throws -> (Source, Consumer) {
+    let url = try self.url()
+    let format = try format(of: url)
+    guard model == nil, format is XMLStore, try XMLStore().readModel(from: url) == nil else {
+      let source = try open(progress: progress)
+      var consumer = makeConsumer()
+      try read(source, into: &consumer, progress: progress)
+      return (source, consumer)
+    }
+    progress.begin(.readingWhileInferring(url))
+    let counting = ProgressCountingFormat(base: format, progress: progress)
+    do {
+      let (model, consumer) = try XMLStore.readInferringModel(
+        from: url, making: makeConsumer,
+        reading: { model, consumer throws(StoreError) in
+          try counting.read(from: url, model: model, into: &consumer)
+        })
+      var source = Source(url: url, format: format, model: model)
+      source.modelIsInferred = true
+      return (source, consumer)
+    } catch {
+      throw hinted(error)
+    }
+  }
+
+  /// A context holding the whole store `source` names, loaded through a coordinator of its
+  /// own; `progress` shows the bytes and objects read.
+  func loadContext(_ source: Source, progress: ProgressReporter) throws -> ManagedObjectContext {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: source.model)
+    progress.begin(.reading(source))
+    do {
+      try coordinator.addPersistentStore(
+        at: source.url, format: ProgressCountingFormat(base: source.format, progress: progress))
+    } catch {
+      throw hinted(error)
+    }
+    return try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+  }
+
+  /// Reads `source`'s records into `consumer`, one at a time where the format can; `progress`
+  /// shows the bytes and objects read.
+  func read<Consumer: StoreRecordConsumer>(
+    _ source: Source, into consumer: inout Consumer, progress: ProgressReporter
+  ) throws {
+    progress.begin(.reading(source))
+    let format = ProgressCountingFormat(base: source.format, progress: progress)
+    do {
+      try format.read(from: source.url, model: source.model, into: &consumer)
+    } catch {
+      throw hinted(error)
+    }
+  }
+
+  /// The model, and with `--model` naming a bundle, the name of the version found to have
+  /// written the store.
+  func loadModelAndVersion(for url: URL, format: any StoreFormat) throws -> (
+    model: ManagedObjectModel, version: String?
+  ) {
+    let (model, version, _) = try loadModel(for: url, format: format)
+    return (model, version)
+  }
+
+  /// The model, the bundle version found (with `--model` naming a bundle), and whether the
+  /// model was inferred from the store rather than given or carried by it.
+  func loadModel(for url: URL, format: any StoreFormat) throws -> (
+    model: ManagedObjectModel, version: String?, inferred: Bool
+  ) {
+    if let model {
+      if let version = try bundleVersion(for: url, format: format) {
+        return (version.model, version.name, false)
+      }
+      return (try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)), nil, false)
+    }
+    let (found, inferred) = try inferredOrCarriedModel(for: url, format: format)
+    return (found, nil, inferred)
+  }
+
+  private func inferredOrCarriedModel(for url: URL, format: any StoreFormat) throws
+    -> (model: ManagedObjectModel, inferred: Bool)
+  {
+    if format is BinaryStore {
+      guard let embedded = try BinaryStore().readModel(from: url) else {
+        throw ValidationError(
+          "this .folio store was written before version 1.1 and carries no model: pass --model PATH"
+        )
+      }
+      return (embedded, false)
+    }
+    if let sqlite = format as? SQLiteStore {
+      if let cached = try sqlite.readModel(from: url) { return (cached, false) }
+      return (try SQLiteStore.inferModel(from: url), true)
+    }
+    guard format is XMLStore else {
+      throw ValidationError(
+        "a \(format.typeName) store carries no model to infer: pass --model PATH")
+    }
+    if let carried = try XMLStore().readModel(from: url) { return (carried, false) }
+    // The store is read with the model next, which checks the file: inferring from its tags
+    // alone is enough, and a small part of the time.
+    return (try XMLStore.inferModelForReading(from: url), true)
+  }
+
+  /// With `--model` naming a bundle of several versions, the version that wrote the store at
+  /// `url`, found by the version hashes its metadata records; `nil` otherwise (the bundle's
+  /// current version is used, and the store is checked as it is read).
+  func bundleVersion(for url: URL, format: any StoreFormat) throws -> ModelBundle.Version? {
+    guard let model, model.hasSuffix(".xcdatamodeld") || model.hasSuffix(".xcdatamodeld/")
+    else { return nil }
+    let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
+    guard bundle.versions.count > 1 else { return nil }
+    let metadata = try format.readMetadata(from: url)
+    return bundle.version(
+      matchingVersionHashes: metadata.modelVersionHashes,
+      identifiers: metadata.modelVersionIdentifiers)
+  }
+
+  /// Where the model came from, for `info`; `version` is the bundle's version `read()` found.
+  func modelSource(for format: any StoreFormat, version: String?) -> String {
+    if let model {
+      if let version { return "\(model), version \(version) (found by the store's version hashes)" }
+      return model
+    }
+    if format is BinaryStore { return "carried in the file" }
+    if format is SQLiteStore {
+      guard let url = try? self.url() else { return "inferred from the file's schema" }
+      return (try? SQLiteStore().readModel(from: url)) != nil
+        ? "cached in the file (Z_MODELCACHE)" : "inferred from the file's schema"
+    }
+    guard let url = try? self.url(), (try? XMLStore().readModel(from: url)) != nil else {
+      return "inferred from the file"
+    }
+    return "carried in the file's metadata (\(XMLStore.carriedModelKey))"
+  }
+
+  /// The format of the store at `url`; a model given where a store belongs is said to be one,
+  /// with where it goes.
+  func format(of url: URL) throws -> any StoreFormat {
+    // What a killed save or conversion of this store left beside it, and no process holds,
+    // goes now: every command that opens a store clears it, not only the next write.
+    if file != "-" { Self.removeStaleScratch(besides: url) }
+    do {
+      return try PersistentStoreCoordinator.format(of: url, among: formats)
+    } catch {
+      guard error.code == .unknownFormat, error.message.hasPrefix("is a Core Data model") else {
+        throw error
+      }
+      var hinted = error
+      hinted.message +=
+        ": give it as --model, with the store first; 'folio model info \(file)' describes it"
+      throw hinted
+    }
+  }
+
+  /// Removes what killed writes of the store at `url` or of its kept undo history left beside
+  /// it, when no process holds it (``AtomicFile/removeStaleTemporaries(for:)``).
+  static func removeStaleScratch(besides url: URL) {
+    AtomicFile.removeStaleTemporaries(for: url)
+    AtomicFile.removeStaleTemporaries(
+      for: url.deletingLastPathComponent().appendingPathComponent(
+        url.lastPathComponent + ".folio-undo"))
+  }
+
+  /// `error`, with a hint when a flag would have opened the store.
+  func hinted(_ error: StoreError) -> StoreError {
+    guard error.code == .danglingReference else { return error }
+    var hinted = error
+    if error.message.contains("external file") {
+      guard !allowMissingExternalData else { return error }
+      hinted.message += " (pass --allow-missing-external-data to open the store without them)"
+    } else {
+      guard !dropDanglingReferences else { return error }
+      hinted.message += " (pass --drop-dangling-references to open the store without them)"
+    }
+    return hinted
+  }
+}
