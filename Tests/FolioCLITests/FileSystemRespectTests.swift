@@ -150,7 +150,12 @@ struct FileSystemRespectTests {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     #expect(chmod(folder.path, 0o777) == 0)
-    let sample = packageRoot.appendingPathComponent(StoreCommandTests.sample).path
+    // The sample is copied where the other user can read it (the tree may be in a private
+    // folder).
+    let sample = folder.appendingPathComponent("sample.xml").path
+    try FileManager.default.copyItem(
+      atPath: packageRoot.appendingPathComponent(StoreCommandTests.sample).path, toPath: sample)
+    #expect(chmod(sample, 0o644) == 0)
     let store = folder.appendingPathComponent("theirs.xml").path
     #expect(try run(folio, ["convert", sample, store]).status == 0)
     #expect(chown(store, 65534, 65534) == 0)

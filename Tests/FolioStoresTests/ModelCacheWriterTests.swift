@@ -107,7 +107,9 @@ struct ModelCacheWriterTests {
         "\(url.lastPathComponent): \(differing)")
       compared += 1
     }
-    #expect(compared >= 4)
+    // The three sample models always (the fixture of every type holds what SQLite cannot);
+    // the corpus's too where it is beside the package.
+    #expect(compared >= (urls.count > 4 ? 4 : 3))
   }
 
   @Test("the archive is laid out as Core Data's: UIDs, class chains, a keyed entity dictionary")
