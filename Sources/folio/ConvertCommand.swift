@@ -96,7 +96,7 @@ struct ConvertCommand: ParsableCommand {
       throw ValidationError(reason)
     }
     var converted = try store.readContents(source, progress: progress)
-    progress.begin(.writing(objects: converted.records.count))
+    progress.begin(.writing(objects: converted.records.count, as: format))
     converted.metadata.storeType = format.typeName
     // Without --model, the model is the one the store carries or one inferred from it, not
     // necessarily the app's: the new file records the hashes and version the original does,

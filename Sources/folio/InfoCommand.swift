@@ -37,6 +37,8 @@ struct InfoCommand: ParsableCommand {
     store.allowMissingExternalData = true
     let progress = try store.progress()
     defer { progress.finish() }
+    // Before the store is opened, which makes a -wal file beside a store in WAL mode.
+    let journal = SQLiteJournal(url: try store.url())
     let (source, tally) =
       load
       ? try loadedTally(store, progress: progress)
@@ -44,7 +46,11 @@ struct InfoCommand: ParsableCommand {
     let (format, model, version) = (source.format, source.model, source.version)
     progress.finish()
     let (metadata, counts, total) = (tally.metadata, tally.counts, tally.total)
-    let layout = try StoreLayout(url: source.url, format: format)
+    let layout = try StoreLayout(
+      url: source.url, format: format, journal: format is SQLiteStore ? journal : nil)
+    if total == 0, format is SQLiteStore, let note = journal?.emptyStoreNote(file: store.file) {
+      FileHandle.standardError.write(Data((note + "\n").utf8))
+    }
     if json {
       let entities = counts.keys.sorted().map {
         ObjectJSON.string($0) + ":" + "\(counts[$0] ?? 0)"

@@ -103,7 +103,7 @@ struct MigrateCommand: ParsableCommand {
     let progress = ProgressReporter(workSize: ProgressReporter.size(of: url))
     defer { progress.finish() }
     progress.begin(.scanning(url, as: "reading"))
-    let show = progressShown(on: progress)
+    let show = progressShown(on: progress, writing: format)
     Interruption.catchInterrupts()
     let interrupted = { Interruption.requested }
     let report: StoreMigrationReport
@@ -129,8 +129,11 @@ struct MigrateCommand: ParsableCommand {
 
 extension MigrateCommand {
   /// What shows a migration's reports on `progress`: each step's stages, its objects done of
-  /// all, and once the last stage of the last step is done, the new file's bytes written.
-  func progressShown(on progress: ProgressReporter) -> (StoreMigrationProgress) -> Void {
+  /// all, and once the last stage of the last step is done, the new file's bytes written as
+  /// `format`.
+  func progressShown(on progress: ProgressReporter, writing format: any StoreFormat)
+    -> (StoreMigrationProgress) -> Void
+  {
     var current: (step: Int, stage: MigrationProgress.Stage)?
     var isWriting = false
     return { state in
@@ -155,7 +158,7 @@ extension MigrateCommand {
       {
         // What is left is writing the new file.
         isWriting = true
-        progress.begin(.writing(objects: objects.totalObjects))
+        progress.begin(.writing(objects: objects.totalObjects, as: format))
       }
     }
   }

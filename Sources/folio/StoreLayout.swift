@@ -6,8 +6,12 @@ import Foundation
 struct StoreLayout {
   var fileSize: Int?
   var sections: [BinaryStoreLayout.Section] = []
+  var journal: SQLiteJournal?
 
-  init(url: URL, format: any StoreFormat) throws {
+  /// The layout of the store at `url`; `journal`, a SQLite store's journal as it was before
+  /// the command opened the store (opening one in WAL mode makes a `-wal` file beside it).
+  init(url: URL, format: any StoreFormat, journal: SQLiteJournal? = nil) throws {
+    self.journal = journal
     if format is BinaryStore {
       let layout = try BinaryStore().layout(of: url)
       fileSize = layout.fileSize
@@ -26,6 +30,7 @@ struct StoreLayout {
   var lines: [String] {
     var lines: [String] = []
     if let fileSize { lines.append("File size: \(fileSize) bytes") }
+    if let journal { lines.append("Journal: \(journal.text)") }
     if !sections.isEmpty {
       lines.append("Sections:")
       for section in sections {
@@ -39,10 +44,12 @@ struct StoreLayout {
     return lines
   }
 
-  /// The JSON members `info --json` adds: `"fileSize"`, and `"sections"` for a binary store.
+  /// The JSON members `info --json` adds: `"fileSize"`, `"journal"` for a SQLite store and
+  /// `"sections"` for a binary store.
   var json: String {
     var members: [String] = []
     if let fileSize { members.append("\"fileSize\":\(fileSize)") }
+    if let journal { members.append("\"journal\":\(journal.json)") }
     if !sections.isEmpty {
       let items = sections.map {
         "{\"name\":\(ObjectJSON.string($0.name)),\"offset\":\($0.offset),"
@@ -52,5 +59,54 @@ struct StoreLayout {
       members.append("\"sections\":[\(items.joined(separator: ","))]")
     }
     return members.map { "," + $0 }.joined()
+  }
+}
+
+/// A SQLite store's journal: WAL or a rollback journal, as bytes 18 and 19 of the file's
+/// header say (2 for WAL), and in WAL mode the log beside the store, `NAME-wal`, which holds
+/// every commit since the last checkpoint. A store copied without that file shows only what
+/// was checkpointed into the main file.
+struct SQLiteJournal: Equatable {
+  var isWAL: Bool
+  /// The log's name, `NAME-wal`.
+  var walName: String
+  /// The size of the log in bytes; `nil` when there is none beside the store.
+  var walSize: Int?
+
+  /// The journal of the SQLite file at `url`; `nil` when it is not one.
+  init?(url: URL) {
+    guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
+    defer { try? handle.close() }
+    guard let header = try? handle.read(upToCount: 20), header.count == 20,
+      header.prefix(16).elementsEqual("SQLite format 3\0".utf8)
+    else { return nil }
+    isWAL = header[18] == 2
+    walName = url.lastPathComponent + "-wal"
+    walSize =
+      (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size]) as? Int
+  }
+
+  /// What `info` prints after `Journal:`.
+  var text: String {
+    guard isWAL else { return "rollback" }
+    guard let walSize else { return "WAL, no \(walName) beside the store" }
+    if walSize == 0 { return "WAL, \(walName) empty" }
+    return "WAL, \(walName) of \(walSize) bytes beside the store"
+  }
+
+  /// The `"journal"` member of `info --json`.
+  var json: String {
+    guard isWAL else { return "{\"mode\":\"rollback\"}" }
+    return "{\"mode\":\"wal\",\"walFileSize\":\(walSize.map { "\($0)" } ?? "null")}"
+  }
+
+  /// What `info` adds on standard error when a store in WAL mode with no log beside it (or an
+  /// empty one, as reading such a copy leaves) shows no objects: the likeliest reason, a copy
+  /// made without its log.
+  func emptyStoreNote(file: String) -> String? {
+    guard isWAL, (walSize ?? 0) == 0 else { return nil }
+    return "folio: \(file): the store is in WAL mode and had no \(walName) beside it: a copy made "
+      + "without that file holds only what was checkpointed into the main file. Copy "
+      + "\(walName) with it if it had one"
   }
 }

@@ -186,6 +186,54 @@ struct ErrorMessageTests {
     #expect(read.standardOutput.contains("Objects: 168"))
   }
 
+  @Test("a WAL store copied without its -wal file shows its journal and says why it may be empty")
+  func walStoreCopiedWithoutLog() throws {
+    guard SQLiteCorpus.isPresent else { return }
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let source = SQLiteCorpus.root.appendingPathComponent(
+      "wibosco__CoreDataMigration-Example__CoreDataMigration_Example/CoreDataMigration_Example_WAL.sqlite"
+    )
+    let store = folder.appendingPathComponent("wal.sqlite").path
+    try FileManager.default.copyItem(atPath: source.path, toPath: store)
+    #expect(chmod(store, 0o644) == 0)
+    let note =
+      "folio: \(store): the store is in WAL mode and had no wal.sqlite-wal beside it: a copy "
+      + "made without that file holds only what was checkpointed into the main file. Copy "
+      + "wal.sqlite-wal with it if it had one\n"
+    let copied = try run(folio, ["info", store])
+    #expect(copied.status == 0)
+    #expect(copied.standardOutput.contains("Journal: WAL, no wal.sqlite-wal beside the store\n"))
+    #expect(copied.standardOutput.contains("Objects: 0\n"))
+    #expect(copied.standardError == note)
+    // Reading it left an empty log beside it, which tells no more.
+    let again = try run(folio, ["info", store, "--format", "json"])
+    #expect(again.standardOutput.contains(#""journal":{"mode":"wal","walFileSize":0}"#))
+    #expect(again.standardError == note)
+    // With its log, the objects and no note.
+    try FileManager.default.removeItem(atPath: store + "-wal")
+    try FileManager.default.copyItem(atPath: source.path + "-wal", toPath: store + "-wal")
+    #expect(chmod(store + "-wal", 0o644) == 0)
+    let whole = try run(folio, ["info", store])
+    #expect(whole.standardOutput.contains("Journal: WAL, wal.sqlite-wal of 1763392 bytes"))
+    #expect(whole.standardOutput.contains("Objects: 168\n"))
+    #expect(whole.standardError == "")
+  }
+
+  @Test("a SQLite store Folio wrote shows its rollback journal, and no note")
+  func rollbackJournal() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("empty.sqlite").path
+    let made = try run(
+      folio, ["convert", "Samples/Expenses/Expenses.xml", store, "--model", Self.model])
+    #expect(made.status == 0, "\(made.standardError)")
+    let info = try run(folio, ["info", store])
+    #expect(info.status == 0)
+    #expect(info.standardOutput.contains("Journal: rollback\n"))
+    #expect(info.standardError == "")
+  }
+
   @Test("info counts the objects of a store whose external data files are missing")
   func infoWithoutExternalData() throws {
     for store in SQLiteCorpus.available {

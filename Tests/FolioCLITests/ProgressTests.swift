@@ -135,7 +135,11 @@ struct ProgressTests {
       frames.contains { $0.hasPrefix("reading") && Self.showsWorkDone($0, objects: !isConvert) },
       "\(frames)")
     if isConvert {
-      #expect(frames.contains { $0.hasPrefix("writing 10,000 objects") }, "\(frames)")
+      // A binary store is deflated whole before its first byte is written: its line counts
+      // no bytes, which would stay at zero (or count the line's own) until the very end.
+      let writing = frames.filter { $0.hasPrefix("writing 10,000 objects") }
+      #expect(!writing.isEmpty, "\(frames)")
+      #expect(!writing.contains { $0.contains(" B") }, "\(frames)")
     }
     // Erased at the end, standard output having gone to its file.
     #expect(shown.standardOutput.hasSuffix("\r\u{1B}[K"))

@@ -108,6 +108,16 @@ public struct BinaryStore: StoreFormat {
     return collector.contents
   }
 
+  package func read(
+    from url: URL, model: ManagedObjectModel, counting counted: (_ done: Int, _ total: Int?) -> Void
+  ) throws(StoreError) -> StoreContents {
+    try withoutActuallyEscaping(counted) { (counted) throws(StoreError) in
+      var collector = CountingConsumer(base: StoreContentsCollector(), counting: counted)
+      try read(from: url, model: model, into: &collector)
+      return collector.base.contents
+    }
+  }
+
   /// Reads the store at `url` into `consumer`, record by record, checked against `model` as
   /// ``read(from:model:)`` is. Only the file and its inflated body are held while reading.
   ///
@@ -254,3 +264,5 @@ public struct BinaryStore: StoreFormat {
     try consumer.finish()
   }
 }
+
+extension BinaryStore: CountingWholeRead {}

@@ -31,6 +31,48 @@ extension StoreRecordConsumer {
   public var wantsEveryRelationship: Bool { false }
 }
 
+/// A format whose whole read is its streaming read collected: one that can say, as it reads,
+/// how many records it has read so far (a progress line's count).
+package protocol CountingWholeRead: StoreFormat {
+  /// ``StoreFormat/read(from:model:)``, telling `counted` the records read so far after each
+  /// one, and how many there are in all when the store says (see ``CountingConsumer``).
+  func read(
+    from url: URL, model: ManagedObjectModel, counting counted: (_ done: Int, _ total: Int?) -> Void
+  ) throws(StoreError) -> StoreContents
+}
+
+/// Hands records on to `base`, telling `counted` the records handed on so far, and how many
+/// there are in all when the store says: once before the first (none done), then after each.
+package struct CountingConsumer<Base: StoreRecordConsumer>: StoreRecordConsumer {
+  package var base: Base
+  private let counted: (_ done: Int, _ total: Int?) -> Void
+  private var count = 0
+  private var total: Int?
+
+  package init(base: Base, counting counted: @escaping (_ done: Int, _ total: Int?) -> Void) {
+    self.base = base
+    self.counted = counted
+  }
+
+  package mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?)
+    throws(StoreError)
+  {
+    total = recordCount
+    counted(0, recordCount)
+    try base.begin(metadata: metadata, nextObjectID: nextObjectID, recordCount: recordCount)
+  }
+
+  package mutating func consume(_ record: StoreRecord) throws(StoreError) {
+    try base.consume(record)
+    count += 1
+    counted(count, total)
+  }
+
+  package mutating func finish() throws(StoreError) { try base.finish() }
+
+  package var wantsEveryRelationship: Bool { base.wantsEveryRelationship }
+}
+
 /// Collects records into ``StoreContents``.
 struct StoreContentsCollector: StoreRecordConsumer {
   private(set) var metadata = StoreMetadata(storeType: "")

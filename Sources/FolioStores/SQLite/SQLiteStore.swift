@@ -63,11 +63,19 @@ public struct SQLiteStore: StoreFormat {
   /// relationship on the side that stores it, these name both sides of every relationship,
   /// as the other formats' records do.
   public func read(from url: URL, model: ManagedObjectModel) throws(StoreError) -> StoreContents {
-    var collector = StoreContentsCollector()
-    try read(from: url, model: model, into: &collector)
-    var contents = collector.contents
-    contents.records = Self.completingInverses(of: contents.records, model: model)
-    return contents
+    try read(from: url, model: model, counting: { _, _ in })
+  }
+
+  package func read(
+    from url: URL, model: ManagedObjectModel, counting counted: (_ done: Int, _ total: Int?) -> Void
+  ) throws(StoreError) -> StoreContents {
+    try withoutActuallyEscaping(counted) { (counted) throws(StoreError) in
+      var collector = CountingConsumer(base: StoreContentsCollector(), counting: counted)
+      try read(from: url, model: model, into: &collector)
+      var contents = collector.base.contents
+      contents.records = Self.completingInverses(of: contents.records, model: model)
+      return contents
+    }
   }
 
   /// `records` with each relationship's inverse side filled in where the store left it out:
@@ -257,3 +265,5 @@ public struct SQLiteStore: StoreFormat {
     return database
   }
 }
+
+extension SQLiteStore: CountingWholeRead {}

@@ -17,22 +17,24 @@ struct ProgressCountingFormat: StoreFormat {
     try base.readMetadata(from: url)
   }
 
-  /// `base`'s whole store; a binary store's counted, as its whole read is its streaming read
-  /// collected.
+  /// `base`'s whole store, counted where its whole read is its streaming read collected
+  /// (binary and SQLite stores).
   func read(from url: URL, model: ManagedObjectModel) throws(StoreError) -> StoreContents {
-    guard progress.isShown, base is BinaryStore else {
+    guard progress.isShown, let counting = base as? any CountingWholeRead else {
       return try base.read(from: url, model: model)
     }
-    var collector = ContentsCollector()
-    try read(from: url, model: model, into: &collector)
-    return collector.contents
+    return try counting.read(from: url, model: model) { [progress] in
+      progress.count(objects: $0, of: $1)
+    }
   }
 
   func read<Consumer: StoreRecordConsumer>(
     from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
   ) throws(StoreError) {
     guard progress.isShown else { return try base.read(from: url, model: model, into: &consumer) }
-    var counting = ProgressCountingConsumer(base: consumer, progress: progress)
+    var counting = CountingConsumer(base: consumer) { [progress] in
+      progress.count(objects: $0, of: $1)
+    }
     // The consumer keeps what it met even when reading fails (`dump` keeps its output's
     // failure), so it goes back to the caller either way.
     defer { consumer = counting.base }
@@ -47,55 +49,5 @@ struct ProgressCountingFormat: StoreFormat {
     throws(StoreError)
   {
     try base.write(contents, model: model, to: url)
-  }
-}
-
-/// Hands records on to `base`, counting them for `progress`.
-struct ProgressCountingConsumer<Base: StoreRecordConsumer>: StoreRecordConsumer {
-  var base: Base
-  let progress: ProgressReporter
-  private var count = 0
-
-  init(base: Base, progress: ProgressReporter) {
-    self.base = base
-    self.progress = progress
-  }
-
-  mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?)
-    throws(StoreError)
-  {
-    if let recordCount { progress.setTotal(objects: recordCount) }
-    try base.begin(metadata: metadata, nextObjectID: nextObjectID, recordCount: recordCount)
-  }
-
-  mutating func consume(_ record: StoreRecord) throws(StoreError) {
-    try base.consume(record)
-    count += 1
-    progress.count(objects: count)
-  }
-
-  mutating func finish() throws(StoreError) { try base.finish() }
-
-  var wantsEveryRelationship: Bool { base.wantsEveryRelationship }
-}
-
-/// Collects records into `StoreContents` as `BinaryStore.read(from:model:)` does.
-struct ContentsCollector: StoreRecordConsumer {
-  private var metadata = StoreMetadata(storeType: "")
-  private var records: [StoreRecord] = []
-  private var nextObjectID: Int64 = 1
-
-  mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {
-    self.metadata = metadata
-    self.nextObjectID = nextObjectID
-    if let recordCount { records.reserveCapacity(recordCount) }
-  }
-
-  mutating func consume(_ record: StoreRecord) { records.append(record) }
-
-  mutating func finish() {}
-
-  var contents: StoreContents {
-    StoreContents(metadata: metadata, records: records, nextObjectID: nextObjectID)
   }
 }

@@ -103,6 +103,7 @@ final class ProgressReporter: Sendable {
       state.phase = phase
       state.started = .now
       state.baseline = ProcessIO.current()
+      state.drawnAtBaseline = state.drawn
       state.samples = []
       draw(&state)
       defer { state.isTicking = true }
@@ -121,6 +122,13 @@ final class ProgressReporter: Sendable {
     objectCount.store(objects, ordering: .relaxed)
   }
 
+  /// The objects done so far in this phase, of `total` in all when the work knows it.
+  @inline(__always)
+  func count(objects: Int, of total: Int?) {
+    if objects == 0, let total { setTotal(objects: total) }
+    objectCount.store(objects, ordering: .relaxed)
+  }
+
   /// The objects the phase handles in all, once the work knows it.
   func setTotal(objects: Int) {
     objectTotal.store(objects, ordering: .relaxed)
@@ -133,7 +141,7 @@ final class ProgressReporter: Sendable {
     state.withLock { state in
       guard !state.isFinished else { return }
       state.isFinished = true
-      if state.isDrawn { Self.write("\r\u{1B}[K") }
+      if state.isDrawn { _ = Self.write("\r\u{1B}[K") }
     }
   }
 
@@ -141,6 +149,11 @@ final class ProgressReporter: Sendable {
     var phase: Phase?
     var started = ContinuousClock.now
     var baseline: ProcessIO?
+    /// The bytes the line itself has written to standard error, in all and when the phase
+    /// began: the process's written bytes count them, and a phase counting bytes written
+    /// must not.
+    var drawn: Int64 = 0
+    var drawnAtBaseline: Int64 = 0
     /// The last few seconds' counts, oldest first, for rates and the time left.
     var samples: [Sample] = []
     var line = ""
@@ -174,7 +187,11 @@ final class ProgressReporter: Sendable {
     var line = ProgressLine(phase: phase.name, elapsed: elapsed)
     var bytes: Int64 = 0
     if let counted = phase.bytes, let baseline = state.baseline, let now = ProcessIO.current() {
-      bytes = counted == .read ? now.read - baseline.read : now.written - baseline.written
+      bytes =
+        counted == .read
+        ? now.read - baseline.read
+        : now.written - baseline.written - (state.drawn - state.drawnAtBaseline)
+      bytes = max(bytes, 0)
       bytes /= max(phase.passes, 1)
       if let total = phase.totalBytes { bytes = min(bytes, total) }
       line.bytes = bytes
@@ -219,7 +236,7 @@ final class ProgressReporter: Sendable {
     guard text != state.line || !state.isDrawn else { return }
     state.line = text
     state.isDrawn = true
-    Self.write("\r" + text + "\u{1B}[K")
+    state.drawn += Self.write("\r" + text + "\u{1B}[K")
   }
 
   private static func seconds(_ duration: Duration) -> Double {
@@ -234,7 +251,8 @@ final class ProgressReporter: Sendable {
     return Int(size.ws_col)
   }
 
-  private static func write(_ text: String) {
+  /// Writes `text` to standard error; the bytes written.
+  private static func write(_ text: String) -> Int64 {
     var bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
@@ -242,8 +260,9 @@ final class ProgressReporter: Sendable {
         Glibc.write(STDERR_FILENO, raw.baseAddress.map { $0 + offset }, raw.count - offset)
       }
       if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { return }
+      guard count > 0 else { break }
       offset += count
     }
+    return Int64(offset)
   }
 }

@@ -33,11 +33,12 @@ extension ProgressReporter.Phase {
   /// gives its number of objects before the first, and `pread`s its pages as it goes (some
   /// twice): its objects tell. A binary store is read and checked whole before its objects are
   /// decoded: its bytes are the first half, its objects the second. A whole read hands over no
-  /// object one at a time, but for the binary store's, which is its streaming read collected.
+  /// object one at a time, but for the binary and SQLite stores', which are their streaming
+  /// reads collected.
   static func reading(_ source: StoreOptions.Source, isWhole: Bool = false) -> Self {
     var phase = Self(
       name: "reading", bytes: .read, totalBytes: ProgressReporter.size(of: source.url),
-      countsObjects: !isWhole || source.format is BinaryStore)
+      countsObjects: !isWhole || source.format is any CountingWholeRead)
     phase.bytesShare =
       switch source.format {
       case is XMLStore: 1
@@ -57,8 +58,12 @@ extension ProgressReporter.Phase {
     return phase
   }
 
-  /// Writing `objects` objects, counting the bytes written.
-  static func writing(objects: Int) -> Self {
-    Self(name: "writing \(ProgressLine.objects(objects, of: nil))", bytes: .written)
+  /// Writing `objects` objects as `format`, counting the bytes written where the format writes
+  /// as it goes; a binary store is laid out and deflated whole before its first byte is
+  /// written, so its line shows the time taken instead of a count stuck at zero.
+  static func writing(objects: Int, as format: any StoreFormat) -> Self {
+    Self(
+      name: "writing \(ProgressLine.objects(objects, of: nil))",
+      bytes: format is BinaryStore ? nil : .written)
   }
 }
