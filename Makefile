@@ -240,6 +240,9 @@ install: toolchain deps
 	$(SWIFT) build $(INSTALL_BUILD) --product folio
 	@[ "$$($(INSTALL_FOLIO) --version)" = "$(VERSION)" ] || { \
 	  echo "folio --version says $$($(INSTALL_FOLIO) --version), VERSION says $(VERSION)" >&2; exit 1; }
+	@# The crash-safety tests' fault injection is compiled into debug builds only.
+	@! grep -q -a FOLIO_TEST_ $(INSTALL_FOLIO) || { \
+	  echo "$(INSTALL_FOLIO) holds the tests' fault injection (FOLIO_TEST_…)" >&2; exit 1; }
 	$(SWIFT) package plugin generate-manual --configuration debug
 	mkdir -p $(INSTALL_STAGE)
 	python3 scripts/man-page.py $(MANUAL) $(INSTALL_STAGE)/folio.1

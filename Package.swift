@@ -7,6 +7,11 @@ let fuzzTargets = [
   "FuzzUndoScript", "FuzzSQLiteStore", "FuzzMappingModel", "FuzzUndoHistory",
 ]
 
+/// Fault injection for the crash-safety tests (a `folio` that kills itself at a chosen write,
+/// `FOLIO_TEST_…` in its environment) is compiled into debug builds only, which `swift test`
+/// builds: a release build, what `make install` ships, holds none of it.
+let testHooks = SwiftSetting.define("FOLIO_TEST_HOOKS", .when(configuration: .debug))
+
 let package = Package(
   name: "Folio",
   platforms: [.macOS(.v14)],
@@ -54,7 +59,8 @@ let package = Package(
     // crash-safety tests (CFolioSQLite.h).
     .target(
       name: "CFolioSQLite",
-      dependencies: ["CSQLite"]
+      dependencies: ["CSQLite"],
+      cSettings: [.define("FOLIO_TEST_HOOKS", .when(configuration: .debug))]
     ),
     // The shape of every Folio error: a code, a message, a place in the input, a cause.
     .target(
@@ -76,7 +82,8 @@ let package = Package(
       name: "FolioStores",
       dependencies: [
         "FolioModel", "CLibXML2", "CFolioXML", "CZlib", "CSQLite", "CFolioSQLite", "CFolioSupport",
-      ]
+      ],
+      swiftSettings: [testHooks]
     ),
     // Model versions, mapping models (inferred or Xcode's) and migrating a store's records.
     .target(
@@ -120,7 +127,8 @@ let package = Package(
         "FolioScript",
         "FolioCodegen",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]
+      ],
+      swiftSettings: [testHooks]
     ),
     // The samples' apps, each using the typed API on its model through the build-tool plugin:
     // Expenses in Class Definition mode, Company in Category/Extension mode. `make test` runs

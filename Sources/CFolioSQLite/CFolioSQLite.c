@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 // A file system that passes everything to the system's default one, counting the operations
-// that change files and killing the process before the chosen one.
+// that change files and killing the process before the chosen one. Debug builds only
+// (FOLIO_TEST_HOOKS, Package.swift): a release build holds no fault injection.
+#ifdef FOLIO_TEST_HOOKS
 
 static sqlite3_vfs *underlying;
 static sqlite3_vfs counting;
@@ -208,6 +210,7 @@ int folio_sqlite_kill_before_operation(long long operation) {
 }
 
 long long folio_sqlite_operations(void) { return operations; }
+#endif
 
 static void do_nothing(sqlite3_context *context, int count, sqlite3_value **values) {
   (void)count;

@@ -261,7 +261,7 @@ public final class Document {
       deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(max(1, milliseconds))
     )
     // The handler runs on `queue`, where the document is used and only there.
-    nonisolated(unsafe) weak var document = self
+    nonisolated(unsafe) weak let document = self
     nonisolated(unsafe) let onMerge = onMerge
     timer.setEventHandler {
       guard let document, document.isChangedOnDisk else { return }

@@ -91,7 +91,7 @@ extension DumpCommand {
     let metadata =
       context.persistentStoreCoordinator?.persistentStores.first?.metadata
       ?? StoreMetadata(storeType: "")
-    try printer.begin(
+    printer.begin(
       metadata: metadata, nextObjectID: (records.map(\.id).max() ?? 0) + 1,
       recordCount: records.count)
     for record in records { try printer.consume(record) }

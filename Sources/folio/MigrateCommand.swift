@@ -180,11 +180,16 @@ enum Interruption {
   static var requested: Bool { folio_interrupt_requested() != 0 }
 
   /// `show`, which a crash-safety test makes interrupt the process at the first report
-  /// (`FOLIO_TEST_INTERRUPT_AT_PROGRESS=1`).
+  /// (`FOLIO_TEST_INTERRUPT_AT_PROGRESS=1`, debug builds only); `show` itself in a release
+  /// build.
   static func testing<T>(_ show: @escaping (T) -> Void) -> (T) -> Void {
-    guard ProcessInfo.processInfo.environment["FOLIO_TEST_INTERRUPT_AT_PROGRESS"] == "1" else {
-      return show
-    }
+    #if FOLIO_TEST_HOOKS
+      let interrupts =
+        ProcessInfo.processInfo.environment["FOLIO_TEST_INTERRUPT_AT_PROGRESS"] == "1"
+    #else
+      let interrupts = false
+    #endif
+    guard interrupts else { return show }
     return { value in
       // The handler runs before `raise` returns, on this thread.
       if !requested { raise(SIGINT) }

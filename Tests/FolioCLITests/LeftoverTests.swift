@@ -195,8 +195,9 @@ extension LeftoverTests {
     ]
     let held = ".e.xml.folio-\(UUID().uuidString).tmp"
     for name in dead + [held] {
-      FileManager.default.createFile(
-        atPath: folder.appendingPathComponent(name).path, contents: Data("partial".utf8))
+      #expect(
+        FileManager.default.createFile(
+          atPath: folder.appendingPathComponent(name).path, contents: Data("partial".utf8)))
     }
     // Another process is still writing the one it holds locked.
     let holder = Process()
@@ -223,8 +224,9 @@ extension LeftoverTests {
     let temporaries = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: temporaries) }
     let dead = ".folio-stdin.folio-\(UUID().uuidString).tmp"
-    FileManager.default.createFile(
-      atPath: temporaries.appendingPathComponent(dead).path, contents: Data("partial".utf8))
+    #expect(
+      FileManager.default.createFile(
+        atPath: temporaries.appendingPathComponent(dead).path, contents: Data("partial".utf8)))
     let store = try Data(
       contentsOf: packageRoot.appendingPathComponent("Samples/Expenses/Expenses.xml"))
     let result = try run(

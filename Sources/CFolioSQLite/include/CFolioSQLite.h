@@ -6,7 +6,8 @@
 /// sends the process `SIGKILL` just before the one numbered `operation` (from 1): a crash at a
 /// chosen point of a save, for the tests that a killed SQLite save leaves the old state or
 /// the new one. Every operation before it has reached the system, as a killed process's writes
-/// have. Returns 0, or an SQLite error code when the file system cannot be installed.
+/// have. Returns 0, or an SQLite error code when the file system cannot be installed. Defined
+/// in debug builds only (FOLIO_TEST_HOOKS), as is `folio_sqlite_operations`.
 int folio_sqlite_kill_before_operation(long long operation);
 
 /// How many operations that change files the counting file system has seen so far.

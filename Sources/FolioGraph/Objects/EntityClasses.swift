@@ -70,7 +70,7 @@ extension ManagedObjectModel {
   /// entity's nearest ancestor that has one.
   private func checkInheritance(of table: EntityClassTable) throws(GraphError) {
     var entityByClass: [ObjectIdentifier: String] = [:]
-    for (entity, type) in table.byEntity as [String: AnyClass] {
+    for (entity, type): (String, AnyClass) in table.byEntity {
       entityByClass[ObjectIdentifier(type)] = entity
     }
     for entity in entities {

@@ -144,6 +144,20 @@ public final class ScriptRunner {
 
   private func execute(_ command: ScriptCommand, after previous: ScriptError?) throws(ScriptError) {
     let here = location(of: command)
+    switch command.part {
+    case .graph: try executeGraphCommand(command, after: previous, at: here)
+    case .undo: try executeUndoCommand(command, at: here)
+    case .stores: try executeStoreCommand(command, at: here)
+    case .fetching: try executeFetch(command, at: here)
+    case .contexts: try executeContextCommand(command, at: here)
+    }
+  }
+
+  /// The object graph's commands (part G): the model, a new document, objects and their
+  /// properties, checks and output.
+  private func executeGraphCommand(
+    _ command: ScriptCommand, after previous: ScriptError?, at here: InputLocation
+  ) throws(ScriptError) {
     switch command.kind {
     case .model(let path):
       let resolved = script?.resolve(path) ?? path
@@ -162,7 +176,7 @@ public final class ScriptRunner {
       }
       closeDocument()
     case .new:
-      guard let model else { throw ScriptError.noModel("new", at: here) }
+      guard let model else { throw ScriptError.noModel(command.name, at: here) }
       closeDocument()
       let loop = ManualEventLoop()
       do {
@@ -172,7 +186,7 @@ public final class ScriptRunner {
         throw ScriptError.store(error, at: here)
       }
     case .insert(let entity, let variable, let assignments):
-      let context = try document(for: "insert", at: here)
+      let context = try document(for: command.name, at: here)
       let object = try graph(at: here) { () throws(GraphError) in
         try context.insertNewObject(forEntityName: entity)
       }
@@ -182,29 +196,29 @@ public final class ScriptRunner {
         try set(assignment.key, of: object, to: assignment.value, at: here)
       }
     case .set(let variable, let key, let value):
-      _ = try document(for: "set", at: here)
+      _ = try document(for: command.name, at: here)
       try set(key, of: try lookup(variable, at: here), to: value, at: here)
     case .add(let variable, let key, let value):
-      _ = try document(for: "add", at: here)
+      _ = try document(for: command.name, at: here)
       let object = try lookup(variable, at: here)
-      for target in try objects(in: value, for: "add", at: here) {
+      for target in try objects(in: value, for: command.name, at: here) {
         try graph(at: here) { () throws(GraphError) in try object.add(target, toKey: key) }
       }
     case .remove(let variable, let key, let value):
-      _ = try document(for: "remove", at: here)
+      _ = try document(for: command.name, at: here)
       let object = try lookup(variable, at: here)
-      for target in try objects(in: value, for: "remove", at: here) {
+      for target in try objects(in: value, for: command.name, at: here) {
         try graph(at: here) { () throws(GraphError) in try object.remove(target, fromKey: key) }
       }
     case .delete(let variable):
-      let context = try document(for: "delete", at: here)
+      let context = try document(for: command.name, at: here)
       let object = try lookup(variable, at: here)
       try graph(at: here) { () throws(GraphError) in try context.delete(object) }
     case .validate:
-      let context = try document(for: "validate", at: here)
+      let context = try document(for: command.name, at: here)
       try graph(at: here) { () throws(GraphError) in try context.validate() }
     case .process:
-      let context = try document(for: "process", at: here)
+      let context = try document(for: command.name, at: here)
       context.processPendingChanges()
       try checkRegistration(of: context, at: here)
     case .expect(let expression):
@@ -212,51 +226,75 @@ public final class ScriptRunner {
     case .print(let expression):
       output(text(of: try evaluate(expression, at: here)))
     case .dump:
-      _ = try document(for: "dump", at: here)
+      _ = try document(for: command.name, at: here)
       for line in dumpLines() { output(line) }
+    case .invalid(let syntax):
+      throw syntax.error
+    default:
+      preconditionFailure("\(command.name) is not a part-G command")
+    }
+  }
+
+  /// Undo's commands (part U): turns, groups, undo and redo, levels, registration, and what discards changes.
+  private func executeUndoCommand(_ command: ScriptCommand, at here: InputLocation)
+    throws(ScriptError)
+  {
+    switch command.kind {
     case .turn:
-      let context = try document(for: "turn", at: here)
+      let context = try document(for: command.name, at: here)
       eventLoop?.endTurn()
       // The loop ends the turn of every context; the current one's refusal is reported first.
       try checkRegistration(of: context, at: here)
       for other in contexts { try checkRegistration(of: other.context, at: here) }
     case .begin(let name):
-      let undo = try undoManager(for: "begin", at: here)
+      let undo = try undoManager(for: command.name, at: here)
       undo.beginUndoGrouping()
       if let name { undo.setActionName(name) }
     case .end:
-      try undoing(at: here) { try undoManager(for: "end", at: here).endUndoGrouping() }
+      try undoing(at: here) { try undoManager(for: command.name, at: here).endUndoGrouping() }
     case .name(let name):
-      try undoManager(for: "name", at: here).setActionName(name)
+      try undoManager(for: command.name, at: here).setActionName(name)
     case .undo:
-      try undoing(at: here) { try undoManager(for: "undo", at: here).undo() }
+      try undoing(at: here) { try undoManager(for: command.name, at: here).undo() }
     case .redo:
-      try undoing(at: here) { try undoManager(for: "redo", at: here).redo() }
+      try undoing(at: here) { try undoManager(for: command.name, at: here).redo() }
     case .undoNested:
-      try undoing(at: here) { try undoManager(for: "undo-nested", at: here).undoNestedGroup() }
+      try undoing(at: here) { try undoManager(for: command.name, at: here).undoNestedGroup() }
     case .levels(let count):
-      try undoManager(for: "levels", at: here).levelsOfUndo = count
+      try undoManager(for: command.name, at: here).levelsOfUndo = count
     case .disable:
-      try undoManager(for: "disable", at: here).disableUndoRegistration()
+      try undoManager(for: command.name, at: here).disableUndoRegistration()
     case .enable:
-      try undoing(at: here) { try undoManager(for: "enable", at: here).enableUndoRegistration() }
+      try undoing(at: here) {
+        try undoManager(for: command.name, at: here).enableUndoRegistration()
+      }
     case .groupsByEvent(let isOn):
-      try undoManager(for: "groups-by-event", at: here).groupsByEvent = isOn
+      try undoManager(for: command.name, at: here).groupsByEvent = isOn
     case .rollback:
-      try document(for: "rollback", at: here).rollback()
+      try document(for: command.name, at: here).rollback()
     case .reset:
-      try document(for: "reset", at: here).reset()
+      try document(for: command.name, at: here).reset()
       if let current { forgetObjects(of: current) }
     case .refresh(let variable, let merge):
-      let context = try document(for: "refresh", at: here)
+      let context = try document(for: command.name, at: here)
       let object = try lookup(variable, at: here)
       try graph(at: here) { () throws(GraphError) in
         try context.refresh(object, mergeChanges: merge)
       }
     case .refreshAll:
-      try document(for: "refresh-all", at: here).refreshAllObjects()
+      try document(for: command.name, at: here).refreshAllObjects()
+    default:
+      preconditionFailure("\(command.name) is not a part-U command")
+    }
+  }
+
+  /// The stores' commands (part S): open, save and close a document's file.
+  private func executeStoreCommand(_ command: ScriptCommand, at here: InputLocation)
+    throws(ScriptError)
+  {
+    switch command.kind {
     case .open(let path):
-      guard let model else { throw ScriptError.noModel("open", at: here) }
+      guard let model else { throw ScriptError.noModel(command.name, at: here) }
       closeDocument()
       let loop = ManualEventLoop()
       let url = URL(fileURLWithPath: script?.resolve(path) ?? path)
@@ -277,34 +315,52 @@ public final class ScriptRunner {
     case .save(let path):
       try save(to: path.map { URL(fileURLWithPath: script?.resolve($0) ?? $0) }, at: here)
     case .close:
-      _ = try self.document(for: "close", at: here)
+      _ = try self.document(for: command.name, at: here)
       closeDocument()
-    case .fetch(let fetch):
-      let context = try document(for: "fetch", at: here)
-      var request = FetchRequest(entityName: fetch.entity)
-      request.predicate = try predicate(fetch.predicate, at: here)
-      request.sortDescriptors = fetch.sorts.map {
-        QuerySortDescriptor(keyPath: $0.keyPath, ascending: $0.isAscending)
+    default:
+      preconditionFailure("\(command.name) is not a part-S command")
+    }
+  }
+
+  /// Fetching (part F): objects of an entity by predicate and sort, the first bound to a variable.
+  private func executeFetch(_ command: ScriptCommand, at here: InputLocation)
+    throws(ScriptError)
+  {
+    guard case .fetch(let fetch) = command.kind else {
+      preconditionFailure("\(command.name) is not a fetch")
+    }
+    let context = try document(for: command.name, at: here)
+    var request = FetchRequest(entityName: fetch.entity)
+    request.predicate = try predicate(fetch.predicate, at: here)
+    request.sortDescriptors = fetch.sorts.map {
+      QuerySortDescriptor(keyPath: $0.keyPath, ascending: $0.isAscending)
+    }
+    request.fetchLimit = fetch.limit ?? 0
+    let objects = try graph(at: here) { () throws(GraphError) in try context.fetch(request) }
+    for object in objects { register(object) }
+    if let variable = fetch.variable {
+      guard let first = objects.first else {
+        throw ScriptError(
+          .objectNotFound, "fetch \(fetch.entity) found no object to bind to $\(variable)",
+          at: here)
       }
-      request.fetchLimit = fetch.limit ?? 0
-      let objects = try graph(at: here) { () throws(GraphError) in try context.fetch(request) }
-      for object in objects { register(object) }
-      if let variable = fetch.variable {
-        guard let first = objects.first else {
-          throw ScriptError(
-            .objectNotFound, "fetch \(fetch.entity) found no object to bind to $\(variable)",
-            at: here)
-        }
-        bind(variable, to: first)
-      }
+      bind(variable, to: first)
+    }
+  }
+
+  /// Several contexts on one document (part C): switching, child contexts, merge policies.
+  private func executeContextCommand(_ command: ScriptCommand, at here: InputLocation)
+    throws(ScriptError)
+  {
+    switch command.kind {
     case .context(let name):
       try switchToContext(named: name, at: here)
     case .child(let name):
       try makeChild(named: name, at: here)
     case .mergePolicy(let policy):
-      try document(for: "merge-policy", at: here).mergePolicy = policy
-    case .invalid(let syntax):
-      throw syntax.error
+      try document(for: command.name, at: here).mergePolicy = policy
+    default:
+      preconditionFailure("\(command.name) is not a part-C command")
     }
   }
 

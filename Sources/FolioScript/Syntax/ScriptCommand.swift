@@ -104,7 +104,7 @@ public struct ScriptCommand: Sendable, Hashable {
     self.text = text
   }
 
-  /// The parts of the language, each built with its own issue.
+  /// The parts of the language, as `Formats/undo-script.md` groups its commands.
   public enum Part: String, Sendable, Hashable, CaseIterable {
     /// G: the object graph.
     case graph = "G"

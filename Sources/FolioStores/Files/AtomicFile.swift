@@ -120,10 +120,16 @@ public enum AtomicFile {
       at: .init(file: path))
   }
 
-  /// Faults to inject into the atomic writes a task makes: tests set them for one task with
-  /// `AtomicFile.$faults.withValue(…)`; otherwise there are none, but for the process-wide
-  /// kill a crash-safety test asks of a `folio` it runs (``FaultPlan/killAfterBytes``).
-  @TaskLocal package static var faults = FaultPlan.process
+  #if FOLIO_TEST_HOOKS
+    /// Faults to inject into the atomic writes a task makes: tests set them for one task with
+    /// `AtomicFile.$faults.withValue(…)`; otherwise there are none, but for the process-wide
+    /// kill a crash-safety test asks of a `folio` it runs (``FaultPlan/killAfterBytes``).
+    /// Debug builds only (`FOLIO_TEST_HOOKS`, Package.swift).
+    @TaskLocal package static var faults = FaultPlan.process
+  #else
+    /// A release build injects no faults: every check of the plan folds away.
+    package static var faults: FaultPlan { FaultPlan() }
+  #endif
 }
 
 /// The new file of an atomic write: every byte of it goes through ``write(_:)-(UnsafeRawBufferPointer)``,
@@ -246,17 +252,20 @@ package struct FaultPlan: Sendable {
   /// new file: a crash at a chosen point, for the tests that a killed save loses nothing.
   package var killAfterBytes: Int?
 
-  /// The faults of a process started with `FOLIO_TEST_KILL_AFTER_BYTES=N` in its environment
-  /// (a `folio` that a crash-safety test runs): killed once a save has written N bytes, in
-  /// writes of at most 4 KiB so the kill lands within 4 KiB of N. None otherwise.
-  package static let process: FaultPlan = {
-    guard let text = ProcessInfo.processInfo.environment["FOLIO_TEST_KILL_AFTER_BYTES"],
-      let bytes = Int(text), bytes > 0
-    else { return FaultPlan() }
-    var plan = FaultPlan(chunkSize: 4096)
-    plan.killAfterBytes = bytes
-    return plan
-  }()
+  #if FOLIO_TEST_HOOKS
+    /// The faults of a process started with `FOLIO_TEST_KILL_AFTER_BYTES=N` in its
+    /// environment (a debug `folio` that a crash-safety test runs): killed once a save has
+    /// written N bytes, in writes of at most 4 KiB so the kill lands within 4 KiB of N. None
+    /// otherwise.
+    package static let process: FaultPlan = {
+      guard let text = ProcessInfo.processInfo.environment["FOLIO_TEST_KILL_AFTER_BYTES"],
+        let bytes = Int(text), bytes > 0
+      else { return FaultPlan() }
+      var plan = FaultPlan(chunkSize: 4096)
+      plan.killAfterBytes = bytes
+      return plan
+    }()
+  #endif
 
   package init(
     failsCreation: Int32? = nil, failingWriteCall: Int? = nil, writeError: Int32 = EIO,

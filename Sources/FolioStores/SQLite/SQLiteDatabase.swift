@@ -18,7 +18,9 @@ final class SQLiteDatabase {
   /// - Throws: `StoreError.unreadable` when the file cannot be opened.
   /// With `uri`, `ATTACH` takes `file:` URIs (``uri(readingOnly:)``).
   init(path: String, readOnly: Bool, create: Bool = false, uri: Bool = false) throws(StoreError) {
-    Self.installCrashPoint()
+    #if FOLIO_TEST_HOOKS
+      Self.installCrashPoint()
+    #endif
     self.path = path
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
     if uri { flags |= SQLITE_OPEN_URI }
@@ -43,17 +45,19 @@ final class SQLiteDatabase {
 
   deinit { close() }
 
-  /// A process started with `FOLIO_TEST_KILL_BEFORE_SQLITE_OPERATION=N` in its environment (a
-  /// `folio` that a crash-safety test runs) kills itself just before the Nth operation that
-  /// changes a file SQLite writes: a crash at a chosen point of a save. Nothing otherwise.
-  private static let crashPoint: Void = {
-    let name = "FOLIO_TEST_KILL_BEFORE_SQLITE_OPERATION"
-    if let text = ProcessInfo.processInfo.environment[name], let point = Int64(text), point > 0 {
-      _ = folio_sqlite_kill_before_operation(point)
-    }
-  }()
+  #if FOLIO_TEST_HOOKS
+    /// A process started with `FOLIO_TEST_KILL_BEFORE_SQLITE_OPERATION=N` in its environment (a
+    /// debug `folio` that a crash-safety test runs) kills itself just before the Nth operation that
+    /// changes a file SQLite writes: a crash at a chosen point of a save. Nothing otherwise.
+    private static let crashPoint: Void = {
+      let name = "FOLIO_TEST_KILL_BEFORE_SQLITE_OPERATION"
+      if let text = ProcessInfo.processInfo.environment[name], let point = Int64(text), point > 0 {
+        _ = folio_sqlite_kill_before_operation(point)
+      }
+    }()
 
-  private static func installCrashPoint() { _ = crashPoint }
+    private static func installCrashPoint() { _ = crashPoint }
+  #endif
 
   /// Closes the connection; statements must have been finalized.
   func close() {

@@ -88,7 +88,7 @@ extension SQLiteStore: HistoryChangesReading {
       externalData: ExternalDataFolder(store: url, missing: missingExternalData))
     reader.readsListedKeysOnly = true
     var collector = StoreContentsCollector()
-    try collector.begin(
+    collector.begin(
       metadata: StoreMetadata(storeType: typeName), nextObjectID: 1, recordCount: nil)
     try reader.read(into: &collector)
     result.records = collector.contents.records
