@@ -68,7 +68,7 @@ demo: toolchain deps
 	$(FOLIO) migrate Samples/Library/Library.xml --model Samples/Library/Library.xcdatamodeld --dry-run
 
 test: toolchain deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(IMPORT_CHECK)
 	$(SWIFT) test --skip-build
 	.build/debug/folio replay Samples/*/*.undo
 	.build/debug/ExpensesSample
@@ -181,14 +181,20 @@ fuzz: fuzz-build
 	sh Fuzz/seed-corpora.sh $(FUZZ_BUILD)/seeds
 	bash Fuzz/fuzz.sh $(SECONDS) $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
-# Lint: formatting, and the public API of each library module against its baseline in API/
+# Every target imports only what it declares: SwiftPM's check at each build (which lets a module
+# reached through another dependency pass), and scripts/check-imports.py for direct declarations.
+IMPORT_CHECK := --explicit-target-dependency-import-check error
+
+# Lint: formatting, imports, and the public API of each library module against its baseline in API/
 # (a change to it is a decision: `make api` records it).
 # The dump also tries the test modules, which fail where tests were never built; the script
 # checks that each library module's graph was written by this dump.
 SYMBOL_GRAPHS = mkdir -p .build && touch .build/symbol-graph-stamp && \
   $(SWIFT) package dump-symbol-graph --minimum-access-level public > /dev/null 2>&1 || true
-lint: toolchain
+lint: toolchain deps
 	$(SWIFT) format lint --strict --recursive Sources Tests Plugins Samples Package.swift
+	python3 scripts/check-imports.py
+	$(SWIFT) build --build-tests $(IMPORT_CHECK)
 	$(SYMBOL_GRAPHS)
 	python3 scripts/api-baseline.py check
 

@@ -21,6 +21,9 @@ let package = Package(
     .library(name: "FolioGraph", targets: ["FolioGraph"]),
     .library(name: "FolioUndo", targets: ["FolioUndo"]),
     .library(name: "FolioStores", targets: ["FolioStores"]),
+    .library(name: "FolioXMLStore", targets: ["FolioXMLStore"]),
+    .library(name: "FolioBinaryStore", targets: ["FolioBinaryStore"]),
+    .library(name: "FolioSQLiteStore", targets: ["FolioSQLiteStore"]),
     .library(name: "FolioQuery", targets: ["FolioQuery"]),
     .library(name: "FolioMigration", targets: ["FolioMigration"]),
     .library(name: "FolioScript", targets: ["FolioScript"]),
@@ -78,17 +81,42 @@ let package = Package(
       name: "FolioQuery",
       dependencies: ["FolioModel"]
     ),
+    // Helpers more than one module needs and no user sees: zlib streams, UTF-8 checks.
+    .target(
+      name: "FolioSupport",
+      dependencies: ["CZlib"]
+    ),
+    // What every store format shares: records, `StoreFormat` and its capabilities, metadata,
+    // atomic writes, locks and limits.
     .target(
       name: "FolioStores",
+      dependencies: ["FolioModel", "FolioSupport", "CFolioSupport"],
+      swiftSettings: [testHooks]
+    ),
+    // Core Data's XML store.
+    .target(
+      name: "FolioXMLStore",
+      dependencies: ["FolioStores", "FolioSupport", "CLibXML2", "CFolioXML", "FolioModel"]
+    ),
+    // Folio's binary store (`.folio`).
+    .target(
+      name: "FolioBinaryStore",
+      dependencies: ["FolioStores", "FolioSupport", "CFolioSupport", "FolioModel"]
+    ),
+    // Core Data's SQLite store.
+    .target(
+      name: "FolioSQLiteStore",
       dependencies: [
-        "FolioModel", "CLibXML2", "CFolioXML", "CZlib", "CSQLite", "CFolioSQLite", "CFolioSupport",
+        "FolioStores", "FolioSupport", "CZlib", "CSQLite", "CFolioSQLite", "FolioModel",
       ],
       swiftSettings: [testHooks]
     ),
     // Model versions, mapping models (inferred or Xcode's) and migrating a store's records.
     .target(
       name: "FolioMigration",
-      dependencies: ["FolioModel", "FolioQuery", "FolioStores"]
+      dependencies: [
+        "FolioModel", "FolioQuery", "FolioStores", "FolioXMLStore", "FolioSQLiteStore",
+      ]
     ),
     // Swift source for a model's entity classes (`folio codegen`, the build-tool plugin).
     .target(
@@ -112,21 +140,20 @@ let package = Package(
     .target(
       name: "Folio",
       dependencies: [
-        "FolioModel", "FolioUndo", "FolioStores", "FolioQuery", "FolioGraph", "FolioMigration",
+        "FolioModel", "FolioUndo", "FolioStores", "FolioXMLStore", "FolioBinaryStore",
+        "FolioSQLiteStore", "FolioQuery", "FolioGraph", "FolioMigration", "FolioSupport",
+        "FolioDiagnostics",
       ]
     ),
     .target(
       name: "FolioScript",
-      dependencies: ["Folio"]
+      dependencies: ["Folio", "FolioModel"]
     ),
     .executableTarget(
       name: "folio",
       dependencies: [
-        "CFolioSupport",
-        "FolioModel",
-        "FolioScript",
-        "FolioCodegen",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "CFolioSupport", "FolioModel", "FolioScript", "FolioCodegen",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), "Folio",
       ],
       swiftSettings: [testHooks]
     ),
@@ -149,7 +176,7 @@ let package = Package(
     ),
     .target(
       name: "FolioTestSupport",
-      dependencies: ["CFolioSupport", "FolioModel", "FolioStores"],
+      dependencies: ["CFolioSupport", "FolioModel", "FolioStores", "FolioSQLiteStore"],
       path: "Tests/FolioTestSupport"
     ),
     .testTarget(
@@ -160,17 +187,18 @@ let package = Package(
     .executableTarget(
       name: "FolioBenchmarks",
       dependencies: [
-        "Folio", "FolioGraph", "FolioUndo", "FolioStores", "FolioQuery", "CZlib", "CLibXML2",
+        "Folio", "FolioGraph", "FolioUndo", "FolioStores", "FolioXMLStore", "FolioBinaryStore",
+        "FolioSQLiteStore", "FolioQuery", "CZlib", "CLibXML2", "FolioModel",
       ]
     ),
     .testTarget(
       name: "FolioQueryTests",
-      dependencies: ["FolioQuery", "FolioTestSupport"],
+      dependencies: ["FolioQuery", "FolioTestSupport", "FolioModel"],
       exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "FolioUndoTests",
-      dependencies: ["FolioUndo"]
+      dependencies: ["FolioUndo", "FolioDiagnostics"]
     ),
     .testTarget(
       name: "FolioTests",
@@ -178,38 +206,51 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioStoresTests",
-      dependencies: ["FolioStores", "FolioTestSupport"],
+      dependencies: [
+        "FolioStores", "FolioXMLStore", "FolioBinaryStore", "FolioSQLiteStore", "FolioSupport",
+        "FolioTestSupport", "CFolioXML", "CLibXML2", "FolioModel",
+      ],
       exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "FolioMigrationTests",
-      dependencies: ["FolioMigration", "FolioTestSupport"],
+      dependencies: [
+        "FolioMigration", "FolioXMLStore", "FolioBinaryStore", "FolioSQLiteStore",
+        "FolioTestSupport", "FolioModel", "FolioStores",
+      ],
       exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "FolioCodegenTests",
-      dependencies: ["FolioCodegen", "FolioGraph", "FolioTestSupport"],
+      dependencies: ["FolioCodegen", "FolioGraph", "FolioTestSupport", "FolioModel"],
       exclude: ["Golden"]
     ),
     // Uses the build-tool plugin on a model of its own, as a client target does.
     .testTarget(
       name: "FolioPluginTests",
-      dependencies: ["FolioGraph"],
+      dependencies: ["FolioGraph", "FolioModel"],
       exclude: ["Library.xcdatamodeld"],
       plugins: ["FolioCodegenPlugin"]
     ),
     .testTarget(
       name: "FolioGraphTests",
-      dependencies: ["FolioGraph", "FolioTestSupport"]
+      dependencies: [
+        "Folio", "FolioGraph", "FolioXMLStore", "FolioBinaryStore", "FolioTestSupport",
+        "FolioModel",
+        "FolioQuery", "FolioStores", "FolioUndo",
+      ]
     ),
     .testTarget(
       name: "FolioCLITests",
-      dependencies: ["folio", "FolioTestSupport", "FolioModel", "FolioStores"],
+      dependencies: [
+        "folio", "FolioTestSupport", "FolioModel", "FolioStores", "FolioXMLStore",
+        "FolioBinaryStore", "FolioSQLiteStore", "Folio",
+      ],
       exclude: ["Snapshots", "Fixtures"]
     ),
     .testTarget(
       name: "FolioScriptTests",
-      dependencies: ["FolioScript", "FolioTestSupport"],
+      dependencies: ["FolioScript", "FolioTestSupport", "Folio"],
       exclude: ["Fixtures"]
     ),
     .target(
@@ -219,7 +260,7 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioSoakTests",
-      dependencies: ["FolioSoak", "Folio"]
+      dependencies: ["FolioSoak", "Folio", "FolioTestSupport"]
     ),
     .executableTarget(
       name: "FolioSoakRunner",
@@ -236,8 +277,8 @@ let package = Package(
     .target(
       name: "FolioFuzzing",
       dependencies: [
-        "FolioModel", "FolioStores", "FolioQuery", "FolioMigration", "FolioScript", "CZlib",
-        "CLibFuzzer",
+        "FolioModel", "FolioStores", "FolioXMLStore", "FolioBinaryStore", "FolioSQLiteStore",
+        "FolioQuery", "FolioMigration", "FolioScript", "CZlib", "CLibFuzzer", "Folio",
       ],
       path: "Fuzz/Sources/FolioFuzzing"
     ),

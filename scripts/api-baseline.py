@@ -14,7 +14,8 @@ import os
 import sys
 import difflib
 
-MODULES = ["FolioDiagnostics", "FolioModel", "FolioUndo", "FolioQuery", "FolioStores", "FolioMigration", "FolioCodegen",
+MODULES = ["FolioDiagnostics", "FolioModel", "FolioUndo", "FolioQuery", "FolioStores", "FolioXMLStore",
+           "FolioBinaryStore", "FolioSQLiteStore", "FolioMigration", "FolioCodegen",
            "FolioGraph", "Folio", "FolioScript"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRAPHS = glob.glob(os.path.join(ROOT, ".build", "*", "symbolgraph"))

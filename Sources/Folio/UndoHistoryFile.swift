@@ -1,5 +1,6 @@
 import FolioDiagnostics
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 /// Why a document's kept undo history was not restored or not written.

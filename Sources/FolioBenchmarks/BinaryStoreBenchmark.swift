@@ -1,4 +1,5 @@
 import CZlib
+import FolioBinaryStore
 import FolioModel
 import FolioStores
 import Foundation

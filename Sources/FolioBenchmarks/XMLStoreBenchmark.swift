@@ -1,6 +1,7 @@
 import CLibXML2
 import FolioModel
 import FolioStores
+import FolioXMLStore
 import Foundation
 
 // The XML store benchmark: save and load an Expenses graph (Person name; Spending

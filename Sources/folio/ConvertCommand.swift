@@ -43,27 +43,15 @@ struct ConvertCommand: ParsableCommand {
   }
 
   /// Why `source`, whose model was inferred from it, cannot be written faithfully in `format`
-  /// without the app's model; `nil` when it can. A SQLite store's tables do not say which
-  /// integer columns are references, nor a one-to-many's other side; an XML store does not say
-  /// whether a to-many relationship keeps an order, which SQLite and binary stores record
-  /// (written again as XML, the order it has is kept).
+  /// without the app's model (its format says); `nil` when it can.
   static func unfaithfulness(of source: StoreOptions.Source, writtenAs format: any StoreFormat)
     -> String?
   {
-    guard source.modelIsInferred else { return nil }
-    let name = source.url.lastPathComponent
-    if source.format is SQLiteStore {
-      return
-        "the model of \"\(name)\" was inferred from its tables, which keep no model: which columns are references, and the other sides of one-to-many relationships, are guesses. Pass --model with the model that wrote it"
-    }
-    guard !(format is XMLStore) else { return nil }
-    let toManys = source.model.entities.flatMap { entity in
-      entity.relationships.filter(\.isToMany).map { "\(entity.name).\($0.name)" }
-    }.sorted()
-    guard let first = toManys.first else { return nil }
-    let others = toManys.count > 1 ? " (and \(toManys.count - 1) more)" : ""
-    return
-      "the model of \"\(name)\" was inferred from it, and an XML store does not say whether \(first)\(others) keeps an order, which a \(format.typeName) store records. Pass --model with the model that wrote it, or convert to .xml"
+    guard source.modelIsInferred,
+      let inferring = source.format as? any ModelInferringStoreFormat
+    else { return nil }
+    return inferring.unfaithfulness(
+      of: source.model, inferredFrom: source.url.lastPathComponent, writtenAs: format)
   }
 
   /// Whether the paths `a` and `b` name one file: through symbolic links, hard links or

@@ -37,7 +37,8 @@ struct InfoCommand: ParsableCommand {
     store.allowMissingExternalData = true
     let progress = try store.progress()
     defer { progress.finish() }
-    // Before the store is opened, which makes a -wal file beside a store in WAL mode.
+    // Before the store is opened, which makes a -wal file beside a store in WAL mode; `nil`
+    // for a file that is not a SQLite database.
     let journal = SQLiteJournal(url: try store.url())
     let (source, tally) =
       load
@@ -46,9 +47,8 @@ struct InfoCommand: ParsableCommand {
     let (format, model, version) = (source.format, source.model, source.version)
     progress.finish()
     let (metadata, counts, total) = (tally.metadata, tally.counts, tally.total)
-    let layout = try StoreLayout(
-      url: source.url, format: format, journal: format is SQLiteStore ? journal : nil)
-    if total == 0, format is SQLiteStore, let note = journal?.emptyStoreNote(file: store.file) {
+    let layout = try StoreLayout(url: source.url, format: format, journal: journal)
+    if total == 0, let note = journal?.emptyStoreNote(file: store.file) {
       FileHandle.standardError.write(Data((note + "\n").utf8))
     }
     if json {

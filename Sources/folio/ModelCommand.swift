@@ -167,32 +167,20 @@ extension ModelCommand {
     func run() throws {
       let url = URL(fileURLWithPath: store)
       let model: ManagedObjectModel
-      switch try PersistentStoreCoordinator.format(of: url, among: storeFormats) {
-      case let sqlite as SQLiteStore:
-        model = try sqlite.readModel(from: url) ?? SQLiteStore.inferModel(from: url)
-      case let binary as BinaryStore:
-        guard let carried = try binary.readModel(from: url) else {
-          throw ValidationError(
-            "this .folio store was written before version 1.1 and carries no model")
-        }
+      let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)
+      let carrying = format as? any ModelCarryingStoreFormat
+      if let carried = try carrying?.readModel(from: url) {
         model = carried
-      default:
-        if let carried = try XMLStore().readModel(from: url) {
-          model = carried
-        } else {
-          model = try XMLStore.inferModel(from: url)
-          // What the file cannot say, said once, beside the model (standard output is the
-          // contents file).
-          FileHandle.standardError.write(
-            Data(
-              """
-              folio: \(store): Core Data's XML store writes property names in lower case \
-              (and entity names in upper case, matched to its version hashes where it has \
-              them): the properties are named as the file spells them, and every one is \
-              optional. Compare them with the app's model.
-
-              """.utf8))
+      } else if let inferring = format as? any ModelInferringStoreFormat {
+        model = try inferring.inferModel(from: url)
+        // What the file cannot say, said once, beside the model (standard output is the
+        // contents file).
+        if let caveat = inferring.inferenceCaveat(forFile: store) {
+          FileHandle.standardError.write(Data("folio: \(store): \(caveat)\n".utf8))
         }
+      } else {
+        throw ValidationError(
+          carrying?.missingModelReason ?? "a \(format.typeName) store carries no model")
       }
       print(model.xcodeModelXML(), terminator: "")
     }

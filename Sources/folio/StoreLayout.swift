@@ -12,12 +12,9 @@ struct StoreLayout {
   /// the command opened the store (opening one in WAL mode makes a `-wal` file beside it).
   init(url: URL, format: any StoreFormat, journal: SQLiteJournal? = nil) throws {
     self.journal = journal
-    if format is BinaryStore {
-      let layout = try BinaryStore().layout(of: url)
-      fileSize = layout.fileSize
-      sections = layout.sections
-    } else {
-      fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int
+    fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int
+    if let sectionsOf = FormatRegistry.entry(for: format)?.sections {
+      sections = try sectionsOf(url)
     }
   }
 

@@ -6,9 +6,6 @@ import Foundation
   import Glibc
 #endif
 
-/// The store formats the CLI reads and writes, recognised by content.
-let storeFormats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
-
 /// A store file and the model to read it with, for the store commands.
 struct StoreOptions: ParsableArguments {
   @Argument(
@@ -49,16 +46,20 @@ struct StoreOptions: ParsableArguments {
     return file == "-" ? try StandardInput.file() : URL(fileURLWithPath: file)
   }
 
-  /// The formats to recognise the file among, XML leniency as asked.
+  /// The formats to recognise the file among, read as leniently as the options ask.
   var formats: [any StoreFormat] {
-    [
-      XMLStore(
-        dropsDanglingReferences: dropDanglingReferences, checksVersionHashes: model != nil),
-      BinaryStore(),
-      SQLiteStore(
-        missingExternalData: allowMissingExternalData ? .readAsNil : .fail,
-        checksVersionHashes: model != nil),
-    ]
+    FormatRegistry.formats(
+      .init(
+        dropsDanglingReferences: dropDanglingReferences, checksVersionHashes: model != nil,
+        allowsMissingExternalData: allowMissingExternalData))
+  }
+
+  /// Whether, without `--model`, the model of the store at `url` in `format` is to be
+  /// inferred: the format can, and the file carries none.
+  func infersModel(of url: URL, format: any StoreFormat) throws -> Bool {
+    guard model == nil, format is any ModelInferringStoreFormat else { return false }
+    guard let carrying = format as? any ModelCarryingStoreFormat else { return true }
+    return try carrying.readModel(from: url) == nil
   }
 
   /// The whole store `source` names, its records in the file's order; `progress` shows the
@@ -91,7 +92,9 @@ struct StoreOptions: ParsableArguments {
   func open(progress: ProgressReporter? = nil) throws -> Source {
     let url = try self.url()
     let format = try format(of: url)
-    if let progress, model == nil, format is XMLStore, try XMLStore().readModel(from: url) == nil {
+    if let progress, FormatRegistry.entry(for: format)?.inferenceReadsFile == true,
+      try infersModel(of: url, format: format)
+    {
       progress.begin(.scanning(url, as: "inferring the model"))
     }
     let (model, version, inferred) = try loadModel(for: url, format: format)
@@ -100,16 +103,18 @@ struct StoreOptions: ParsableArguments {
     return source
   }
 
-  /// The store, and its records read into a consumer `makeConsumer` makes. An XML store's
-  /// model, without `--model`, is inferred while the store is read, by
-  /// `XMLStore.readInferringModel`, which may start again with a new consumer: for consumers
-  /// that only gather, such as counts.
+  /// The store, and its records read into a consumer `makeConsumer` makes. Without `--model`,
+  /// the model of a store whose format can infer it as it reads (XML) is inferred while the
+  /// store is read, which may start again with a new consumer: for consumers that only
+  /// gather, such as counts.
   func openAndRead<Consumer: StoreRecordConsumer>(
     making makeConsumer: () -> Consumer, progress: ProgressReporter
   ) throws -> (Source, Consumer) {
     let url = try self.url()
     let format = try format(of: url)
-    guard model == nil, format is XMLStore, try XMLStore().readModel(from: url) == nil else {
+    guard let inferring = format as? any InferringReadStoreFormat,
+      try infersModel(of: url, format: format)
+    else {
       let source = try open(progress: progress)
       var consumer = makeConsumer()
       try read(source, into: &consumer, progress: progress)
@@ -118,7 +123,7 @@ struct StoreOptions: ParsableArguments {
     progress.begin(.readingWhileInferring(url))
     let counting = ProgressCountingFormat(base: format, progress: progress)
     do {
-      let (model, consumer) = try XMLStore.readInferringModel(
+      let (model, consumer) = try inferring.readInferringModel(
         from: url, making: makeConsumer,
         reading: { model, consumer throws(StoreError) in
           try counting.read(from: url, model: model, into: &consumer)
@@ -186,26 +191,16 @@ struct StoreOptions: ParsableArguments {
   private func inferredOrCarriedModel(for url: URL, format: any StoreFormat) throws
     -> (model: ManagedObjectModel, inferred: Bool)
   {
-    if format is BinaryStore {
-      guard let embedded = try BinaryStore().readModel(from: url) else {
-        throw ValidationError(
-          "this .folio store was written before version 1.1 and carries no model: pass --model PATH"
-        )
-      }
-      return (embedded, false)
-    }
-    if let sqlite = format as? SQLiteStore {
-      if let cached = try sqlite.readModel(from: url) { return (cached, false) }
-      return (try SQLiteStore.inferModel(from: url), true)
-    }
-    guard format is XMLStore else {
+    let carrying = format as? any ModelCarryingStoreFormat
+    if let carried = try carrying?.readModel(from: url) { return (carried, false) }
+    guard let inferring = format as? any ModelInferringStoreFormat else {
       throw ValidationError(
-        "a \(format.typeName) store carries no model to infer: pass --model PATH")
+        (carrying?.missingModelReason ?? "a \(format.typeName) store carries no model")
+          + ": pass --model PATH")
     }
-    if let carried = try XMLStore().readModel(from: url) { return (carried, false) }
-    // The store is read with the model next, which checks the file: inferring from its tags
-    // alone is enough, and a small part of the time.
-    return (try XMLStore.inferModelForReading(from: url), true)
+    // The store is read with the model next, which checks the file: the format may infer
+    // from less than a whole parse.
+    return (try inferring.inferModelForReading(from: url), true)
   }
 
   /// With `--model` naming a bundle of several versions, the version that wrote the store at
@@ -228,16 +223,15 @@ struct StoreOptions: ParsableArguments {
       if let version { return "\(model), version \(version) (found by the store's version hashes)" }
       return model
     }
-    if format is BinaryStore { return "carried in the file" }
-    if format is SQLiteStore {
-      guard let url = try? self.url() else { return "inferred from the file's schema" }
-      return (try? SQLiteStore().readModel(from: url)) != nil
-        ? "cached in the file (Z_MODELCACHE)" : "inferred from the file's schema"
+    if let carrying = format as? any ModelCarryingStoreFormat, let url = try? self.url(),
+      (try? carrying.readModel(from: url)) != nil
+    {
+      return carrying.carriedModelPlace
     }
-    guard let url = try? self.url(), (try? XMLStore().readModel(from: url)) != nil else {
-      return "inferred from the file"
+    if let inferring = format as? any ModelInferringStoreFormat {
+      return inferring.inferredModelPlace
     }
-    return "carried in the file's metadata (\(XMLStore.carriedModelKey))"
+    return (format as? any ModelCarryingStoreFormat)?.carriedModelPlace ?? "none"
   }
 
   /// The format of the store at `url`; a model given where a store belongs is said to be one,

@@ -1,6 +1,8 @@
+import FolioBinaryStore
 import FolioModel
 import FolioStores
 import FolioTestSupport
+import FolioXMLStore
 import Foundation
 import Testing
 

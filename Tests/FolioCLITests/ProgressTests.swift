@@ -1,6 +1,7 @@
 import FolioModel
 import FolioStores
 import FolioTestSupport
+import FolioXMLStore
 import Foundation
 import Testing
 

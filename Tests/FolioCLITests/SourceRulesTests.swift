@@ -57,7 +57,7 @@ struct SourceRulesTests {
     #expect(unguarded == [])
     // The hooks are there in a debug build, which the crash-safety tests run.
     let hooked = files.filter { $0.text.contains("\"FOLIO_TEST_") }.map(\.path)
-    #expect(hooked.contains("Sources/FolioStores/SQLite/SQLiteDatabase.swift"), "\(hooked)")
+    #expect(hooked.contains("Sources/FolioSQLiteStore/SQLiteDatabase.swift"), "\(hooked)")
     #expect(hooked.contains("Sources/FolioStores/Files/AtomicFile.swift"), "\(hooked)")
   }
 
@@ -72,5 +72,18 @@ struct SourceRulesTests {
     #expect(Self.unguardedHooks(in: negated) == ["2: let a = \"FOLIO_TEST_X\""])
     let c = "#ifdef FOLIO_TEST_HOOKS\nconst char *a = \"FOLIO_TEST_X\";\n#endif"
     #expect(Self.unguardedHooks(in: c) == [])
+  }
+
+  @Test("no module holds more than 10,000 lines of Swift")
+  func moduleSizes() throws {
+    var lines: [String: Int] = [:]
+    for (path, text) in try Self.sourceFiles(["swift"]) {
+      let module = path.split(separator: "/")[1]
+      guard module != "FolioBenchmarks" else { continue }
+      lines[String(module), default: 0] +=
+        text.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+    }
+    #expect(lines.count > 10)
+    #expect(lines.filter { $0.value > 10_000 } == [:])
   }
 }

@@ -60,7 +60,7 @@ struct ColumnScanTests {
     var generator = SeededGenerator(seed: 7)
     let context = ManagedObjectContext(model: try model(), undoManager: nil)
     let specials: [Double?] = [
-      nil, .nan, 0, -0.0, .infinity, -.infinity, 1, -1, 2.5, 9_007_199_254_740_993,
+      nil, .nan, 0, -0.0, .infinity, -.infinity, 1, -1, 2.5, 9_007_199_254_740_992,
     ]
     for index in 0..<600 {
       let object = try context.insertNewObject(

@@ -4,6 +4,7 @@ import FolioUndo
 import Foundation
 import Testing
 
+@testable import Folio
 @testable import FolioGraph
 
 /// Tells each delegate call as a line: `will`, `insert section red 1`, `move Ada 1.0>1.1`,

@@ -2,10 +2,12 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
 @testable import FolioGraph
 @testable import FolioModel
 @testable import FolioStores
 @testable import FolioUndo
+@testable import FolioXMLStore
 
 @Suite("Records for stores")
 struct RecordTests {

@@ -6,6 +6,7 @@ import FolioModel
 import FolioQuery
 import FolioStores
 import FolioTestSupport
+import FolioXMLStore
 import Foundation
 import Testing
 

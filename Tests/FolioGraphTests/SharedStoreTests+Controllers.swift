@@ -1,3 +1,4 @@
+import Folio
 import FolioQuery
 import FolioUndo
 import Foundation

@@ -1,5 +1,7 @@
+import FolioBinaryStore
 import FolioStores
 import FolioTestSupport
+import FolioXMLStore
 import Foundation
 import Testing
 

@@ -1,6 +1,8 @@
 import FolioModel
+import FolioSQLiteStore
 import FolioStores
 import FolioTestSupport
+import FolioXMLStore
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import FolioBinaryStore
 import FolioModel
 import FolioStores
 import FolioTestSupport

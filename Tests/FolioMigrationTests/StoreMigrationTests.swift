@@ -1,7 +1,10 @@
+import FolioBinaryStore
 import FolioMigration
 import FolioModel
+import FolioSQLiteStore
 import FolioStores
 import FolioTestSupport
+import FolioXMLStore
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
 @testable import FolioStores
 
 /// When a whole binary store is read, a block of many rows is built in two halves at once.

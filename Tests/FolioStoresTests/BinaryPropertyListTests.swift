@@ -3,6 +3,8 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
+@testable import FolioSQLiteStore
 @testable import FolioStores
 
 /// The `bplist00` codec: every value round-trips, Python's `plistlib` output and every corpus

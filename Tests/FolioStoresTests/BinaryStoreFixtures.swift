@@ -3,6 +3,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
 @testable import FolioStores
 
 /// Models, records and comparisons shared by the binary store tests.

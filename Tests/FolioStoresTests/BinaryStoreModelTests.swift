@@ -3,7 +3,10 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
 @testable import FolioStores
+@testable import FolioSupport
+@testable import FolioXMLStore
 
 @Suite("Binary store: the model in the file")
 struct BinaryStoreModelTests {

@@ -3,6 +3,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
 @testable import FolioStores
 
 @Suite("Binary store: random record sets")

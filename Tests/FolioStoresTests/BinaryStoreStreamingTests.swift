@@ -3,7 +3,10 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
 @testable import FolioStores
+@testable import FolioSupport
+@testable import FolioXMLStore
 
 /// A store is read from its file a piece at a time, its body inflated as the pieces arrive:
 /// the result, and every refusal, must be those of the whole file read at once.
@@ -91,7 +94,7 @@ struct BinaryStoreStreamingTests {
       #expect(
         inflated(short, length: original.count, checksAdler32: false)
           == describe(
-            .failure(.corrupt("the compressed stream is cut short", consumed: short.count))),
+            .failure(.cutShort(consumed: short.count))),
         "\(cut) bytes of the Adler-32 missing")
     }
     #expect(

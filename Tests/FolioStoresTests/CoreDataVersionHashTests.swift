@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 @testable import FolioModel
+@testable import FolioSQLiteStore
 @testable import FolioStores
+@testable import FolioXMLStore
 
 @Suite("Core Data's version hashes")
 struct CoreDataVersionHashTests {

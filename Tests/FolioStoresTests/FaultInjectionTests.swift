@@ -3,7 +3,9 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
 @testable import FolioStores
+@testable import FolioXMLStore
 
 #if canImport(Glibc)
   import Glibc

@@ -3,7 +3,10 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
+@testable import FolioSQLiteStore
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// Inputs that fuzzing (`make fuzz`, RELIABILITY.md) found, minimised, in
 /// `Fixtures/fuzz/`. Each must keep failing cleanly; `make test-asan` also checks that reading

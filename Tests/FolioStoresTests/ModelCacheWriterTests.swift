@@ -3,7 +3,10 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
+@testable import FolioSQLiteStore
 @testable import FolioStores
+@testable import FolioSupport
 
 /// Z_MODELCACHE written by Folio: a model archived as Core Data archives it reads back as the
 /// same model, with the same version hashes, from every corpus cache and every corpus model.
@@ -116,7 +119,7 @@ struct ModelCacheWriterTests {
   func layout() throws {
     let model = try SQLiteModelCacheTests.decode("alhoqbani-Recipes")
     let blob = SQLiteModelCache.encode(model)
-    let plist = try RawInflate.inflate([UInt8](blob), limit: 1 << 20)
+    let plist = try Zlib.inflateRaw([UInt8](blob), limit: 1 << 20)
     #expect(Array(plist.prefix(8)) == Array("bplist00".utf8))
     guard case .dictionary(let top) = try BinaryPropertyList.decode(Data(plist), file: nil),
       case .array(let objects)? = top["$objects"],

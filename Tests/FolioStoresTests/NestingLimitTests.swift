@@ -3,7 +3,9 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// Composite values and metadata property lists nest at most 32 levels in both formats,
 /// written and read (`StoreLimits.maximumNestingLevels`): at the limit they round-trip, one

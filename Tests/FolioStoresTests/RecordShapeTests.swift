@@ -3,7 +3,10 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
+@testable import FolioSQLiteStore
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// Both readers build a record of an entity of at most 64 attributes and 64 relationships as a
 /// row with shared names and a copy of a template dictionary (sharing one dictionary among the

@@ -3,6 +3,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioSQLiteStore
 @testable import FolioStores
 
 @Suite("SQLite store: a copy in SQL into another model's schema")

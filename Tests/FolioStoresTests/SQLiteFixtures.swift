@@ -2,6 +2,7 @@ import FolioModel
 import FolioTestSupport
 import Foundation
 
+@testable import FolioSQLiteStore
 @testable import FolioStores
 
 /// A small Expenses store written by Folio, and SQL run on it, for the SQLite store's suites.

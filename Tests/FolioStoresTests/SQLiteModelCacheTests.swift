@@ -3,7 +3,10 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
+@testable import FolioSQLiteStore
 @testable import FolioStores
+@testable import FolioSupport
 
 /// Z_MODELCACHE: every corpus store's cache decodes to the model that wrote the store, and
 /// malformed caches give a typed error, never a crash.
@@ -569,7 +572,7 @@ struct SQLiteModelCacheTests {
       try Data(contentsOf: Self.fixtures.appendingPathComponent("SQLiteModelCache/\($0).bin"))
     }
     // Corrupting the inflated archive reaches the walker; corrupting the blob reaches zlib.
-    let archives = try blobs.map { Data(try RawInflate.inflate([UInt8]($0), limit: 1 << 20)) }
+    let archives = try blobs.map { Data(try Zlib.inflateRaw([UInt8]($0), limit: 1 << 20)) }
     let seed = UInt64.random(in: 0...UInt64.max)
     var random = SeededGenerator(seed: seed)
     for round in 0..<3_000 {

@@ -3,6 +3,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioSQLiteStore
 @testable import FolioStores
 
 /// Reading a SQLite store on a second thread while the consumer takes the records: the same

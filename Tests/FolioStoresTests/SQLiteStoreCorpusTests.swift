@@ -3,6 +3,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioSQLiteStore
 @testable import FolioStores
 
 @Suite("SQLite store: the Core Data stores of the corpus")

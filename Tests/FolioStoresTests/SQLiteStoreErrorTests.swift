@@ -3,6 +3,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioSQLiteStore
 @testable import FolioStores
 
 /// Bad input of every kind a SQLite store can be: each a typed error naming the place, never a

@@ -3,7 +3,9 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioBinaryStore
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// The limits of `StoreLimits`, reached with small inputs by lowering them for one task: a
 /// value or object count at the limit is written and read back; one past it is refused on

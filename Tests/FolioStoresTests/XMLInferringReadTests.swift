@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// Collects records, and counts how many collectors were made.
 private struct Collector: StoreRecordConsumer {

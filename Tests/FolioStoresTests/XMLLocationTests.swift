@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// Error messages give the column of the element at fault, found by reading the file again up
 /// to its line (`XMLProlog.locate`): right across the reader's 1 MiB pieces and on lines of any

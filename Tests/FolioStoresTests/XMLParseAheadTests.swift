@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// Parsing ahead on a second thread gives the events, records and errors that parsing on the
 /// reader's thread gives.

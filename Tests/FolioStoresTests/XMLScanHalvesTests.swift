@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// A file's tags scanned in two halves at once give the model one scan gives, wherever the
 /// file is split.

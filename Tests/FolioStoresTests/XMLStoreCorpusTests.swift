@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FolioStores
+@testable import FolioXMLStore
 
 @Suite("XML store: the corpus of real Core Data stores")
 struct XMLStoreCorpusTests {

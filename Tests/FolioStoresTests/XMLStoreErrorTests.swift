@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// One bad input: a file's text and the exact error it gets (after `PATH:`).
 struct XMLBadInput: Sendable, CustomTestStringConvertible {

@@ -6,6 +6,7 @@ import Foundation
 import Testing
 
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// Paths, models and checks shared by the XML store tests.
 enum XMLStoreSupport {

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FolioStores
+@testable import FolioXMLStore
 
 /// Collects streamed records in the order they arrive.
 private struct Collector: StoreRecordConsumer {

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FolioStores
+@testable import FolioXMLStore
 
 @Suite("XML store: model inference from a scan of the tags")
 struct XMLTagScanTests {

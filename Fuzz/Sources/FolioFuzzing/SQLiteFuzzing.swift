@@ -1,4 +1,5 @@
 import FolioModel
+import FolioSQLiteStore
 import FolioStores
 import Foundation
 

@@ -1,5 +1,6 @@
 import FolioModel
 import FolioStores
+import FolioXMLStore
 import Foundation
 
 /// The XML store reader: any bytes, read as an XML store file.

@@ -1,5 +1,6 @@
 import FolioModel
 import FolioStores
+import FolioXMLStore
 import Foundation
 
 /// A mapping model as Xcode's mapping editor saves it (`.xcmappingmodel`), and the two model

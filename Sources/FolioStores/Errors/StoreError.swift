@@ -56,3 +56,31 @@ public struct StoreErrorCode: Hashable, Sendable, CustomStringConvertible {
   /// The member's name: `notFound`.
   public var description: String { "\(kind)" }
 }
+
+/// The messages every format words alike, each worded once here and asserted word for word in
+/// the tests.
+extension StoreError {
+  package static func versionHashMismatch(_ entities: [String], file: String?) -> StoreError {
+    StoreError(
+      .modelMismatch, versionHashMismatchMessage(entities), at: InputLocation(file: file))
+  }
+
+  /// What every format says of a store written with another model than the one it is opened
+  /// with, naming the entities whose version hashes differ.
+  package static func versionHashMismatchMessage(_ entities: [String]) -> String {
+    guard !entities.isEmpty else {
+      return "the store was written with another model: the model's own hash differs"
+    }
+    let names = entities.map { "\"\($0)\"" }.joined(separator: ", ")
+    let (noun, verb) = entities.count == 1 ? ("entity", "differs") : ("entities", "differ")
+    return "the store was written with another model: \(noun) \(names) \(verb)"
+  }
+
+  package static func unreadable(_ path: String, _ reason: String) -> StoreError {
+    StoreError(.unreadable, "cannot read the file (\(reason))", at: InputLocation(file: path))
+  }
+
+  package static func notFound(_ path: String) -> StoreError {
+    StoreError(.notFound, "no file at this path", at: InputLocation(file: path))
+  }
+}

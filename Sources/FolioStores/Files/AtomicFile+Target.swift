@@ -6,7 +6,7 @@ import Foundation
 
 extension AtomicFile {
   /// The most symbolic links followed from one path, as Linux's own limit (`MAXSYMLINKS`).
-  static let maximumLinks = 40
+  package static let maximumLinks = 40
 
   /// The file an atomic write replaces: the file at the end of the path's symbolic links.
   ///
@@ -17,7 +17,7 @@ extension AtomicFile {
   /// last component needs following: links among the folders above it are crossed by the
   /// system in every step, and a rename within one folder is the same rename whatever path
   /// reaches the folder.
-  struct Target {
+  package struct Target {
     /// The folder of the file, where its temporary files go and whose `fsync` makes its
     /// rename durable; made canonical (`realpath`) once a link has been followed.
     var folder: String

@@ -46,7 +46,7 @@ extension AtomicFile {
   }
 
   @discardableResult
-  static func removeStaleTemporaries(of target: Target) -> [URL] {
+  package static func removeStaleTemporaries(of target: Target) -> [URL] {
     guard let directory = opendir(target.folder) else { return [] }
     defer { closedir(directory) }
     // Every name is read before any file is removed: `readdir` may skip or repeat entries
@@ -112,7 +112,7 @@ extension AtomicFile {
 
   /// Takes the exclusive `flock(2)` of `descriptor`'s open file without waiting: 0, or the
   /// `errno` (`EWOULDBLOCK` if another open file holds it).
-  static func tryLock(_ descriptor: Int32) -> Int32 {
+  package static func tryLock(_ descriptor: Int32) -> Int32 {
     while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
       if errno != EINTR { return errno }
     }
@@ -126,7 +126,7 @@ extension AtomicFile {
   /// The lock is held through ``lockHolder``, a second descriptor of the same open file, so that
   /// the write can close ``descriptor`` before its rename (and report a failing `close`) and
   /// still hold the lock until the rename is done; ``releaseLock()`` closes it.
-  struct TemporaryFile {
+  package struct TemporaryFile {
     /// The most temporary files one write creates: it makes another only when another
     /// process's cleanup took the last in the instant before its lock.
     static let maximumAttempts = 3

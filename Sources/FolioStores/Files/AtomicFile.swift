@@ -114,7 +114,7 @@ public enum AtomicFile {
   }
 
   /// The error of a write to `path` whose `step` failed with the system's error `code`.
-  static func failure(_ step: String, _ code: Int32, at path: String) -> StoreError {
+  package static func failure(_ step: String, _ code: Int32, at path: String) -> StoreError {
     StoreError(
       .writeFailed, "cannot \(step) (\(String(cString: strerror(code))))",
       at: .init(file: path))
@@ -139,24 +139,24 @@ public enum AtomicFile {
 /// save's closing `fsync` finds most of a large file already there.
 public final class AtomicOutput {
   /// The most bytes one `write(2)` call is given.
-  static let chunkSize = 1 << 20
+  package static let chunkSize = 1 << 20
 
-  let descriptor: Int32
-  let path: String
+  package let descriptor: Int32
+  package let path: String
   private let faults: FaultPlan
   /// The `write(2)` calls made so far, counting retries.
   private(set) var writeCalls = 0
   /// The first failure: libxml2, which writes through ``write(_:)-(UnsafeRawBufferPointer)``
   /// from C, reports only that something failed.
-  private(set) var failure: StoreError?
+  package private(set) var failure: StoreError?
   /// The bytes written so far, and how many of them the system was asked to start writing to
   /// disk (see ``startWriteback()``).
   private var byteCount = 0
   private var writebackStart = 0
   /// How many written bytes make the system start writing them to disk.
-  static let writebackChunk = 1 << 20
+  package static let writebackChunk = 1 << 20
 
-  init(descriptor: Int32, path: String, faults: FaultPlan) {
+  package init(descriptor: Int32, path: String, faults: FaultPlan) {
     self.descriptor = descriptor
     self.path = path
     self.faults = faults

@@ -8,7 +8,7 @@ extension StoreError {
   /// A descriptor reading the file at `path`.
   ///
   /// - Throws: `.notFound`, `.unreadable`.
-  static func openForReading(_ path: String) throws(StoreError) -> Int32 {
+  package static func openForReading(_ path: String) throws(StoreError) -> Int32 {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       if errno == ENOENT { throw StoreError.notFound(path) }

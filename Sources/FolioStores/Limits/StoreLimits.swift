@@ -37,7 +37,7 @@ public struct StoreLimits: Sendable, Hashable {
 
   /// The size `value` counts against ``maximumValueBytes`` when it is past it (the largest
   /// member of a composite), `nil` when it fits.
-  func excess(of value: AttributeValue) -> Int? {
+  package func excess(of value: AttributeValue) -> Int? {
     let size: Int
     switch value {
     case .string(let text), .objectID(let text): size = text.utf8.count
@@ -51,20 +51,20 @@ public struct StoreLimits: Sendable, Hashable {
   }
 
   /// What is wrong with a value of `size` bytes.
-  func valueTooLarge(_ size: Int) -> String {
+  package func valueTooLarge(_ size: Int) -> String {
     "a value of \(size) bytes is larger than the limit of \(maximumValueBytes) bytes"
       + " (\(Self.binarySize(maximumValueBytes)))"
   }
 
   /// What is wrong with a store of `count` objects (more than ``maximumObjectCount``), or of
   /// more objects than that when `count` is `nil`.
-  func tooManyObjects(_ count: Int?) -> String {
+  package func tooManyObjects(_ count: Int?) -> String {
     "\(count.map { "\($0) objects are" } ?? "the store holds") more than the limit of"
       + " \(maximumObjectCount) objects"
   }
 
   /// Checks `value` of `entity.key` before it is written.
-  func check(_ value: AttributeValue, entity: String, key: String) throws(StoreError) {
+  package func check(_ value: AttributeValue, entity: String, key: String) throws(StoreError) {
     if let size = excess(of: value) {
       throw StoreError(
         .limitExceeded, valueTooLarge(size), at: InputLocation(entity: entity, property: key))
@@ -72,7 +72,7 @@ public struct StoreLimits: Sendable, Hashable {
   }
 
   /// Checks that `count` objects may be written.
-  func checkObjectCount(_ count: Int) throws(StoreError) {
+  package func checkObjectCount(_ count: Int) throws(StoreError) {
     guard count <= maximumObjectCount else {
       throw StoreError(.limitExceeded, tooManyObjects(count))
     }
@@ -97,13 +97,15 @@ extension StoreLimits {
   public static let maximumNestingLevels = CompositeDescription.maximumNestingLevels
 
   /// What is wrong with `what` ("composites", "property lists") nested too deeply.
-  static func nestedTooDeeply(_ what: String) -> String {
+  package static func nestedTooDeeply(_ what: String) -> String {
     "\(what) nest more than \(maximumNestingLevels) levels deep"
   }
 
   /// Checks that no property list in `metadata`, itself level 1, nests deeper than
   /// ``maximumNestingLevels``; the error names the metadata key that holds the deepest one.
-  static func checkNesting(ofMetadata metadata: [String: PropertyListValue]) throws(StoreError) {
+  package static func checkNesting(ofMetadata metadata: [String: PropertyListValue])
+    throws(StoreError)
+  {
     for (key, value) in metadata.sorted(by: { $0.key < $1.key })
     where exceedsNesting(value, level: 2) {
       throw StoreError(

@@ -30,6 +30,9 @@ public struct StoreMetadata: Sendable, Hashable {
   /// The version of the framework that wrote the store (`NSPersistenceFrameworkVersion`),
   /// when it says. The default is `nil`.
   public var frameworkVersion: Int64?
+  /// The `NSPersistenceFrameworkVersion` Folio writes when the metadata has none: 1, a version
+  /// no Core Data release has used, so a reader can tell Folio wrote the file.
+  package static let folioFrameworkVersion: Int64 = 1
   /// The app's own metadata, and any other keys the store holds. The default is empty.
   public var userInfo: [String: PropertyListValue] = [:]
 
@@ -66,7 +69,7 @@ extension StoreMetadata {
   /// Takes a store's metadata dictionary, as Core Data keeps it in XML and SQLite stores: the
   /// keys Core Data defines into their fields, every other key into ``userInfo``. The store
   /// type and UUID are the caller's, as each format keeps them apart.
-  mutating func apply(_ values: [String: PropertyListValue]) {
+  package mutating func apply(_ values: [String: PropertyListValue]) {
     for (key, value) in values {
       switch (key, value) {
       case ("NSPersistenceFrameworkVersion", .integer(let version)):

@@ -1,4 +1,5 @@
 import FolioModel
+internal import FolioSupport
 import Foundation
 
 // The reader's leaf objects — null, booleans, integers, reals, dates, data, strings, UIDs —

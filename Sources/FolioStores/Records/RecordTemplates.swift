@@ -2,19 +2,19 @@
 
 /// The names of the rows of one entity's records, one ``RecordNames`` per set of columns
 /// present (as bits), in column order, shared by every record with that set.
-struct RowNamesCache {
-  let names: [String]
+package struct RowNamesCache {
+  package let names: [String]
   private var cache: [UInt64: RecordNames] = [:]
   private var mask: UInt64 = 0
   private var current: RecordNames?
 
-  init(names: [String]) {
+  package init(names: [String]) {
     self.names = names
   }
 
   /// The names of the columns in `mask`, which is not 0.
   @inline(__always)
-  mutating func names(for mask: UInt64) -> RecordNames {
+  package mutating func names(for mask: UInt64) -> RecordNames {
     if mask == self.mask, let current { return current }
     self.mask = mask
     let found =
@@ -27,31 +27,31 @@ struct RowNamesCache {
 }
 
 /// A dictionary holding the keys of some columns, and each key's index in it.
-struct KeyedTemplate<Value> {
-  var dictionary: [String: Value] = [:]
+package struct KeyedTemplate<Value> {
+  package var dictionary: [String: Value] = [:]
   /// Each column's key's index in `dictionary`, or its end index for a column left out.
-  var slots: [Dictionary<String, Value>.Index] = []
+  package var slots: [Dictionary<String, Value>.Index] = []
 }
 
 /// The templates of one entity's relationship dictionaries, by the set of columns present (as
 /// bits): a record's dictionary is a copy of its template with the values set by index, with
 /// no key hashed.
-struct TemplateCache<Value> {
-  let keys: [String]
-  let placeholder: Value
+package struct TemplateCache<Value> {
+  package let keys: [String]
+  package let placeholder: Value
   private var cache: [UInt64: KeyedTemplate<Value>] = [:]
   private var mask: UInt64 = 0
   /// The template of the last set selected.
-  private(set) var current = KeyedTemplate<Value>()
+  package private(set) var current = KeyedTemplate<Value>()
 
-  init(keys: [String], placeholder: Value) {
+  package init(keys: [String], placeholder: Value) {
     self.keys = keys
     self.placeholder = placeholder
   }
 
   /// Makes the template of the columns in `mask`, which is not 0, the current one.
   @inline(__always)
-  mutating func select(_ mask: UInt64) {
+  package mutating func select(_ mask: UInt64) {
     if mask != self.mask { load(mask) }
   }
 

@@ -9,9 +9,9 @@ import FolioModel
 /// threads as any `Sendable` value does.
 package final class RecordBlock<Element>: @unchecked Sendable {
   /// The values a new block holds at most, unless one row needs more.
-  static var capacity: Int { 4_096 }
+  package static var capacity: Int { 4_096 }
 
-  @usableFromInline let base: UnsafeMutablePointer<Element>
+  @usableFromInline package let base: UnsafeMutablePointer<Element>
   private let capacity: Int
   /// The values written; read only by the reader filling the block, and when it is freed.
   private var count = 0
@@ -33,11 +33,11 @@ package final class RecordBlock<Element>: @unchecked Sendable {
   package subscript(position: Int) -> Element { base[position] }
 
   /// Where the next value goes.
-  var end: Int { count }
+  package var end: Int { count }
 
   /// Writes the next value.
   @inline(__always)
-  func append(_ value: Element) {
+  package func append(_ value: Element) {
     precondition(count < capacity, "a row block is full")
     (base + count).initialize(to: value)
     count += 1
@@ -45,7 +45,7 @@ package final class RecordBlock<Element>: @unchecked Sendable {
 
   /// Keeps `names` for as long as the block lives: a row written in it is read by them.
   @inline(__always)
-  func keep(_ names: RecordNames) {
+  package func keep(_ names: RecordNames) {
     if let last = self.names.last, last === names { return }
     // Rows alternating between a few sets of names keep each once; many sets may repeat.
     if self.names.count < 8, self.names.contains(where: { $0 === names }) { return }
@@ -53,7 +53,7 @@ package final class RecordBlock<Element>: @unchecked Sendable {
   }
 
   /// A block with room for a row of `width` values: `current` when it has room, else a new one.
-  static func room(for width: Int, in current: RecordBlock?) -> RecordBlock {
+  package static func room(for width: Int, in current: RecordBlock?) -> RecordBlock {
     if let current, current.capacity - current.count >= width { return current }
     return RecordBlock(capacity: max(capacity, width))
   }

@@ -63,7 +63,7 @@ public struct StoreRecord: Sendable, Hashable {
 
   /// A record whose attribute values are `row`, named in order by `names`, in a block of
   /// their own.
-  init(
+  package init(
     entityName: String, id: Int64, names: RecordNames, row: [AttributeValue],
     relationships: [String: [Int64]]
   ) {
@@ -77,7 +77,7 @@ public struct StoreRecord: Sendable, Hashable {
 
   /// A record whose attribute values are in `block` from `start` on, named in order by
   /// `names`; the caller has written them.
-  init(
+  package init(
     entityName: String, id: Int64, names: RecordNames, block: RowBlock, start: Int,
     links: RecordLinks
   ) {
@@ -90,7 +90,7 @@ public struct StoreRecord: Sendable, Hashable {
 
   /// A record whose relationships' targets are `targets`, named in order by `names`, in a
   /// block of their own.
-  init(
+  package init(
     entityName: String, id: Int64, attributes: [String: AttributeValue],
     linkNames names: RecordNames,
     targets: [[Int64]]
@@ -106,7 +106,7 @@ public struct StoreRecord: Sendable, Hashable {
   }
 
   /// A record with no attribute values and `links` for its relationships.
-  init(entityName: String, id: Int64, links: RecordLinks) {
+  package init(entityName: String, id: Int64, links: RecordLinks) {
     self.entityName = entityName
     self.id = id
     self.values = .dictionary([:])
@@ -201,7 +201,7 @@ package final class RecordNames: Sendable {
   package let names: [String]
   private let positions: [String: Int]
 
-  init(_ names: [String]) {
+  package init(_ names: [String]) {
     self.names = names
     // A few names are found faster by comparing them in turn than by hashing.
     positions =
@@ -211,7 +211,7 @@ package final class RecordNames: Sendable {
   }
 
   /// The position of `name` in a row.
-  func position(of name: String) -> Int? {
+  package func position(of name: String) -> Int? {
     names.count > 8 ? positions[name] : names.firstIndex(of: name)
   }
 }
@@ -240,7 +240,7 @@ package enum RecordLinks: Sendable {
   case dictionary([String: [Int64]])
   case shared(SharedNames, TargetBlock, Int)
 
-  var dictionary: [String: [Int64]] {
+  package var dictionary: [String: [Int64]] {
     switch self {
     case .dictionary(let dictionary): return dictionary
     case .shared(let names, let block, let start):
@@ -263,7 +263,7 @@ package struct SharedNames: @unchecked Sendable {
   private let reference: Unmanaged<RecordNames>
 
   /// `names`, which `block` keeps for as long as it lives.
-  init<Element>(_ names: RecordNames, keptBy block: RecordBlock<Element>) {
+  package init<Element>(_ names: RecordNames, keptBy block: RecordBlock<Element>) {
     block.keep(names)
     reference = .passUnretained(names)
   }
@@ -274,7 +274,7 @@ package struct SharedNames: @unchecked Sendable {
   package var names: [String] { reference._withUnsafeGuaranteedRef { $0.names } }
 
   /// The position of `name` in the row.
-  func position(of name: String) -> Int? {
+  package func position(of name: String) -> Int? {
     reference._withUnsafeGuaranteedRef { $0.position(of: name) }
   }
   /// The names' address, which no other names take while a record reads them.

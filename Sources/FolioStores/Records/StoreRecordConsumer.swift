@@ -74,27 +74,29 @@ package struct CountingConsumer<Base: StoreRecordConsumer>: StoreRecordConsumer 
 }
 
 /// Collects records into ``StoreContents``.
-struct StoreContentsCollector: StoreRecordConsumer {
-  private(set) var metadata = StoreMetadata(storeType: "")
-  private(set) var records: [StoreRecord] = []
-  private(set) var nextObjectID: Int64 = 1
+package struct StoreContentsCollector: StoreRecordConsumer {
+  package private(set) var metadata = StoreMetadata(storeType: "")
+  package private(set) var records: [StoreRecord] = []
+  package private(set) var nextObjectID: Int64 = 1
 
-  mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {
+  package init() {}
+
+  package mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {
     self.metadata = metadata
     self.nextObjectID = nextObjectID
     if let recordCount { records.reserveCapacity(recordCount) }
   }
 
-  mutating func consume(_ record: StoreRecord) { records.append(record) }
+  package mutating func consume(_ record: StoreRecord) { records.append(record) }
 
   /// Takes `more` records at once, after those taken so far.
-  mutating func adopt(_ more: [StoreRecord]) {
+  package mutating func adopt(_ more: [StoreRecord]) {
     if records.isEmpty { records = more } else { records.append(contentsOf: more) }
   }
 
-  mutating func finish() {}
+  package mutating func finish() {}
 
-  var contents: StoreContents {
+  package var contents: StoreContents {
     StoreContents(metadata: metadata, records: records, nextObjectID: nextObjectID)
   }
 }

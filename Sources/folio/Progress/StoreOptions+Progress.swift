@@ -28,23 +28,15 @@ extension ProgressReporter.Phase {
   /// Reading the store `source` names, through a `ProgressCountingFormat`: by its records one
   /// at a time, or with `isWhole` by `read(from:model:)`.
   ///
-  /// How far a read has come shows differently by format. The XML reader parses the file as
-  /// it reads it, so its bytes tell, and its objects have no total up front. A SQLite store
-  /// gives its number of objects before the first, and `pread`s its pages as it goes (some
-  /// twice): its objects tell. A binary store is read and checked whole before its objects are
-  /// decoded: its bytes are the first half, its objects the second. A whole read hands over no
-  /// object one at a time, but for the binary and SQLite stores', which are their streaming
-  /// reads collected.
+  /// How far a read has come shows differently by format: its bytes tell the share
+  /// `FormatRegistry` gives, its objects the rest. A whole read hands over no object one at a
+  /// time, but for the formats whose whole read is their streaming read collected
+  /// (`CountingWholeRead`).
   static func reading(_ source: StoreOptions.Source, isWhole: Bool = false) -> Self {
     var phase = Self(
       name: "reading", bytes: .read, totalBytes: ProgressReporter.size(of: source.url),
       countsObjects: !isWhole || source.format is any CountingWholeRead)
-    phase.bytesShare =
-      switch source.format {
-      case is XMLStore: 1
-      case is SQLiteStore: 0
-      default: 0.5
-      }
+    phase.bytesShare = FormatRegistry.entry(for: source.format)?.readProgressByBytes ?? 0.5
     return phase
   }
 
@@ -64,6 +56,6 @@ extension ProgressReporter.Phase {
   static func writing(objects: Int, as format: any StoreFormat) -> Self {
     Self(
       name: "writing \(ProgressLine.objects(objects, of: nil))",
-      bytes: format is BinaryStore ? nil : .written)
+      bytes: FormatRegistry.entry(for: format)?.writesAsItGoes == false ? nil : .written)
   }
 }

@@ -102,13 +102,11 @@ struct ShellCommand: ParsableCommand {
       try session.perform(.model(path: model), text: "model \(model)")
     } else if let options {
       let source = try options.open()
-      // A model guessed from a SQLite store's tables would write its guesses (references
-      // read as integers, one-to-many sides unknown): the store is shown, not saved.
+      // A model inferred with guesses its own format would record as fact (a SQLite store's
+      // references read as integers, one-to-many sides unknown) is shown, not saved.
       runner.use(
         source.model,
-        refusingSavesBecause: source.modelIsInferred && source.format is SQLiteStore
-          ? "the model of \(source.url.lastPathComponent) was inferred from its tables, which keep no model: saving would write its guesses into the file. Open it with --model"
-          : nil)
+        refusingSavesBecause: ConvertCommand.unfaithfulness(of: source, writtenAs: source.format))
     }
     if let file, isNew {
       try session.perform(.new, text: "new")

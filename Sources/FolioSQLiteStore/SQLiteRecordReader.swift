@@ -1,0 +1,391 @@
+import CSQLite
+import FolioModel
+import FolioStores
+import Foundation
+
+/// Reads the rows of a Core Data SQLite store as records, one hierarchy table at a time.
+///
+/// A record's ID is its `Z_PK` in its hierarchy's key space (``StoreKeySpace``). Each to-one
+/// relationship gives its target from its foreign-key column. To-many relationships are given
+/// where their order lives: an ordered one-to-many from the members' order column, each
+/// ordered side of a many-to-many from its join table's order column, and an unordered
+/// many-to-many from one side of its join table; the reader of the records completes the
+/// other sides.
+struct SQLiteRecordReader {
+  let database: SQLiteDatabase
+  let binding: SQLiteBinding
+  let externalData: ExternalDataFolder?
+  /// Whether only the rows whose keys the connection's `temp.folio_keys` table lists (by root
+  /// entity number and `Z_PK`) are read, with their relationships: ``SQLiteStore/read(keys:from:model:into:)``.
+  var readsListedKeysOnly = false
+  /// Whether each record gives every relationship, both sides of each pair (an unordered
+  /// one-to-many from its members' foreign keys, each side of a join table), for a consumer
+  /// that takes records one at a time and cannot complete them
+  /// (``StoreRecordConsumer/wantsEveryRelationship``). Unordered sides list their members in
+  /// ID order, as a whole read completes them.
+  var givesEveryRelationship = false
+  private var schema: SQLiteSchema { binding.schema }
+
+  /// The condition that keeps to the listed keys a query of `column` (of rows of the hierarchy
+  /// whose root is `root`); empty when every row is read.
+  private func listed(_ column: String, root: Int) -> String {
+    guard readsListedKeysOnly else { return "" }
+    return "\(column) IN (SELECT key FROM temp.folio_keys WHERE root = \(root))"
+  }
+
+  /// One entity's place in the select of its table: where each attribute and to-one is.
+  private final class EntityColumns {
+    let entity: SQLiteSchema.Entity
+    init(entity: SQLiteSchema.Entity) { self.entity = entity }
+    var attributes: [(name: String, column: SQLiteValues.Column, index: Int)] = []
+    var toOnes: [(toOne: SQLiteSchema.ToOneColumn, index: Int, entityIndex: Int?)] = []
+    /// What each row needs of `toOnes`, without copying relationship descriptions per row.
+    var toOneReads: [(name: String, index: Int, entityIndex: Int?, targetRoot: Int)] = []
+    /// Per to-one, the keys of the rows whose target is gone, where Core Data may leave one.
+    var gone: [Set<Int64>?] = []
+    /// The destination of each to-one, for checking entity columns.
+    var destinations: [SQLiteSchema.Entity?] = []
+  }
+
+  /// How many rows the hierarchy tables hold: the records that follow.
+  func recordCount() throws(StoreError) -> Int {
+    var total: Int64 = 0
+    for entity in schema.entities where entity.number == entity.rootNumber {
+      let table = binding.table(entity.table)
+      total +=
+        try database.integer(
+          "SELECT count(*) FROM \(SQLiteDatabase.quote(table))", at: table) ?? 0
+    }
+    return Int(total)
+  }
+
+  func read<Consumer: StoreRecordConsumer>(into consumer: inout Consumer) throws(StoreError) {
+    for root in schema.entities where root.number == root.rootNumber {
+      try readTable(of: root, into: &consumer)
+    }
+  }
+
+  private func readTable<Consumer: StoreRecordConsumer>(
+    of root: SQLiteSchema.Entity, into consumer: inout Consumer
+  ) throws(StoreError) {
+    let table = binding.table(root.table)
+    let toManys = try toManyTargets(ownedIn: root)
+    // One select of every column any entity of the hierarchy stores.
+    var selected: [String] = ["Z_PK", "Z_ENT", "Z_OPT"]
+    var indexOfColumn: [String: Int] = [:]
+    func index(of column: String) -> Int {
+      let actual = binding.column(column, of: root.table)
+      if let known = indexOfColumn[actual] { return known }
+      selected.append(actual)
+      indexOfColumn[actual] = selected.count - 1
+      return selected.count - 1
+    }
+    // Each entity of the hierarchy by its number's offset from the root's (numbers of a
+    // hierarchy are consecutive: depth-first order).
+    let numbers = root.kindNumbers.sorted()
+    let first = numbers.first ?? root.number
+    var shapes: [EntityColumns?] = Array(repeating: nil, count: (numbers.last ?? first) - first + 1)
+    var names: [RowNamesCache] = []
+    // Each row's relationships: its to-ones, then the hierarchy's to-manys.
+    let toManyList = toManys.sorted { $0.key < $1.key }
+    let toManyNames = toManyList.map(\.key)
+    var linkNames: [RowNamesCache] = []
+    var goneByColumn: [String: Set<Int64>] = [:]
+    for number in numbers {
+      guard let entity = schema.entity(number: number) else { continue }
+      let attributes = schema.attributes[entity.name] ?? []
+      let columns = EntityColumns(entity: entity)
+      for attribute in attributes {
+        columns.attributes.append(
+          (
+            attribute.attribute.name, SQLiteValues.Column(attribute.attribute),
+            index(of: attribute.column)
+          ))
+      }
+      for toOne in schema.toOnes[entity.name] ?? [] {
+        columns.toOnes.append(
+          (toOne, index(of: toOne.column), toOne.entityColumn.map { index(of: $0) }))
+        if let last = columns.toOnes.last {
+          columns.toOneReads.append(
+            (toOne.relationship.name, last.index, last.entityIndex, toOne.targetRoot))
+        }
+        columns.destinations.append(schema.entity(toOne.relationship.destinationEntityName))
+        if schema.mayOutliveTarget(toOne.relationship) {
+          let column = binding.column(toOne.column, of: root.table)
+          if goneByColumn[column] == nil {
+            goneByColumn[column] = try goneTargets(
+              of: column, in: table, root: toOne.targetRoot, ownerRoot: root.number)
+          }
+          columns.gone.append(goneByColumn[column])
+        } else {
+          columns.gone.append(nil)
+        }
+      }
+      shapes[number - first] = columns
+      names.append(RowNamesCache(names: attributes.map(\.attribute.name)))
+      linkNames.append(RowNamesCache(names: columns.toOneReads.map(\.name) + toManyNames))
+    }
+    var nameSlot: [Int] = Array(repeating: 0, count: shapes.count)
+    var slot = 0
+    for (offset, shape) in shapes.enumerated() where shape != nil {
+      nameSlot[offset] = slot
+      slot += 1
+    }
+    var sql =
+      "SELECT " + selected.map(SQLiteDatabase.quote).joined(separator: ", ") + " FROM "
+      + SQLiteDatabase.quote(table)
+    if readsListedKeysOnly { sql += " WHERE " + listed("Z_PK", root: root.number) }
+    let statement = try database.prepare(sql, at: table)
+    var rowBlock: RowBlock?
+    var targetBlock: TargetBlock?
+    var targets: [Int64] = []
+    var present: [Int] = []
+    while try statement.step() {
+      let primaryKey = statement.int64(0)
+      let number = Int(statement.int64(1))
+      guard primaryKey >= 1, primaryKey <= StoreKeySpace.maximumKey else {
+        throw StoreError(
+          .malformedStore, "\(table) has a row whose Z_PK \(primaryKey) is out of range",
+          at: InputLocation(file: database.path))
+      }
+      let offset = number - first
+      guard offset >= 0, offset < shapes.count, let columns = shapes[offset],
+        !columns.entity.isAbstract
+      else {
+        throw StoreError(
+          .malformedStore,
+          "\(table) row Z_PK \(primaryKey) has Z_ENT \(number), which is not a concrete entity "
+            + "of \(root.name)'s hierarchy",
+          at: InputLocation(file: database.path))
+      }
+      let entity = columns.entity
+      let id = StoreKeySpace.id(space: root.number, key: primaryKey)
+      let version = SQLiteRowVersion.read(statement.isNull(2) ? nil : statement.int64(2))
+      // Each relationship present in `present`, its count and targets in `targets`.
+      present.removeAll(keepingCapacity: true)
+      targets.removeAll(keepingCapacity: true)
+      for (position, read) in columns.toOneReads.enumerated() where !statement.isNull(read.index) {
+        // A reference Core Data left when its target was deleted (No Action) names nothing.
+        if let gone = columns.gone[position], gone.contains(primaryKey) { continue }
+        let target = statement.int64(read.index)
+        guard target >= 1, target <= StoreKeySpace.maximumKey else {
+          let toOne = columns.toOnes[position].toOne
+          throw StoreError(
+            .danglingReference,
+            "\(table).\(toOne.column) of row Z_PK \(primaryKey) names key \(target)",
+            at: InputLocation(
+              file: database.path, entity: entity.name, property: toOne.relationship.name))
+        }
+        if let entityIndex = read.entityIndex, !statement.isNull(entityIndex) {
+          let targetNumber = Int(statement.int64(entityIndex))
+          guard columns.destinations[position]?.kindNumbers.contains(targetNumber) == true else {
+            let toOne = columns.toOnes[position].toOne
+            throw StoreError(
+              .danglingReference,
+              "\(table).\(toOne.entityColumn ?? "") of row Z_PK \(primaryKey) names entity "
+                + "\(targetNumber), which is not a \(toOne.relationship.destinationEntityName)",
+              at: InputLocation(
+                file: database.path, entity: entity.name, property: toOne.relationship.name))
+          }
+        }
+        present.append(position)
+        targets.append(1)
+        targets.append(StoreKeySpace.id(space: read.targetRoot, key: target))
+      }
+      // A key names one row of the hierarchy, so a list found under it is this row's; an
+      // entity without that relationship is reported by the reader of the records.
+      for (position, (_, owners)) in toManyList.enumerated() {
+        guard let found = owners[primaryKey] else { continue }
+        present.append(columns.toOneReads.count + position)
+        targets.append(Int64(found.count))
+        targets.append(contentsOf: found)
+      }
+      let links: RecordLinks
+      let linkSlot = nameSlot[offset]
+      if present.isEmpty {
+        links = .dictionary([:])
+      } else if linkNames[linkSlot].names.count <= 64 {
+        let block = TargetBlock.room(for: targets.count, in: targetBlock)
+        targetBlock = block
+        let start = block.end
+        for target in targets { block.append(target) }
+        var mask: UInt64 = 0
+        for position in present { mask |= 1 << UInt64(position) }
+        links = .shared(
+          SharedNames(linkNames[linkSlot].names(for: mask), keptBy: block), block, start)
+      } else {
+        var dictionary: [String: [Int64]] = [:]
+        var at = 0
+        for position in present {
+          let count = Int(targets[at])
+          dictionary[linkNames[linkSlot].names[position]] = Array(targets[at + 1..<at + 1 + count])
+          at += 1 + count
+        }
+        links = .dictionary(dictionary)
+      }
+      let width = columns.attributes.count
+      guard width <= 64 else {
+        var dictionary: [String: AttributeValue] = [:]
+        for (name, column, index) in columns.attributes {
+          if let value = try value(
+            statement, index, column, at: table, selected[index], primaryKey, entity.name, name)
+          {
+            dictionary[name] = value
+          }
+        }
+        var record = StoreRecord(entityName: entity.name, id: id, attributes: dictionary)
+        record.relationships = links.dictionary
+        record.version = version
+        try consumer.consume(record)
+        continue
+      }
+      let block = RowBlock.room(for: max(width, 1), in: rowBlock)
+      rowBlock = block
+      let start = block.end
+      var mask: UInt64 = 0
+      for (position, (name, column, index)) in columns.attributes.enumerated() {
+        guard
+          let value = try value(
+            statement, index, column, at: table, selected[index], primaryKey, entity.name, name)
+        else { continue }
+        mask |= 1 << UInt64(position)
+        block.append(value)
+      }
+      var record: StoreRecord
+      if mask != 0 {
+        record = StoreRecord(
+          entityName: entity.name, id: id, names: names[nameSlot[offset]].names(for: mask),
+          block: block, start: start, links: links)
+      } else {
+        record = StoreRecord(entityName: entity.name, id: id, links: links)
+      }
+      record.version = version
+      try consumer.consume(record)
+    }
+  }
+
+  /// The value in column `index`, an error naming its place when it is not right.
+  @inline(__always)
+  private func value(
+    _ statement: SQLiteStatement, _ index: Int, _ column: SQLiteValues.Column, at table: String,
+    _ columnName: String, _ primaryKey: Int64, _ entity: String, _ key: String
+  ) throws(StoreError) -> AttributeValue? {
+    do {
+      return try SQLiteValues.read(statement, index, as: column, externalData: externalData)
+    } catch {
+      throw SQLiteValues.Place(
+        file: database.path, table: table, column: columnName, primaryKey: primaryKey,
+        entity: entity, key: key
+      ).error(error)
+    }
+  }
+
+  /// The keys of the rows of `table` whose foreign key `column` names no row of the target
+  /// hierarchy `root`: references a deletion left behind.
+  private func goneTargets(of column: String, in table: String, root: Int, ownerRoot: Int)
+    throws(StoreError) -> Set<Int64>
+  {
+    guard let target = schema.entity(number: root) else { return [] }
+    let q = SQLiteDatabase.quote
+    let targetTable = binding.table(target.table)
+    let statement = try database.prepare(
+      "SELECT h.Z_PK FROM \(q(table)) h WHERE h.\(q(column)) IS NOT NULL AND NOT EXISTS "
+        + "(SELECT 1 FROM \(q(targetTable)) t WHERE t.Z_PK = h.\(q(column)))"
+        + (readsListedKeysOnly ? " AND " + listed("h.Z_PK", root: ownerRoot) : ""),
+      at: table)
+    var keys: Set<Int64> = []
+    while try statement.step() { keys.insert(statement.int64(0)) }
+    return keys
+  }
+
+  /// The to-many targets the records of `root`'s hierarchy are given, by relationship and
+  /// owner key: ordered one-to-many from the members' order column, and the sides of join
+  /// tables that are ordered (or the first side of an unordered pair), in order.
+  private func toManyTargets(ownedIn root: SQLiteSchema.Entity) throws(StoreError)
+    -> [String: [Int64: [Int64]]]
+  {
+    var result: [String: [Int64: [Int64]]] = [:]
+    let q = SQLiteDatabase.quote
+    for number in root.kindNumbers.sorted() {
+      guard let entity = schema.entity(number: number) else { continue }
+      for ordered in schema.orderedToManys[entity.name] ?? [] {
+        let name = ordered.relationship.name
+        let table = binding.table(ordered.memberTable)
+        let foreignKey = binding.column(ordered.foreignKey, of: ordered.memberTable)
+        let order = binding.orderColumns[entity.name + "." + name] ?? ordered.orderColumn
+        let restriction =
+          readsListedKeysOnly ? " AND " + listed(q(foreignKey), root: root.number) : ""
+        let statement = try database.prepare(
+          "SELECT \(q(foreignKey)), Z_PK FROM \(q(table)) WHERE \(q(foreignKey)) IS NOT NULL "
+            + restriction + " ORDER BY \(q(foreignKey)), \(q(order)), Z_PK",
+          at: table)
+        var lists: [Int64: [Int64]] = [:]
+        while try statement.step() {
+          lists[statement.int64(0), default: []].append(
+            StoreKeySpace.id(space: ordered.memberRoot, key: statement.int64(1)))
+        }
+        result[name, default: [:]].merge(lists) { a, b in a + b }
+      }
+      for unordered in givesEveryRelationship ? schema.unorderedToManys[entity.name] ?? [] : [] {
+        let table = binding.table(unordered.memberTable)
+        let foreignKey = binding.column(unordered.foreignKey, of: unordered.memberTable)
+        let statement = try database.prepare(
+          "SELECT \(q(foreignKey)), Z_PK FROM \(q(table)) WHERE \(q(foreignKey)) IS NOT NULL "
+            + "ORDER BY \(q(foreignKey)), Z_PK",
+          at: table)
+        var lists: [Int64: [Int64]] = [:]
+        while try statement.step() {
+          lists[statement.int64(0), default: []].append(
+            StoreKeySpace.id(space: unordered.memberRoot, key: statement.int64(1)))
+        }
+        result[unordered.relationship.name, default: [:]].merge(lists) { a, b in a + b }
+      }
+    }
+    for join in binding.joinTables {
+      let ordered = join.sides.filter { $0.orderColumn != nil }
+      let read = givesEveryRelationship ? join.sides : ordered.isEmpty ? [join.sides[0]] : ordered
+      for side in read {
+        guard let owner = schema.entity(side.entity), owner.rootNumber == root.number else {
+          continue
+        }
+        var sql = "SELECT \(q(side.ownerColumn)), \(q(side.memberColumn)) FROM \(q(join.name))"
+        // Rows naming a member whose deletion Core Data left them behind (No Action) name
+        // nothing.
+        if schema.mayOutliveTarget(side.relationship),
+          let member = schema.entity(number: side.memberRoot)
+        {
+          sql +=
+            " WHERE EXISTS (SELECT 1 FROM \(q(binding.table(member.table))) m"
+            + " WHERE m.Z_PK = \(q(join.name)).\(q(side.memberColumn)))"
+        }
+        if readsListedKeysOnly {
+          sql +=
+            (sql.contains(" WHERE ") ? " AND " : " WHERE ")
+            + listed("\(q(join.name)).\(q(side.ownerColumn))", root: root.number)
+        }
+        if let order = side.orderColumn {
+          sql += " ORDER BY \(q(side.ownerColumn)), \(q(order)), \(q(side.memberColumn))"
+        } else if givesEveryRelationship {
+          sql += " ORDER BY \(q(side.ownerColumn)), \(q(side.memberColumn))"
+        }
+        let statement = try database.prepare(sql, at: join.name)
+        var lists: [Int64: [Int64]] = [:]
+        while try statement.step() {
+          guard !statement.isNull(0), !statement.isNull(1) else {
+            throw StoreError(
+              .malformedStore, "\(join.name) has a row with a NULL key",
+              at: InputLocation(file: database.path))
+          }
+          lists[statement.int64(0), default: []].append(
+            StoreKeySpace.id(space: side.memberRoot, key: statement.int64(1)))
+        }
+        // A relationship that is its own inverse has both columns: a pair counts once.
+        let selfInverse = join.sides[0].relationship.name == join.sides[1].relationship.name
+        result[side.relationship.name, default: [:]].merge(lists) { a, b in
+          selfInverse ? Array(Set(a + b)).sorted() : a + b
+        }
+      }
+    }
+    return result
+  }
+}

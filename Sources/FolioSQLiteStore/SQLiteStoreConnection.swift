@@ -1,0 +1,73 @@
+import CSQLite
+import FolioModel
+import FolioStores
+import Foundation
+
+/// A connection a coordinator keeps open on a SQLite store while it has the store open.
+///
+/// It tells whether another connection committed a change since the coordinator last looked
+/// (`PRAGMA data_version`, which this connection's own commits leave as it is), and every save
+/// goes through it: `BEGIN IMMEDIATE` takes SQLite's write lock before the coordinator looks
+/// for other writers' changes, so none can come between that look and the save's `COMMIT`.
+/// A store another connection keeps locked is waited for up to ``busyTimeout``, then reported
+/// as `StoreError.busy`.
+final class SQLiteStoreConnection: IncrementalStoreConnection {
+  private let database: SQLiteDatabase
+  private var isWriting = false
+
+  /// How long a save waits for another writer's transaction: 10 seconds.
+  static let busyTimeout: Int32 = 10_000
+
+  init(url: URL) throws(StoreError) {
+    database = try SQLiteStore.open(url, readOnly: false)
+    sqlite3_busy_timeout(database.handle, Self.busyTimeout)
+  }
+
+  func changeCounter() throws(StoreError) -> Int64 {
+    try database.integer("PRAGMA data_version", at: "PRAGMA data_version") ?? 0
+  }
+
+  func beginWriting() throws(StoreError) {
+    do {
+      try database.execute("BEGIN IMMEDIATE")
+    } catch  where error.code == .busy {
+      throw StoreError(
+        .busy,
+        "another program has been writing the store for \(Self.busyTimeout / 1000) s and holds its lock; try again when it is done",
+        at: InputLocation(file: database.path), underlying: error)
+    }
+    isWriting = true
+  }
+
+  func save(_ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel)
+    throws(StoreError) -> IncrementalSaveResult
+  {
+    // Within a savepoint, so a save that finds rows moved, or fails, leaves the write lock
+    // held and nothing written.
+    try database.execute("SAVEPOINT folio_save")
+    let stale: [Int64]
+    do {
+      stale = try SQLiteStore.apply(changes, metadata: metadata, model: model, to: database)
+    } catch {
+      try? database.execute("ROLLBACK TO folio_save")
+      try? database.execute("RELEASE folio_save")
+      throw error
+    }
+    if !stale.isEmpty { try database.execute("ROLLBACK TO folio_save") }
+    try database.execute("RELEASE folio_save")
+    return stale.isEmpty ? .written : .stale(stale)
+  }
+
+  func commitWriting() throws(StoreError) {
+    try database.execute("COMMIT")
+    isWriting = false
+  }
+
+  func rollBackWriting() {
+    guard isWriting else { return }
+    try? database.execute("ROLLBACK")
+    isWriting = false
+  }
+
+  deinit { rollBackWriting() }
+}
