@@ -152,7 +152,7 @@ let package = Package(
     .executableTarget(
       name: "folio",
       dependencies: [
-        "CFolioSupport", "FolioModel", "FolioScript", "FolioCodegen",
+        "CFolioSupport", "FolioModel", "FolioScript", "FolioCodegen", "FolioSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"), "Folio",
       ],
       swiftSettings: [testHooks]
@@ -264,7 +264,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "FolioSoakRunner",
-      dependencies: ["FolioSoak", "Folio", "FolioTestSupport"],
+      dependencies: ["FolioSoak", "Folio", "FolioScript", "FolioTestSupport"],
       path: "Tests/FolioSoakRunner"
     ),
     // Fuzzing (`make fuzz`, RELIABILITY.md): one executable per parser. The normal build makes

@@ -72,30 +72,6 @@ struct RecordSink: StoreRecordConsumer {
   mutating func finish() {}
 }
 
-/// Runs `first` on the calling thread and `second` on another at the same time; returns when
-/// both have.
-func runAtOnce(_ first: () -> Void, beside second: () -> Void) {
-  withoutActuallyEscaping(second) { second in
-    // The other thread lets go of `second` before it signals, so that no reference to it is
-    // left when this returns (`withoutActuallyEscaping` checks).
-    let slot = WorkSlot(second)
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-      slot.work?()
-      slot.work = nil
-      done.signal()
-    }
-    first()
-    done.wait()
-  }
-}
-
-/// Work handed to another thread, which alone uses it until it signals that it is done.
-final class WorkSlot: @unchecked Sendable {
-  var work: (() -> Void)?
-  init(_ work: @escaping () -> Void) { self.work = work }
-}
-
 /// A block's relationship columns between the two passes, one array per field.
 struct RelationshipColumns {
   var relationships: [RelationshipDescription] = []

@@ -305,7 +305,8 @@ struct BinaryBodyReader {
   /// Builds the table of shared relationships for the first row of block `block` whose only
   /// relationship is one to-one target, as that row would.
   mutating func prepareShared(_ block: Int, _ columns: RelationshipColumns) {
-    guard sharesTargets, sharedBlock != block, columns.names.count <= 64 else { return }
+    guard sharesTargets, sharedBlock != block, columns.names.count <= RecordBuilder.maximumColumns
+    else { return }
     for row in 0..<blocks[block].range.count {
       var lone: Int?
       var others = 0
@@ -348,79 +349,76 @@ struct BinaryBodyReader {
     var linkNames = RowNamesCache(names: relationships.names)
     var targetBlock: TargetBlock?
     var scratch: [Int64] = []
-    let isWide = attributes.names.count > 64 || relationships.names.count > 64
+    let isWide =
+      attributes.names.count > RecordBuilder.maximumColumns
+      || relationships.names.count > RecordBuilder.maximumColumns
     for row in rows {
-      var attributeValues: [String: AttributeValue] = [:]
+      let id = ids[range.lowerBound + row]
+      if isWide {
+        try consumer.consume(
+          try wideRecord(
+            row, id: id, name: name, entity: entity, &attributes, &relationships))
+        continue
+      }
       var names: RecordNames?
       var rowStart = 0
       var relationshipValues: [String: [Int64]] = [:]
       var sharedLinks: RecordLinks?
-      if isWide {
-        for column in attributes.names.indices where attributes.isPresent(column, row) {
-          attributeValues[attributes.names[column]] = try value(of: &attributes, column)
-        }
-        for column in relationships.names.indices where relationships.count(column, row) > 0 {
-          relationshipValues[relationships.names[column]] = try targets(
-            of: &relationships, column, row: row, entity: entity)
-        }
-      } else {
-        var mask: UInt64 = 0
-        for column in attributes.names.indices where attributes.isPresent(column, row) {
-          mask |= 1 << UInt64(column)
-        }
-        if mask != 0 {
-          names = rowNames.names(for: mask)
-          let block = RowBlock.room(for: mask.nonzeroBitCount, in: rowBlock)
-          rowBlock = block
-          rowStart = block.end
-          var rest = mask
-          while rest != 0 {
-            let column = rest.trailingZeroBitCount
-            rest &= rest - 1
-            block.append(try value(of: &attributes, column))
-          }
-        }
-        mask = 0
-        for column in relationships.names.indices where relationships.count(column, row) > 0 {
-          mask |= 1 << UInt64(column)
-        }
-        if sharesTargets, mask.nonzeroBitCount == 1,
-          relationships.count(mask.trailingZeroBitCount, row) == 1
-        {
-          // A lone to-one reference (a spending's person): one dictionary per target, shared.
-          relationshipValues = try sharedRelationships(
-            of: &relationships, mask.trailingZeroBitCount, row: row, entity: entity)
-        } else if mask != 0, !sharesTargets {
-          // Read as it comes: the targets go in a block that many records share, which the
-          // graph reads without a dictionary per record.
-          scratch.removeAll(keepingCapacity: true)
-          var rest = mask
-          while rest != 0 {
-            let column = rest.trailingZeroBitCount
-            rest &= rest - 1
-            let targets = try targets(of: &relationships, column, row: row, entity: entity)
-            scratch.append(Int64(targets.count))
-            scratch.append(contentsOf: targets)
-          }
-          let block = TargetBlock.room(for: scratch.count, in: targetBlock)
-          targetBlock = block
-          let start = block.end
-          for value in scratch { block.append(value) }
-          sharedLinks = .shared(
-            SharedNames(linkNames.names(for: mask), keptBy: block), block, start)
-        } else if mask != 0 {
-          relationshipTemplates.select(mask)
-          relationshipValues = relationshipTemplates.current.dictionary
-          var rest = mask
-          while rest != 0 {
-            let column = rest.trailingZeroBitCount
-            rest &= rest - 1
-            let targets = try targets(of: &relationships, column, row: row, entity: entity)
-            relationshipValues.values[relationshipTemplates.current.slots[column]] = targets
-          }
+      var mask: UInt64 = 0
+      for column in attributes.names.indices where attributes.isPresent(column, row) {
+        mask |= 1 << UInt64(column)
+      }
+      if mask != 0 {
+        names = rowNames.names(for: mask)
+        let block = RowBlock.room(for: mask.nonzeroBitCount, in: rowBlock)
+        rowBlock = block
+        rowStart = block.end
+        var rest = mask
+        while rest != 0 {
+          let column = rest.trailingZeroBitCount
+          rest &= rest - 1
+          block.append(try value(of: &attributes, column))
         }
       }
-      let id = ids[range.lowerBound + row]
+      mask = 0
+      for column in relationships.names.indices where relationships.count(column, row) > 0 {
+        mask |= 1 << UInt64(column)
+      }
+      if sharesTargets, mask.nonzeroBitCount == 1,
+        relationships.count(mask.trailingZeroBitCount, row) == 1
+      {
+        // A lone to-one reference (a spending's person): one dictionary per target, shared.
+        relationshipValues = try sharedRelationships(
+          of: &relationships, mask.trailingZeroBitCount, row: row, entity: entity)
+      } else if mask != 0, !sharesTargets {
+        // Read as it comes: the targets go in a block that many records share, which the
+        // graph reads without a dictionary per record.
+        scratch.removeAll(keepingCapacity: true)
+        var rest = mask
+        while rest != 0 {
+          let column = rest.trailingZeroBitCount
+          rest &= rest - 1
+          let targets = try targets(of: &relationships, column, row: row, entity: entity)
+          scratch.append(Int64(targets.count))
+          scratch.append(contentsOf: targets)
+        }
+        let block = TargetBlock.room(for: scratch.count, in: targetBlock)
+        targetBlock = block
+        let start = block.end
+        for value in scratch { block.append(value) }
+        sharedLinks = .shared(
+          SharedNames(linkNames.names(for: mask), keptBy: block), block, start)
+      } else if mask != 0 {
+        relationshipTemplates.select(mask)
+        relationshipValues = relationshipTemplates.current.dictionary
+        var rest = mask
+        while rest != 0 {
+          let column = rest.trailingZeroBitCount
+          rest &= rest - 1
+          let targets = try targets(of: &relationships, column, row: row, entity: entity)
+          relationshipValues.values[relationshipTemplates.current.slots[column]] = targets
+        }
+      }
       let links = sharedLinks ?? .dictionary(relationshipValues)
       if let names, let rowBlock {
         try consumer.consume(
@@ -431,11 +429,28 @@ struct BinaryBodyReader {
         try consumer.consume(StoreRecord(entityName: name, id: id, links: sharedLinks))
       } else {
         try consumer.consume(
-          StoreRecord(
-            entityName: name, id: id, attributes: attributeValues,
-            relationships: relationshipValues))
+          StoreRecord(entityName: name, id: id, relationships: relationshipValues))
       }
     }
+  }
+
+  /// The record of row `row` of an entity of more than ``RecordBuilder/maximumColumns``
+  /// attributes or relationships, whose values and targets go in dictionaries.
+  mutating func wideRecord(
+    _ row: Int, id: Int64, name: String, entity: EntityDescription,
+    _ attributes: inout AttributeColumns, _ relationships: inout RelationshipColumns
+  ) throws(StoreError) -> StoreRecord {
+    var attributeValues: [String: AttributeValue] = [:]
+    var relationshipValues: [String: [Int64]] = [:]
+    for column in attributes.names.indices where attributes.isPresent(column, row) {
+      attributeValues[attributes.names[column]] = try value(of: &attributes, column)
+    }
+    for column in relationships.names.indices where relationships.count(column, row) > 0 {
+      relationshipValues[relationships.names[column]] = try targets(
+        of: &relationships, column, row: row, entity: entity)
+    }
+    return StoreRecord(
+      entityName: name, id: id, attributes: attributeValues, relationships: relationshipValues)
   }
 
   mutating func readAttributeColumns(

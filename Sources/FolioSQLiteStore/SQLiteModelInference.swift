@@ -25,33 +25,63 @@ import Foundation
 ///   relationships (ordered where an order column is).
 enum SQLiteModelInference {
   static func infer(from database: SQLiteDatabase) throws(StoreError) -> ManagedObjectModel {
-    let file = database.path
+    var inference = try Inference(database)
+    try inference.readTables()
+    try inference.pairOneToOnes()
+    try inference.readJoinTables()
+    do {
+      return try ManagedObjectModel(
+        entities: inference.names.keys.sorted().compactMap { number in
+          inference.names[number].flatMap { inference.entities[$0] }
+        })
+    } catch {
+      throw inference.failure("\(error)")
+    }
+  }
+
+  /// A model being inferred from one store: its entities by number from `Z_PRIMARYKEY`, then
+  /// the properties its tables' columns and join tables show.
+  private struct Inference {
+    let database: SQLiteDatabase
+    /// Each entity's name and parent, by number.
+    var names: [Int: String] = [:]
+    var parents: [Int: Int] = [:]
+    var entities: [String: EntityDescription] = [:]
+    /// The foreign keys read as to-ones, by owner, its table and column, name and target.
+    var toOnes: [(owner: String, table: String, column: String, name: String, target: Int)] = []
+    /// For each to-one in `toOnes`, the other side of its one-to-one pair.
+    var inverse: [Int: Int] = [:]
+
+    init(_ database: SQLiteDatabase) throws(StoreError) {
+      self.database = database
+      let statement = try database.prepare(
+        "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY Z_ENT",
+        at: "Z_PRIMARYKEY")
+      while try statement.step() {
+        let number = Int(statement.int64(0))
+        guard let name = statement.text(1), !name.isEmpty, DerivationExpression.isName(name[...])
+        else {
+          throw failure("Z_PRIMARYKEY row \(number) names no entity")
+        }
+        names[number] = name
+        if !statement.isNull(2), statement.int64(2) != 0 {
+          parents[number] = Int(statement.int64(2))
+        }
+      }
+      guard !names.isEmpty else { throw failure("Z_PRIMARYKEY lists no entity") }
+      for (number, name) in names {
+        let parent = parents[number].flatMap { names[$0] }
+        entities[name] = EntityDescription(name, parent: parent)
+      }
+    }
+
     func failure(_ message: String) -> StoreError {
       StoreError(
         .malformedStore, "cannot infer a model from the store: \(message)",
-        at: InputLocation(file: file))
+        at: InputLocation(file: database.path))
     }
-    // Entities and their parents, by number.
-    var names: [Int: String] = [:]
-    var parents: [Int: Int] = [:]
-    let statement = try database.prepare(
-      "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY Z_ENT",
-      at: "Z_PRIMARYKEY")
-    while try statement.step() {
-      let number = Int(statement.int64(0))
-      guard let name = statement.text(1), !name.isEmpty, DerivationExpression.isName(name[...])
-      else {
-        throw failure("Z_PRIMARYKEY row \(number) names no entity")
-      }
-      names[number] = name
-      if !statement.isNull(2), statement.int64(2) != 0 { parents[number] = Int(statement.int64(2)) }
-    }
-    guard !names.isEmpty else { throw failure("Z_PRIMARYKEY lists no entity") }
-    var entities: [String: EntityDescription] = [:]
-    for (number, name) in names {
-      let parent = parents[number].flatMap { names[$0] }
-      entities[name] = EntityDescription(name, parent: parent)
-    }
+
+    /// The entity at the top of `number`'s hierarchy.
     func root(of number: Int) -> Int {
       var current = number
       var steps = 0
@@ -61,97 +91,102 @@ enum SQLiteModelInference {
       }
       return current
     }
-    let tables = try database.tableNames()
-    var tableByUpper: [String: String] = [:]
-    for table in tables { tableByUpper[table.uppercased()] = table }
-    let indexes = try indexNames(database)
-    // The keys of each root's table, to find which table a foreign key points into.
-    var toOnes: [(owner: String, table: String, column: String, name: String, target: Int)] = []
-    for (number, name) in names.sorted(by: { $0.key < $1.key }) where root(of: number) == number {
-      guard let table = tableByUpper["Z" + name.uppercased()] else {
-        throw failure("there is no table Z\(name.uppercased()) for the entity \(name)")
-      }
-      let columns = try database.columns(of: table)
-      let upper = Set(columns.map { $0.name.uppercased() })
-      for (column, type) in columns {
-        let key = column.uppercased()
-        guard key.hasPrefix("Z"), !key.hasPrefix("Z_"), key.count > 1,
-          !Self.isEntityColumn(key)
-        else { continue }
-        let propertyName = String(key.dropFirst()).lowercased()
-        guard DerivationExpression.isName(propertyName[...]) else { continue }
-        let declared = type.uppercased()
-        if declared.hasPrefix("INTEGER") {
-          let entityColumn = upper.first {
-            Self.isEntityColumn($0) && $0.hasSuffix("_" + key.dropFirst())
-          }
-          let indexed = indexes.contains("\(table.uppercased())_\(key)_INDEX")
-          if indexed || entityColumn != nil,
-            let target = destination(
-              of: key, entityColumn: entityColumn, names: names, root: root)
-          {
-            toOnes.append((name, table, column, propertyName, target))
-            continue
-          }
+
+    /// Each root entity's table: its columns as attributes, or as to-ones where Core Data
+    /// indexed the column or gave it an entity column.
+    mutating func readTables() throws(StoreError) {
+      var tableByUpper: [String: String] = [:]
+      for table in try database.tableNames() { tableByUpper[table.uppercased()] = table }
+      let indexes = try SQLiteModelInference.indexNames(database)
+      for (number, name) in names.sorted(by: { $0.key < $1.key }) where root(of: number) == number {
+        guard let table = tableByUpper["Z" + name.uppercased()] else {
+          throw failure("there is no table Z\(name.uppercased()) for the entity \(name)")
         }
-        entities[name]?.attributes.append(
-          AttributeDescription(propertyName, Self.attributeType(declared)))
+        let columns = try database.columns(of: table)
+        let upper = Set(columns.map { $0.name.uppercased() })
+        for (column, type) in columns {
+          let key = column.uppercased()
+          guard key.hasPrefix("Z"), !key.hasPrefix("Z_"), key.count > 1,
+            !SQLiteModelInference.isEntityColumn(key)
+          else { continue }
+          let propertyName = String(key.dropFirst()).lowercased()
+          guard DerivationExpression.isName(propertyName[...]) else { continue }
+          let declared = type.uppercased()
+          if declared.hasPrefix("INTEGER") {
+            let entityColumn = upper.first {
+              SQLiteModelInference.isEntityColumn($0) && $0.hasSuffix("_" + key.dropFirst())
+            }
+            let indexed = indexes.contains("\(table.uppercased())_\(key)_INDEX")
+            if indexed || entityColumn != nil,
+              let target = SQLiteModelInference.destination(
+                of: key, entityColumn: entityColumn, names: names, root: root)
+            {
+              toOnes.append((name, table, column, propertyName, target))
+              continue
+            }
+          }
+          entities[name]?.attributes.append(
+            AttributeDescription(propertyName, SQLiteModelInference.attributeType(declared)))
+        }
       }
     }
-    // One-to-one pairs: each side's keys name the other's rows.
-    var inverse: [Int: Int] = [:]
-    for (i, a) in toOnes.enumerated() {
-      for (j, b) in toOnes.enumerated() where j > i && inverse[i] == nil && inverse[j] == nil {
-        guard names[a.target] == b.owner || names[root(of: a.target)] == b.owner,
-          names[b.target] == a.owner || names[root(of: b.target)] == a.owner,
-          try mirrors(a.table, a.column, b.table, b.column, database)
+
+    /// One-to-one pairs, where each side's keys name the other's rows; then every to-one as a
+    /// relationship, with its inverse where it has one.
+    mutating func pairOneToOnes() throws(StoreError) {
+      for (i, a) in toOnes.enumerated() {
+        for (j, b) in toOnes.enumerated() where j > i && inverse[i] == nil && inverse[j] == nil {
+          guard names[a.target] == b.owner || names[root(of: a.target)] == b.owner,
+            names[b.target] == a.owner || names[root(of: b.target)] == a.owner,
+            try SQLiteModelInference.mirrors(a.table, a.column, b.table, b.column, database)
+          else { continue }
+          inverse[i] = j
+          inverse[j] = i
+        }
+      }
+      for (index, toOne) in toOnes.enumerated() {
+        guard let destination = names[toOne.target] else { continue }
+        let other = inverse[index].map { toOnes[$0].name }
+        entities[toOne.owner]?.relationships.append(
+          RelationshipDescription(toOne.name, to: destination, inverse: other))
+      }
+    }
+
+    /// Join tables: `Z_<a><R>` (`Z_<a><S>`, `Z_<b><R>`), each a pair of to-manys.
+    mutating func readJoinTables() throws(StoreError) {
+      for table in try database.tableNames() {
+        let upper = table.uppercased()
+        guard upper.hasPrefix("Z_"), !upper.hasPrefix("Z_PRIMARYKEY"),
+          !upper.hasPrefix("Z_METADATA"), !upper.hasPrefix("Z_MODELCACHE")
         else { continue }
-        inverse[i] = j
-        inverse[j] = i
+        let columns = try database.columns(of: table).map { $0.name.uppercased() }
+        let members = columns.filter { !$0.hasPrefix("Z_FOK_") }
+        guard members.count == 2,
+          let first = SQLiteModelInference.joinColumn(members[0]),
+          let second = SQLiteModelInference.joinColumn(members[1]),
+          let firstEntity = names[first.number], let secondEntity = names[second.number]
+        else { continue }
+        // A column holds the keys of its entity's objects, and is named after the
+        // relationship of the other entity whose members they are.
+        let firstName = first.name.lowercased()
+        let secondName = second.name.lowercased()
+        let firstOrdered = columns.contains { $0.hasPrefix("Z_FOK_" + members[1].dropFirst(2)) }
+        let secondOrdered = columns.contains { $0.hasPrefix("Z_FOK_" + members[0].dropFirst(2)) }
+        guard DerivationExpression.isName(firstName[...]),
+          DerivationExpression.isName(secondName[...]),
+          entities[secondEntity]?.relationships.contains(where: { $0.name == firstName }) == false,
+          entities[firstEntity]?.relationships.contains(where: { $0.name == secondName }) == false
+        else { continue }
+        // Members of `secondEntity.firstName` are firstEntity's objects, and the other way
+        // round.
+        entities[secondEntity]?.relationships.append(
+          RelationshipDescription(
+            firstName, to: firstEntity, inverse: secondName, toMany: true, ordered: firstOrdered))
+        entities[firstEntity]?.relationships.append(
+          RelationshipDescription(
+            secondName, to: secondEntity, inverse: firstName, toMany: true,
+            ordered: secondOrdered))
       }
-    }
-    for (index, toOne) in toOnes.enumerated() {
-      guard let destination = names[toOne.target] else { continue }
-      let other = inverse[index].map { toOnes[$0].name }
-      entities[toOne.owner]?.relationships.append(
-        RelationshipDescription(toOne.name, to: destination, inverse: other))
-    }
-    // Join tables: Z_<a><R> (Z_<a><S>, Z_<b><R>), each a pair of to-manys.
-    for table in tables {
-      let upper = table.uppercased()
-      guard upper.hasPrefix("Z_"), !upper.hasPrefix("Z_PRIMARYKEY"), !upper.hasPrefix("Z_METADATA"),
-        !upper.hasPrefix("Z_MODELCACHE")
-      else { continue }
-      let columns = try database.columns(of: table).map { $0.name.uppercased() }
-      let members = columns.filter { !$0.hasPrefix("Z_FOK_") }
-      guard members.count == 2,
-        let first = Self.joinColumn(members[0]), let second = Self.joinColumn(members[1]),
-        let firstEntity = names[first.number], let secondEntity = names[second.number]
-      else { continue }
-      // A column holds the keys of its entity's objects, and is named after the relationship
-      // of the other entity whose members they are.
-      let firstName = first.name.lowercased()
-      let secondName = second.name.lowercased()
-      let firstOrdered = columns.contains { $0.hasPrefix("Z_FOK_" + members[1].dropFirst(2)) }
-      let secondOrdered = columns.contains { $0.hasPrefix("Z_FOK_" + members[0].dropFirst(2)) }
-      guard DerivationExpression.isName(firstName[...]),
-        DerivationExpression.isName(secondName[...]),
-        entities[secondEntity]?.relationships.contains(where: { $0.name == firstName }) == false,
-        entities[firstEntity]?.relationships.contains(where: { $0.name == secondName }) == false
-      else { continue }
-      // Members of `secondEntity.firstName` are firstEntity's objects, and the other way round.
-      entities[secondEntity]?.relationships.append(
-        RelationshipDescription(
-          firstName, to: firstEntity, inverse: secondName, toMany: true, ordered: firstOrdered))
-      entities[firstEntity]?.relationships.append(
-        RelationshipDescription(
-          secondName, to: secondEntity, inverse: firstName, toMany: true, ordered: secondOrdered))
-    }
-    do {
-      return try ManagedObjectModel(
-        entities: names.keys.sorted().compactMap { names[$0].flatMap { entities[$0] } })
-    } catch {
-      throw failure("\(error)")
     }
   }
 

@@ -65,31 +65,45 @@ struct SQLiteRecordReader {
     }
   }
 
-  private func readTable<Consumer: StoreRecordConsumer>(
-    of root: SQLiteSchema.Entity, into consumer: inout Consumer
-  ) throws(StoreError) {
-    let table = binding.table(root.table)
-    let toManys = try toManyTargets(ownedIn: root)
-    // One select of every column any entity of the hierarchy stores.
+  /// One hierarchy table's select, laid out once before its rows are read: the columns it
+  /// selects, and per entity where each attribute and to-one is and the names its records'
+  /// values and relationships are read by.
+  private struct TableLayout {
+    let table: String
+    /// Every column any entity of the hierarchy stores, after `Z_PK`, `Z_ENT` and `Z_OPT`.
     var selected: [String] = ["Z_PK", "Z_ENT", "Z_OPT"]
+    /// The lowest entity number of the hierarchy (its numbers are consecutive: depth-first).
+    var first: Int
+    /// Each entity by its number's offset from `first`.
+    var shapes: [EntityColumns?]
+    /// Per entity present, in `shapes`' order: its attributes' names, and its relationships'
+    /// (its to-ones, then the hierarchy's to-manys).
+    var names: [RowNamesCache] = []
+    var linkNames: [RowNamesCache] = []
+    /// The position in `names` and `linkNames` of each offset in `shapes`.
+    var nameSlot: [Int] = []
+    /// The hierarchy's to-many targets, by relationship and owner key, sorted by name.
+    var toManys: [(key: String, value: [Int64: [Int64]])]
+  }
+
+  /// The layout of `root`'s hierarchy table.
+  private func layOut(_ root: SQLiteSchema.Entity) throws(StoreError) -> TableLayout {
+    let table = binding.table(root.table)
+    let numbers = root.kindNumbers.sorted()
+    let first = numbers.first ?? root.number
+    var layout = TableLayout(
+      table: table, first: first,
+      shapes: Array(repeating: nil, count: (numbers.last ?? first) - first + 1),
+      toManys: try toManyTargets(ownedIn: root).sorted { $0.key < $1.key })
     var indexOfColumn: [String: Int] = [:]
     func index(of column: String) -> Int {
       let actual = binding.column(column, of: root.table)
       if let known = indexOfColumn[actual] { return known }
-      selected.append(actual)
-      indexOfColumn[actual] = selected.count - 1
-      return selected.count - 1
+      layout.selected.append(actual)
+      indexOfColumn[actual] = layout.selected.count - 1
+      return layout.selected.count - 1
     }
-    // Each entity of the hierarchy by its number's offset from the root's (numbers of a
-    // hierarchy are consecutive: depth-first order).
-    let numbers = root.kindNumbers.sorted()
-    let first = numbers.first ?? root.number
-    var shapes: [EntityColumns?] = Array(repeating: nil, count: (numbers.last ?? first) - first + 1)
-    var names: [RowNamesCache] = []
-    // Each row's relationships: its to-ones, then the hierarchy's to-manys.
-    let toManyList = toManys.sorted { $0.key < $1.key }
-    let toManyNames = toManyList.map(\.key)
-    var linkNames: [RowNamesCache] = []
+    let toManyNames = layout.toManys.map(\.key)
     var goneByColumn: [String: Set<Int64>] = [:]
     for number in numbers {
       guard let entity = schema.entity(number: number) else { continue }
@@ -103,43 +117,58 @@ struct SQLiteRecordReader {
           ))
       }
       for toOne in schema.toOnes[entity.name] ?? [] {
-        columns.toOnes.append(
-          (toOne, index(of: toOne.column), toOne.entityColumn.map { index(of: $0) }))
-        if let last = columns.toOnes.last {
-          columns.toOneReads.append(
-            (toOne.relationship.name, last.index, last.entityIndex, toOne.targetRoot))
-        }
+        let position = (index(of: toOne.column), toOne.entityColumn.map { index(of: $0) })
+        columns.toOnes.append((toOne, position.0, position.1))
+        columns.toOneReads.append(
+          (toOne.relationship.name, position.0, position.1, toOne.targetRoot))
         columns.destinations.append(schema.entity(toOne.relationship.destinationEntityName))
-        if schema.mayOutliveTarget(toOne.relationship) {
-          let column = binding.column(toOne.column, of: root.table)
-          if goneByColumn[column] == nil {
-            goneByColumn[column] = try goneTargets(
-              of: column, in: table, root: toOne.targetRoot, ownerRoot: root.number)
-          }
-          columns.gone.append(goneByColumn[column])
-        } else {
+        guard schema.mayOutliveTarget(toOne.relationship) else {
           columns.gone.append(nil)
+          continue
         }
+        let column = binding.column(toOne.column, of: root.table)
+        if goneByColumn[column] == nil {
+          goneByColumn[column] = try goneTargets(
+            of: column, in: table, root: toOne.targetRoot, ownerRoot: root.number)
+        }
+        columns.gone.append(goneByColumn[column])
       }
-      shapes[number - first] = columns
-      names.append(RowNamesCache(names: attributes.map(\.attribute.name)))
-      linkNames.append(RowNamesCache(names: columns.toOneReads.map(\.name) + toManyNames))
+      layout.shapes[number - first] = columns
+      layout.names.append(RowNamesCache(names: attributes.map(\.attribute.name)))
+      layout.linkNames.append(
+        RowNamesCache(names: columns.toOneReads.map(\.name) + toManyNames))
     }
-    var nameSlot: [Int] = Array(repeating: 0, count: shapes.count)
+    layout.nameSlot = Array(repeating: 0, count: layout.shapes.count)
     var slot = 0
-    for (offset, shape) in shapes.enumerated() where shape != nil {
-      nameSlot[offset] = slot
+    for (offset, shape) in layout.shapes.enumerated() where shape != nil {
+      layout.nameSlot[offset] = slot
       slot += 1
     }
+    return layout
+  }
+
+  /// What a row's reading keeps from one row to the next: the blocks its records' values and
+  /// targets go in, and the buffers a row's relationships are gathered in.
+  private struct RowBuffers {
+    var rowBlock: RowBlock?
+    var targetBlock: TargetBlock?
+    /// Each relationship present, by its position in the entity's link names.
+    var present: [Int] = []
+    /// For each relationship in `present`, its number of targets and then their IDs.
+    var targets: [Int64] = []
+  }
+
+  private func readTable<Consumer: StoreRecordConsumer>(
+    of root: SQLiteSchema.Entity, into consumer: inout Consumer
+  ) throws(StoreError) {
+    var layout = try layOut(root)
+    let table = layout.table
     var sql =
-      "SELECT " + selected.map(SQLiteDatabase.quote).joined(separator: ", ") + " FROM "
+      "SELECT " + layout.selected.map(SQLiteDatabase.quote).joined(separator: ", ") + " FROM "
       + SQLiteDatabase.quote(table)
     if readsListedKeysOnly { sql += " WHERE " + listed("Z_PK", root: root.number) }
     let statement = try database.prepare(sql, at: table)
-    var rowBlock: RowBlock?
-    var targetBlock: TargetBlock?
-    var targets: [Int64] = []
-    var present: [Int] = []
+    var buffers = RowBuffers()
     while try statement.step() {
       let primaryKey = statement.int64(0)
       let number = Int(statement.int64(1))
@@ -148,8 +177,8 @@ struct SQLiteRecordReader {
           .malformedStore, "\(table) has a row whose Z_PK \(primaryKey) is out of range",
           at: InputLocation(file: database.path))
       }
-      let offset = number - first
-      guard offset >= 0, offset < shapes.count, let columns = shapes[offset],
+      let offset = number - layout.first
+      guard offset >= 0, offset < layout.shapes.count, let columns = layout.shapes[offset],
         !columns.entity.isAbstract
       else {
         throw StoreError(
@@ -158,110 +187,131 @@ struct SQLiteRecordReader {
             + "of \(root.name)'s hierarchy",
           at: InputLocation(file: database.path))
       }
-      let entity = columns.entity
-      let id = StoreKeySpace.id(space: root.number, key: primaryKey)
-      let version = SQLiteRowVersion.read(statement.isNull(2) ? nil : statement.int64(2))
-      // Each relationship present in `present`, its count and targets in `targets`.
-      present.removeAll(keepingCapacity: true)
-      targets.removeAll(keepingCapacity: true)
-      for (position, read) in columns.toOneReads.enumerated() where !statement.isNull(read.index) {
-        // A reference Core Data left when its target was deleted (No Action) names nothing.
-        if let gone = columns.gone[position], gone.contains(primaryKey) { continue }
-        let target = statement.int64(read.index)
-        guard target >= 1, target <= StoreKeySpace.maximumKey else {
+      let links = try self.links(
+        of: statement, primaryKey, columns, slot: layout.nameSlot[offset], in: &layout,
+        buffers: &buffers)
+      var record = try self.record(
+        of: statement, id: StoreKeySpace.id(space: root.number, key: primaryKey), primaryKey,
+        columns, slot: layout.nameSlot[offset], links: links, in: &layout,
+        rowBlock: &buffers.rowBlock)
+      record.version = SQLiteRowVersion.read(statement.isNull(2) ? nil : statement.int64(2))
+      try consumer.consume(record)
+    }
+  }
+
+  /// The relationships of the row `statement` stands at: its to-ones from their columns, and
+  /// the hierarchy's to-many lists found under its key. Kept in `buffers.targetBlock` with
+  /// names shared by every row of the entity that has the same relationships, for an entity
+  /// of at most ``RecordBuilder/maximumColumns`` relationships; else a dictionary.
+  @inline(__always)
+  private func links(
+    of statement: SQLiteStatement, _ primaryKey: Int64, _ columns: EntityColumns, slot: Int,
+    in layout: inout TableLayout, buffers: inout RowBuffers
+  ) throws(StoreError) -> RecordLinks {
+    let table = layout.table
+    let entity = columns.entity
+    buffers.present.removeAll(keepingCapacity: true)
+    buffers.targets.removeAll(keepingCapacity: true)
+    for (position, read) in columns.toOneReads.enumerated() where !statement.isNull(read.index) {
+      // A reference Core Data left when its target was deleted (No Action) names nothing.
+      if let gone = columns.gone[position], gone.contains(primaryKey) { continue }
+      let target = statement.int64(read.index)
+      guard target >= 1, target <= StoreKeySpace.maximumKey else {
+        let toOne = columns.toOnes[position].toOne
+        throw StoreError(
+          .danglingReference,
+          "\(table).\(toOne.column) of row Z_PK \(primaryKey) names key \(target)",
+          at: InputLocation(
+            file: database.path, entity: entity.name, property: toOne.relationship.name))
+      }
+      if let entityIndex = read.entityIndex, !statement.isNull(entityIndex) {
+        let targetNumber = Int(statement.int64(entityIndex))
+        guard columns.destinations[position]?.kindNumbers.contains(targetNumber) == true else {
           let toOne = columns.toOnes[position].toOne
           throw StoreError(
             .danglingReference,
-            "\(table).\(toOne.column) of row Z_PK \(primaryKey) names key \(target)",
+            "\(table).\(toOne.entityColumn ?? "") of row Z_PK \(primaryKey) names entity "
+              + "\(targetNumber), which is not a \(toOne.relationship.destinationEntityName)",
             at: InputLocation(
               file: database.path, entity: entity.name, property: toOne.relationship.name))
         }
-        if let entityIndex = read.entityIndex, !statement.isNull(entityIndex) {
-          let targetNumber = Int(statement.int64(entityIndex))
-          guard columns.destinations[position]?.kindNumbers.contains(targetNumber) == true else {
-            let toOne = columns.toOnes[position].toOne
-            throw StoreError(
-              .danglingReference,
-              "\(table).\(toOne.entityColumn ?? "") of row Z_PK \(primaryKey) names entity "
-                + "\(targetNumber), which is not a \(toOne.relationship.destinationEntityName)",
-              at: InputLocation(
-                file: database.path, entity: entity.name, property: toOne.relationship.name))
-          }
-        }
-        present.append(position)
-        targets.append(1)
-        targets.append(StoreKeySpace.id(space: read.targetRoot, key: target))
       }
-      // A key names one row of the hierarchy, so a list found under it is this row's; an
-      // entity without that relationship is reported by the reader of the records.
-      for (position, (_, owners)) in toManyList.enumerated() {
-        guard let found = owners[primaryKey] else { continue }
-        present.append(columns.toOneReads.count + position)
-        targets.append(Int64(found.count))
-        targets.append(contentsOf: found)
-      }
-      let links: RecordLinks
-      let linkSlot = nameSlot[offset]
-      if present.isEmpty {
-        links = .dictionary([:])
-      } else if linkNames[linkSlot].names.count <= 64 {
-        let block = TargetBlock.room(for: targets.count, in: targetBlock)
-        targetBlock = block
-        let start = block.end
-        for target in targets { block.append(target) }
-        var mask: UInt64 = 0
-        for position in present { mask |= 1 << UInt64(position) }
-        links = .shared(
-          SharedNames(linkNames[linkSlot].names(for: mask), keptBy: block), block, start)
-      } else {
-        var dictionary: [String: [Int64]] = [:]
-        var at = 0
-        for position in present {
-          let count = Int(targets[at])
-          dictionary[linkNames[linkSlot].names[position]] = Array(targets[at + 1..<at + 1 + count])
-          at += 1 + count
-        }
-        links = .dictionary(dictionary)
-      }
-      let width = columns.attributes.count
-      guard width <= 64 else {
-        var dictionary: [String: AttributeValue] = [:]
-        for (name, column, index) in columns.attributes {
-          if let value = try value(
-            statement, index, column, at: table, selected[index], primaryKey, entity.name, name)
-          {
-            dictionary[name] = value
-          }
-        }
-        var record = StoreRecord(entityName: entity.name, id: id, attributes: dictionary)
-        record.relationships = links.dictionary
-        record.version = version
-        try consumer.consume(record)
-        continue
-      }
-      let block = RowBlock.room(for: max(width, 1), in: rowBlock)
-      rowBlock = block
-      let start = block.end
-      var mask: UInt64 = 0
-      for (position, (name, column, index)) in columns.attributes.enumerated() {
-        guard
-          let value = try value(
-            statement, index, column, at: table, selected[index], primaryKey, entity.name, name)
-        else { continue }
-        mask |= 1 << UInt64(position)
-        block.append(value)
-      }
-      var record: StoreRecord
-      if mask != 0 {
-        record = StoreRecord(
-          entityName: entity.name, id: id, names: names[nameSlot[offset]].names(for: mask),
-          block: block, start: start, links: links)
-      } else {
-        record = StoreRecord(entityName: entity.name, id: id, links: links)
-      }
-      record.version = version
-      try consumer.consume(record)
+      buffers.present.append(position)
+      buffers.targets.append(1)
+      buffers.targets.append(StoreKeySpace.id(space: read.targetRoot, key: target))
     }
+    // A key names one row of the hierarchy, so a list found under it is this row's; an
+    // entity without that relationship is reported by the reader of the records.
+    for (position, (_, owners)) in layout.toManys.enumerated() {
+      guard let found = owners[primaryKey] else { continue }
+      buffers.present.append(columns.toOneReads.count + position)
+      buffers.targets.append(Int64(found.count))
+      buffers.targets.append(contentsOf: found)
+    }
+    if buffers.present.isEmpty { return .dictionary([:]) }
+    guard layout.linkNames[slot].names.count <= RecordBuilder.maximumColumns else {
+      var dictionary: [String: [Int64]] = [:]
+      var at = 0
+      for position in buffers.present {
+        let count = Int(buffers.targets[at])
+        dictionary[layout.linkNames[slot].names[position]] = Array(
+          buffers.targets[at + 1..<at + 1 + count])
+        at += 1 + count
+      }
+      return .dictionary(dictionary)
+    }
+    let block = TargetBlock.room(for: buffers.targets.count, in: buffers.targetBlock)
+    buffers.targetBlock = block
+    let start = block.end
+    for target in buffers.targets { block.append(target) }
+    var mask: UInt64 = 0
+    for position in buffers.present { mask |= 1 << UInt64(position) }
+    return .shared(
+      SharedNames(layout.linkNames[slot].names(for: mask), keptBy: block), block, start)
+  }
+
+  /// The record `id` of the row `statement` stands at, with `links`: its values in
+  /// `rowBlock`, named by the names shared by every row of the entity that has the same
+  /// attributes, for an entity of at most ``RecordBuilder/maximumColumns`` attributes; else
+  /// in a dictionary.
+  @inline(__always)
+  private func record(
+    of statement: SQLiteStatement, id: Int64, _ primaryKey: Int64, _ columns: EntityColumns,
+    slot: Int, links: RecordLinks, in layout: inout TableLayout, rowBlock: inout RowBlock?
+  ) throws(StoreError) -> StoreRecord {
+    let (table, entity) = (layout.table, columns.entity)
+    let width = columns.attributes.count
+    guard width <= RecordBuilder.maximumColumns else {
+      var dictionary: [String: AttributeValue] = [:]
+      for (name, column, index) in columns.attributes {
+        if let value = try value(
+          statement, index, column, at: table, layout.selected[index], primaryKey, entity.name,
+          name)
+        {
+          dictionary[name] = value
+        }
+      }
+      var record = StoreRecord(entityName: entity.name, id: id, attributes: dictionary)
+      record.relationships = links.dictionary
+      return record
+    }
+    let block = RowBlock.room(for: max(width, 1), in: rowBlock)
+    rowBlock = block
+    let start = block.end
+    var mask: UInt64 = 0
+    for (position, (name, column, index)) in columns.attributes.enumerated() {
+      guard
+        let value = try value(
+          statement, index, column, at: table, layout.selected[index], primaryKey, entity.name,
+          name)
+      else { continue }
+      mask |= 1 << UInt64(position)
+      block.append(value)
+    }
+    guard mask != 0 else { return StoreRecord(entityName: entity.name, id: id, links: links) }
+    return StoreRecord(
+      entityName: entity.name, id: id, names: layout.names[slot].names(for: mask),
+      block: block, start: start, links: links)
   }
 
   /// The value in column `index`, an error naming its place when it is not right.

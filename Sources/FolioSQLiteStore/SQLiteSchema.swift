@@ -202,16 +202,18 @@ package struct SQLiteSchema {
 
   // MARK: Tables and columns
 
-  private mutating func layOutTables(model: ManagedObjectModel, ordered: [EntityDescription]) {
-    // Columns of each hierarchy table, in the order Core Data's fresh tables have them
-    // (informative only: readers look columns up by name).
-    var columnsByTable: [String: [(name: String, type: String)]] = [:]
+  /// The columns of the hierarchy tables as they are laid out, in the order Core Data's fresh
+  /// tables have them (informative only: readers look columns up by name).
+  private struct TableColumns {
+    var byTable: [String: [(name: String, type: String)]] = [:]
     var tableOrder: [String] = []
     var usedNames: [String: Set<String>] = [:]
-    /// The column of each declared property, by "Entity.property".
-    var declaredColumn: [String: String] = [:]
+    /// The column of each declared property, by "Entity.property" (and a to-one's entity
+    /// column by "Entity.property#entity").
+    var declared: [String: String] = [:]
 
-    func claim(_ base: String, in table: String) -> String {
+    /// `base`, or `base` followed by the first number that makes it new in `table`.
+    mutating func claim(_ base: String, in table: String) -> String {
       var name = base
       var suffix = 1
       while usedNames[table, default: []].contains(name) {
@@ -221,113 +223,127 @@ package struct SQLiteSchema {
       usedNames[table, default: []].insert(name)
       return name
     }
+  }
 
-    for entity in ordered {
-      guard let info = self.entity(entity.name) else { continue }
-      if columnsByTable[info.table] == nil {
-        tableOrder.append(info.table)
-        columnsByTable[info.table] = [
-          ("Z_PK", "INTEGER PRIMARY KEY"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER"),
-        ]
-        usedNames[info.table] = ["Z_PK", "Z_ENT", "Z_OPT"]
-      }
-      for relationship in entity.relationships
-      where !relationship.isToMany && !relationship.isTransient {
-        let column = claim("Z" + relationship.name.uppercased(), in: info.table)
-        declaredColumn[entity.name + "." + relationship.name] = column
-        columnsByTable[info.table, default: []].append((column, "INTEGER"))
-        if let destination = self.entity(relationship.destinationEntityName),
-          destination.kindNumbers.count > 1
-        {
-          let entityColumn = claim(
-            "Z\(destination.number)_" + relationship.name.uppercased(), in: info.table)
-          declaredColumn[entity.name + "." + relationship.name + "#entity"] = entityColumn
-          columnsByTable[info.table, default: []].append((entityColumn, "INTEGER"))
-        }
-      }
-      for attribute in entity.attributes where !attribute.isTransient {
-        if attribute.attributeType == .composite || attribute.attributeType == .objectID
-          || attribute.attributeType == .undefined
-        {
-          if attribute.attributeType == .composite {
-            unsupported.append("\(entity.name).\(attribute.name) (a composite attribute)")
-          }
-          continue
-        }
-        let column = claim("Z" + attribute.name.uppercased(), in: info.table)
-        declaredColumn[entity.name + "." + attribute.name] = column
-        columnsByTable[info.table, default: []].append(
-          (column, Self.sqlType(of: attribute.attributeType)))
-      }
-    }
-
-    // Each entity's columns, its ancestors' included.
-    for entity in ordered {
-      var attributeColumns: [AttributeColumn] = []
-      var toOneColumns: [ToOneColumn] = []
-      for property in entity.properties {
-        let owner = declaringEntity(of: property.name, in: entity, model: model)
-        switch property {
-        case .attribute(let attribute):
-          if let column = declaredColumn[owner + "." + attribute.name] {
-            attributeColumns.append(AttributeColumn(attribute: attribute, column: column))
-          }
-        case .relationship(let relationship):
-          guard !relationship.isToMany,
-            let column = declaredColumn[owner + "." + relationship.name],
-            let destination = self.entity(relationship.destinationEntityName)
-          else { continue }
-          toOneColumns.append(
-            ToOneColumn(
-              relationship: relationship, column: column,
-              entityColumn: declaredColumn[owner + "." + relationship.name + "#entity"],
-              targetRoot: destination.rootNumber))
-        default:
-          continue
-        }
-      }
-      attributes[entity.name] = attributeColumns
-      toOnes[entity.name] = toOneColumns
-    }
-
-    // Ordered one-to-many: the order column goes beside the inverse's foreign key.
-    for entity in ordered {
-      for relationship in entity.relationships
-      where relationship.isToMany && !relationship.isTransient {
-        guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
-          let inverseOwner = relationship.inverseEntityName
-            ?? Optional(relationship.destinationEntityName),
-          let foreignKey = declaredColumn[
-            declaringEntity(of: inverse.name, in: model.entity(named: inverseOwner), model: model)
-              + "." + inverse.name],
-          let member = self.entity(relationship.destinationEntityName)
-        else { continue }
-        guard relationship.isOrdered else {
-          unorderedToManys[entity.name, default: []].append(
-            UnorderedToMany(
-              relationship: relationship, memberTable: member.table, foreignKey: foreignKey,
-              memberRoot: member.rootNumber))
-          continue
-        }
-        let orderColumn = claim("Z_FOK_" + inverse.name.uppercased(), in: member.table)
-        columnsByTable[member.table, default: []].append((orderColumn, "INTEGER"))
-        orderedToManys[entity.name, default: []].append(
-          OrderedToMany(
-            relationship: relationship, memberTable: member.table, foreignKey: foreignKey,
-            orderColumn: orderColumn, memberRoot: member.rootNumber))
-      }
-    }
-
+  private mutating func layOutTables(model: ManagedObjectModel, ordered: [EntityDescription]) {
+    var columns = TableColumns()
+    for entity in ordered { declareColumns(of: entity, in: &columns) }
+    for entity in ordered { collectColumns(of: entity, model: model, declared: columns.declared) }
+    for entity in ordered { layOutToManys(of: entity, model: model, columns: &columns) }
     layOutJoinTables(model: model, ordered: ordered)
-    tables = tableOrder.map { ($0, columnsByTable[$0] ?? []) }
+    tables = columns.tableOrder.map { ($0, columns.byTable[$0] ?? []) }
     layOutIndexes(model: model, ordered: ordered)
     for join in joinTables {
-      var columns = join.sides.map { ($0.ownerColumn, "INTEGER") }
+      var joinColumns = join.sides.map { ($0.ownerColumn, "INTEGER") }
       // The order columns come in the other order: the second side's first.
-      columns += join.sides.reversed().compactMap { side in
+      joinColumns += join.sides.reversed().compactMap { side in
         side.orderColumn.map { ($0, "INTEGER") }
       }
-      tables.append((join.name, columns))
+      tables.append((join.name, joinColumns))
+    }
+  }
+
+  /// The columns `entity` declares in its hierarchy's table: its to-ones' (and their entity
+  /// columns, into a hierarchy), then its attributes'.
+  private mutating func declareColumns(of entity: EntityDescription, in columns: inout TableColumns)
+  {
+    guard let info = self.entity(entity.name) else { return }
+    if columns.byTable[info.table] == nil {
+      columns.tableOrder.append(info.table)
+      columns.byTable[info.table] = [
+        ("Z_PK", "INTEGER PRIMARY KEY"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER"),
+      ]
+      columns.usedNames[info.table] = ["Z_PK", "Z_ENT", "Z_OPT"]
+    }
+    for relationship in entity.relationships
+    where !relationship.isToMany && !relationship.isTransient {
+      let column = columns.claim("Z" + relationship.name.uppercased(), in: info.table)
+      columns.declared[entity.name + "." + relationship.name] = column
+      columns.byTable[info.table, default: []].append((column, "INTEGER"))
+      if let destination = self.entity(relationship.destinationEntityName),
+        destination.kindNumbers.count > 1
+      {
+        let entityColumn = columns.claim(
+          "Z\(destination.number)_" + relationship.name.uppercased(), in: info.table)
+        columns.declared[entity.name + "." + relationship.name + "#entity"] = entityColumn
+        columns.byTable[info.table, default: []].append((entityColumn, "INTEGER"))
+      }
+    }
+    for attribute in entity.attributes where !attribute.isTransient {
+      if attribute.attributeType == .composite || attribute.attributeType == .objectID
+        || attribute.attributeType == .undefined
+      {
+        if attribute.attributeType == .composite {
+          unsupported.append("\(entity.name).\(attribute.name) (a composite attribute)")
+        }
+        continue
+      }
+      let column = columns.claim("Z" + attribute.name.uppercased(), in: info.table)
+      columns.declared[entity.name + "." + attribute.name] = column
+      columns.byTable[info.table, default: []].append(
+        (column, Self.sqlType(of: attribute.attributeType)))
+    }
+  }
+
+  /// `entity`'s attribute and to-one columns, its ancestors' included.
+  private mutating func collectColumns(
+    of entity: EntityDescription, model: ManagedObjectModel, declared: [String: String]
+  ) {
+    var attributeColumns: [AttributeColumn] = []
+    var toOneColumns: [ToOneColumn] = []
+    for property in entity.properties {
+      let owner = declaringEntity(of: property.name, in: entity, model: model)
+      switch property {
+      case .attribute(let attribute):
+        if let column = declared[owner + "." + attribute.name] {
+          attributeColumns.append(AttributeColumn(attribute: attribute, column: column))
+        }
+      case .relationship(let relationship):
+        guard !relationship.isToMany,
+          let column = declared[owner + "." + relationship.name],
+          let destination = self.entity(relationship.destinationEntityName)
+        else { continue }
+        toOneColumns.append(
+          ToOneColumn(
+            relationship: relationship, column: column,
+            entityColumn: declared[owner + "." + relationship.name + "#entity"],
+            targetRoot: destination.rootNumber))
+      default:
+        continue
+      }
+    }
+    attributes[entity.name] = attributeColumns
+    toOnes[entity.name] = toOneColumns
+  }
+
+  /// `entity`'s one-to-many relationships: an ordered one's order column goes beside the
+  /// inverse's foreign key; an unordered one is read from that key.
+  private mutating func layOutToManys(
+    of entity: EntityDescription, model: ManagedObjectModel, columns: inout TableColumns
+  ) {
+    for relationship in entity.relationships
+    where relationship.isToMany && !relationship.isTransient {
+      guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
+        let inverseOwner = relationship.inverseEntityName
+          ?? Optional(relationship.destinationEntityName),
+        let foreignKey = columns.declared[
+          declaringEntity(of: inverse.name, in: model.entity(named: inverseOwner), model: model)
+            + "." + inverse.name],
+        let member = self.entity(relationship.destinationEntityName)
+      else { continue }
+      guard relationship.isOrdered else {
+        unorderedToManys[entity.name, default: []].append(
+          UnorderedToMany(
+            relationship: relationship, memberTable: member.table, foreignKey: foreignKey,
+            memberRoot: member.rootNumber))
+        continue
+      }
+      let orderColumn = columns.claim("Z_FOK_" + inverse.name.uppercased(), in: member.table)
+      columns.byTable[member.table, default: []].append((orderColumn, "INTEGER"))
+      orderedToManys[entity.name, default: []].append(
+        OrderedToMany(
+          relationship: relationship, memberTable: member.table, foreignKey: foreignKey,
+          orderColumn: orderColumn, memberRoot: member.rootNumber))
     }
   }
 

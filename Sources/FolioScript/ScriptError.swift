@@ -239,7 +239,7 @@ extension ScriptError {
   /// `unknown merge policy "stor-trump" (did you mean "store-trump"?)`, or the list of policies
   /// when none is close.
   static func unknownMergePolicy(_ name: String, at location: InputLocation) -> ScriptError {
-    let known = MergePolicy.allCases.map(\.rawValue)
+    let known = MergePolicy.allCases.map(\.scriptName)
     var hint = nameSuggestion(for: name, among: known)
     if hint.isEmpty {
       hint = " (expected \(known.dropLast().joined(separator: ", ")) or \(known.last ?? ""))"

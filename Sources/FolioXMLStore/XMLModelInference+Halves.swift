@@ -1,6 +1,7 @@
 import Dispatch
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -28,20 +29,17 @@ extension XMLModelInference {
     guard
       let split = split ?? (size >= minimum ? objectStart(in: url.path, from: size / 2) : nil)
     else { return scan(url) }
-    let rest = LaterHalf()
-    let done = DispatchSemaphore(value: 0)
     let path = url.path
-    DispatchQueue.global().async {
-      rest.inference = scanRest(of: path, from: split)
-      done.signal()
-    }
-    let first = scanFirst(of: path, upTo: split)
-    done.wait()
+    var first = FirstHalf.gaveUp
+    var later: XMLModelInference?
+    runAtOnce(
+      { first = scanFirst(of: path, upTo: split) },
+      beside: { later = scanRest(of: path, from: split) })
     guard case .split(var inference) = first else {
       if case .whole(let inference) = first { return inference }
       return nil
     }
-    guard let later = rest.inference else { return nil }
+    guard let later else { return nil }
     do {
       try inference.absorb(later, file: path)
     } catch {
@@ -162,12 +160,6 @@ extension XMLModelInference {
       objects.add(number(object), entity: entityNumbers[entity])
     }
   }
-}
-
-/// The second half's scan, as the thread that made it leaves it: written once, before the
-/// semaphore is signalled, and read after it is waited on.
-private final class LaterHalf: @unchecked Sendable {
-  var inference: XMLModelInference?
 }
 
 extension XMLStore {

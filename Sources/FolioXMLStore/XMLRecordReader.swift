@@ -90,8 +90,8 @@ final class XMLRecordReader {
   /// dictionaries' templates, and the list of relationships with targets, each by the set of
   /// columns present (as bits).
   private struct RecordShapes {
-    /// Rows and templates hold at most this many columns.
-    static let maximumColumns = 64
+    /// Rows and templates hold at most this many columns: one bit each in a mask.
+    static let maximumColumns = RecordBuilder.maximumColumns
     let isWide: Bool
     var rowNames: RowNamesCache
     var templates: TemplateCache<[Int64]>
@@ -127,7 +127,7 @@ final class XMLRecordReader {
 
     /// Adds `index`; whether it was not there yet.
     mutating func insert(_ index: Int) -> Bool {
-      guard index < 64 else { return beyond.insert(index).inserted }
+      guard index < UInt64.bitWidth else { return beyond.insert(index).inserted }
       let bit: UInt64 = 1 << UInt64(index)
       defer { mask |= bit }
       return mask & bit == 0
@@ -397,32 +397,8 @@ final class XMLRecordReader {
       if isAttribute {
         let (index, written) = try parser.attributeHeader {
           nameBytes, typeBytes throws(StoreError) -> (Int, AttributeType) in
-          let index: Int
-          if case .attribute(let found) = entity.property(bytes: nameBytes, after: &hint) {
-            index = found
-          } else {
-            let name = String(decoding: nameBytes, as: UTF8.self)
-            guard
-              case .attribute(let found) = try property(
-                name, of: entity, line: line, tag: "attribute")
-            else {
-              throw StoreError.wrongKind(
-                name, entity: entity.name, isAttribute: false,
-                at: parser.location(
-                  tag: "attribute", named: name, line: line, entity: entity.name, property: name))
-            }
-            index = found
-          }
-          let attribute = entity.attributes[index]
-          if XMLNameMap.bytes(attribute.typeWordBytes, equal: typeBytes) {
-            return (index, attribute.type)
-          }
-          return (
-            index,
-            try writtenType(
-              attribute, typeWord: String(decoding: typeBytes, as: UTF8.self), line: line,
-              entity: entity.name)
-          )
+          try attributeIndex(
+            named: nameBytes, writtenAs: typeBytes, of: entity, line: line, hint: &hint)
         }
         let attribute = entity.attributes[index]
         guard seenAttributes.insert(index) else {
@@ -443,41 +419,9 @@ final class XMLRecordReader {
       } else {
         let (index, targets) = try parser.relationshipHeader {
           nameBytes, typeBytes, _, idrefs throws(StoreError) -> (Int, [Int64]) in
-          let index: Int
-          let name = { String(decoding: nameBytes, as: UTF8.self) }
-          if case .relationship(let found) = entity.property(bytes: nameBytes, after: &hint) {
-            index = found
-          } else {
-            guard
-              case .relationship(let found) = try property(
-                name(), of: entity, line: line, tag: "relationship")
-            else {
-              throw StoreError.wrongKind(
-                name(), entity: entity.name, isAttribute: true,
-                at: parser.location(
-                  tag: "relationship", named: name(), line: line, entity: entity.name,
-                  property: name()))
-            }
-            index = found
-          }
-          let relationship = entity.relationships[index]
-          guard XMLObjectIDs.isRelationshipType(typeBytes) else {
-            throw StoreError.badRelationshipType(
-              String(decoding: typeBytes, as: UTF8.self),
-              at: parser.location(
-                tag: "relationship", named: name(), line: line, entity: entity.name,
-                property: relationship.name))
-          }
-          let targets =
-            idrefs.map { ids.references(bytes: $0, root: relationship.destinationRoot) } ?? []
-          if !relationship.isToMany, targets.count > 1 {
-            throw StoreError.tooManyTargets(
-              targets.count,
-              at: parser.location(
-                tag: "relationship", named: name(), line: line, entity: entity.name,
-                property: relationship.name))
-          }
-          return (index, targets)
+          try relationshipTargets(
+            named: nameBytes, typeBytes: typeBytes, idrefs: idrefs, of: entity, line: line,
+            hint: &hint)
         }
         guard seenRelationships.insert(index) else {
           let relationship = entity.relationships[index]
@@ -510,6 +454,83 @@ final class XMLRecordReader {
         of: entityIndex, id: id, attributeMask: attributeMask, targetMask: targetMask),
       entity: Int32(entityIndex), key: key,
       relationships: targetMask == 0 ? [] : shapes[entityIndex].relationships(in: targetMask))
+  }
+
+  /// The index in `entity` of the attribute an `<attribute>` tag names, and the type it is
+  /// written as; `hint` is where the last property was found, where the next is looked for
+  /// first.
+  private func attributeIndex(
+    named nameBytes: UnsafeBufferPointer<UInt8>, writtenAs typeBytes: UnsafeBufferPointer<UInt8>,
+    of entity: XMLNameMap.Entity, line: Int, hint: inout Int
+  ) throws(StoreError) -> (Int, AttributeType) {
+    let index: Int
+    if case .attribute(let found) = entity.property(bytes: nameBytes, after: &hint) {
+      index = found
+    } else {
+      let name = String(decoding: nameBytes, as: UTF8.self)
+      guard
+        case .attribute(let found) = try property(name, of: entity, line: line, tag: "attribute")
+      else {
+        throw StoreError.wrongKind(
+          name, entity: entity.name, isAttribute: false,
+          at: parser.location(
+            tag: "attribute", named: name, line: line, entity: entity.name, property: name))
+      }
+      index = found
+    }
+    let attribute = entity.attributes[index]
+    if XMLNameMap.bytes(attribute.typeWordBytes, equal: typeBytes) {
+      return (index, attribute.type)
+    }
+    return (
+      index,
+      try writtenType(
+        attribute, typeWord: String(decoding: typeBytes, as: UTF8.self), line: line,
+        entity: entity.name)
+    )
+  }
+
+  /// The index in `entity` of the relationship a `<relationship>` tag names, and the IDs its
+  /// `idrefs` give; `hint` as for ``attributeIndex(named:writtenAs:of:line:hint:)``.
+  private func relationshipTargets(
+    named nameBytes: UnsafeBufferPointer<UInt8>, typeBytes: UnsafeBufferPointer<UInt8>,
+    idrefs: UnsafeBufferPointer<UInt8>?, of entity: XMLNameMap.Entity, line: Int, hint: inout Int
+  ) throws(StoreError) -> (Int, [Int64]) {
+    let index: Int
+    let name = { String(decoding: nameBytes, as: UTF8.self) }
+    if case .relationship(let found) = entity.property(bytes: nameBytes, after: &hint) {
+      index = found
+    } else {
+      guard
+        case .relationship(let found) = try property(
+          name(), of: entity, line: line, tag: "relationship")
+      else {
+        throw StoreError.wrongKind(
+          name(), entity: entity.name, isAttribute: true,
+          at: parser.location(
+            tag: "relationship", named: name(), line: line, entity: entity.name,
+            property: name()))
+      }
+      index = found
+    }
+    let relationship = entity.relationships[index]
+    guard XMLObjectIDs.isRelationshipType(typeBytes) else {
+      throw StoreError.badRelationshipType(
+        String(decoding: typeBytes, as: UTF8.self),
+        at: parser.location(
+          tag: "relationship", named: name(), line: line, entity: entity.name,
+          property: relationship.name))
+    }
+    let targets =
+      idrefs.map { ids.references(bytes: $0, root: relationship.destinationRoot) } ?? []
+    if !relationship.isToMany, targets.count > 1 {
+      throw StoreError.tooManyTargets(
+        targets.count,
+        at: parser.location(
+          tag: "relationship", named: name(), line: line, entity: entity.name,
+          property: relationship.name))
+    }
+    return (index, targets)
   }
 
   /// The record of an object of a narrow entity whose values and targets are in the slots the

@@ -1,6 +1,7 @@
 import Dispatch
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 extension XMLStore {
@@ -57,18 +58,17 @@ extension XMLStore {
       try read(model, &consumer)
       return (model, consumer)
     }
-    let inferred = InferredModels()
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-      inferred.result = Result { () throws(StoreError) in
-        try XMLModelInference.inferWithAndWithoutInverses(from: url, spellings: spellings)
-      }
-      done.signal()
-    }
     var consumer = makeConsumer()
-    let guessed = Result { () throws(StoreError) in try read(guess, &consumer) }
-    done.wait()
-    guard let result = inferred.result else { preconditionFailure("the inference always ends") }
+    var guessed: Result<Void, StoreError> = .success(())
+    var inferred: Result<(ManagedObjectModel, ManagedObjectModel), StoreError>?
+    runAtOnce(
+      { guessed = Result { () throws(StoreError) in try read(guess, &consumer) } },
+      beside: {
+        inferred = Result { () throws(StoreError) in
+          try XMLModelInference.inferWithAndWithoutInverses(from: url, spellings: spellings)
+        }
+      })
+    guard let result = inferred else { preconditionFailure("the inference always ends") }
     let (model, bare) = try result.get()
     if bare == guess {
       try guessed.get()
@@ -78,10 +78,4 @@ extension XMLStore {
     try read(model, &consumer)
     return (model, consumer)
   }
-}
-
-/// The whole file's model and the same without inverses, as the thread that infers them leaves
-/// them: written once, before the semaphore is signalled, and read after it is waited on.
-private final class InferredModels: @unchecked Sendable {
-  var result: Result<(ManagedObjectModel, ManagedObjectModel), StoreError>?
 }

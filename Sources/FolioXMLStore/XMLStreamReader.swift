@@ -388,12 +388,6 @@ final class XMLStreamReader {
     return nil
   }
 
-  /// The value of the current element's attribute `attributeName`, or `nil` when the element
-  /// has no such attribute.
-  func attributeString(_ attributeName: StaticString) -> String? {
-    attribute(attributeName).map { String(decoding: $0, as: UTF8.self) }
-  }
-
   /// The current node's 1-based line.
   var line: Int {
     guard let current else {

@@ -1,3 +1,4 @@
+internal import FolioSupport
 import Foundation
 
 /// Graphviz's `dot`, found on `PATH` and run as a subprocess to draw DOT as SVG.
@@ -57,16 +58,11 @@ struct Graphviz {
     }
     // The errors are read on another thread while the drawing is read here: a full pipe would
     // block dot, and this process with it.
-    let group = DispatchGroup()
-    // Written by the reading thread before it leaves the group, read here only after the wait.
-    nonisolated(unsafe) var errorData = Data()
-    group.enter()
-    DispatchQueue.global().async {
-      errorData = errors.fileHandleForReading.readDataToEndOfFile()
-      group.leave()
-    }
-    let svg = output.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
+    var errorData = Data()
+    var svg = Data()
+    runAtOnce(
+      { svg = output.fileHandleForReading.readDataToEndOfFile() },
+      beside: { errorData = errors.fileHandleForReading.readDataToEndOfFile() })
     process.waitUntilExit()
     guard process.terminationReason == .exit, process.terminationStatus == 0 else {
       let reason = String(decoding: errorData, as: UTF8.self)

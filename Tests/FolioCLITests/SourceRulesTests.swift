@@ -86,4 +86,104 @@ struct SourceRulesTests {
     #expect(lines.count > 10)
     #expect(lines.filter { $0.value > 10_000 } == [:])
   }
+
+  /// `line` without its comment and the contents of its string literals (one line's worth: a
+  /// multi-line string's lines are told by `inMultilineString`, which it updates).
+  static func code(of line: Substring, inMultilineString: inout Bool) -> String {
+    let characters = Array(line)
+    var result = ""
+    var inString = false
+    var index = 0
+    func isTripleQuote(at position: Int) -> Bool {
+      position + 2 < characters.count && characters[position] == "\""
+        && characters[position + 1] == "\"" && characters[position + 2] == "\""
+    }
+    while index < characters.count {
+      let character = characters[index]
+      if inMultilineString {
+        if isTripleQuote(at: index) {
+          inMultilineString = false
+          index += 3
+        } else {
+          index += 1
+        }
+        continue
+      }
+      if inString {
+        if character == "\\" {
+          index += 2
+          continue
+        }
+        if character == "\"" { inString = false }
+        index += 1
+        continue
+      }
+      if character == "/", index + 1 < characters.count, characters[index + 1] == "/" { break }
+      if isTripleQuote(at: index) {
+        inMultilineString = true
+        index += 3
+        continue
+      }
+      if character == "\"" { inString = true }
+      result.append(character)
+      index += 1
+    }
+    return result
+  }
+
+  /// The functions and initializers of `text` longer than `limit` lines, as `line: name (n
+  /// lines)`: from the line that declares one to the line that closes its body.
+  static func longFunctions(in text: String, limit: Int) -> [String] {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    var inMultilineString = false
+    let code = lines.map { Self.code(of: $0, inMultilineString: &inMultilineString) }
+    let declaration =
+      /^\s*(?:@[\w()]+\s+)*(?:(?:public|package|private|fileprivate|internal|static|final|override|mutating|nonmutating|nonisolated|convenience|required|class)\s+)*(func\s+[^\s(<]+|init[?!]?\s*[(<])/
+    var found: [String] = []
+    for start in code.indices {
+      guard let match = code[start].firstMatch(of: declaration) else { continue }
+      var depth = 0
+      var opened = false
+      var end = start
+      scan: while end < code.count {
+        for character in code[end] {
+          if character == "{" {
+            depth += 1
+            opened = true
+          } else if character == "}" {
+            depth -= 1
+            if opened, depth == 0 { break scan }
+          }
+        }
+        // A declaration without a body (a protocol's requirement) ends at its line.
+        if !opened, end > start, code[end].trimmingCharacters(in: .whitespaces).isEmpty {
+          break
+        }
+        end += 1
+      }
+      let length = end - start + 1
+      if opened, length > limit { found.append("\(start + 1): \(match.1) (\(length) lines)") }
+    }
+    return found
+  }
+
+  @Test("no function or initializer is longer than 100 lines, outside the benchmarks")
+  func functionLengths() throws {
+    var long: [String] = []
+    for (path, text) in try Self.sourceFiles(["swift"]) where !path.contains("FolioBenchmarks") {
+      long += Self.longFunctions(in: text, limit: 100).map { "\(path):\($0)" }
+    }
+    #expect(long == [])
+  }
+
+  @Test("the length check counts a body from its declaration to its closing brace")
+  func lengthCheckCounts() {
+    let body = (0..<99).map { "  let a\($0) = \"{\" // }" }.joined(separator: "\n")
+    let text = "func long() {\n" + body + "\n}\n"
+    #expect(Self.longFunctions(in: text, limit: 101) == [])
+    #expect(Self.longFunctions(in: text, limit: 100) == ["1: func long (101 lines)"])
+    #expect(Self.longFunctions(in: "protocol P {\n  func f()\n\n}\n", limit: 1) == [])
+    let multiline = "func f() {\n  let a = \"\"\"\n    }\n    \"\"\"\n  let b = 1\n}\n"
+    #expect(Self.longFunctions(in: multiline, limit: 5) == ["1: func f (6 lines)"])
+  }
 }

@@ -1,4 +1,5 @@
 import Folio
+import FolioScript
 import FolioTestSupport
 import Foundation
 
@@ -43,7 +44,7 @@ public enum SharedWriterRun {
       process.executableURL = runner
       process.arguments = [
         "writer", store.path, model.path, log.path, "\(writer)", "\(saves)",
-        "\(seed &+ UInt64(writer))", policy.rawValue, go.path,
+        "\(seed &+ UInt64(writer))", policy.scriptName, go.path,
       ]
       let errors = Pipe()
       process.standardError = errors

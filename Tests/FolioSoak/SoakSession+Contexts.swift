@@ -1,4 +1,5 @@
 import Folio
+import FolioScript
 import Foundation
 
 /// The steps that cross the context's boundaries, on Folio: reset and refresh, a child context
@@ -38,7 +39,7 @@ extension SoakSession {
     case .otherDelete(let uid):
       try inOtherContext { other, object in try other.delete(try object(uid)) }
     case .mergePolicy(let policy):
-      guard let folioPolicy = MergePolicy(rawValue: policy.rawValue) else {
+      guard let folioPolicy = MergePolicy(scriptName: policy.rawValue) else {
         preconditionFailure("merge policy \(policy) has no Folio counterpart")
       }
       context.mergePolicy = folioPolicy

@@ -1,4 +1,5 @@
 import Folio
+import FolioScript
 import FolioSoak
 import FolioTestSupport
 import Foundation
@@ -108,7 +109,7 @@ if arguments.count == 7, arguments[1] == "history-reader" {
 }
 if arguments.count >= 9, arguments[1] == "writer" {
   guard let writer = Int(arguments[5]), let saves = Int(arguments[6]),
-    let seed = UInt64(arguments[7]), let policy = MergePolicy(rawValue: arguments[8])
+    let seed = UInt64(arguments[7]), let policy = MergePolicy(scriptName: arguments[8])
   else {
     FileHandle.standardError.write(Data("writer: bad arguments \(arguments)\n".utf8))
     exit(64)

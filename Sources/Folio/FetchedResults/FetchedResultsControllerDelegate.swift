@@ -1,4 +1,5 @@
 import FolioGraph
+
 /// What a ``FetchedResultsController`` tells when its results change: how a list view keeps
 /// up with the graph.
 ///

@@ -218,7 +218,8 @@ public final class ManagedObjectContext {
   /// objects as the store holds them, keeps its own changes and undo stack, and saves into the
   /// store what it changed, keeping what the others saved.
   ///
-  /// - Throws: never in this version; kept so that stores that read lazily can report errors.
+  /// - Throws: nothing today: the coordinator's store is already read. The signature leaves room
+  ///   for a store that reads its objects as the context asks for them.
   public convenience init(
     coordinator: PersistentStoreCoordinator, undoManager: UndoManager? = UndoManager()
   ) throws(GraphError) {

@@ -22,16 +22,16 @@ import FolioModel
 /// context deleted stays deleted under every policy but ``error`` (the context's changes to it
 /// are dropped); an object deleted here is deleted under every policy but ``rollback``, which
 /// brings it back with its committed values.
-public enum MergePolicy: String, Sendable, Hashable, CaseIterable {
+public enum MergePolicy: Sendable, Hashable, CaseIterable {
   /// Refuse the save with `GraphError.mergeConflict`, listing every conflict (Core Data's
   /// `NSErrorMergePolicy`, the default).
   case error
   /// Merge property by property; where both sides changed a property, the committed value wins
   /// (`NSMergeByPropertyStoreTrumpMergePolicy`).
-  case mergeByPropertyStoreTrump = "store-trump"
+  case mergeByPropertyStoreTrump
   /// Merge property by property; where both sides changed a property, the context's value wins
   /// (`NSMergeByPropertyObjectTrumpMergePolicy`).
-  case mergeByPropertyObjectTrump = "object-trump"
+  case mergeByPropertyObjectTrump
   /// Save the context's objects whole, over whatever was committed
   /// (`NSOverwriteMergePolicy`).
   case overwrite

@@ -81,7 +81,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
   /// The object's values, one slot per property.
   final var slots: SlotStorage {
-    @inline(__always) get { SlotStorage(base: base, count: Int(slotCount)) }
+    @inline(__always) get {
+      #if DEBUG
+        // A debug build refuses a write into a committed row the object shares: the caller
+        // forgot `ownSlots()`, and would change every context's view of the store.
+        SlotStorage(base: base, count: Int(slotCount), isShared: flags.contains(.sharesRow))
+      #else
+        SlotStorage(base: base, count: Int(slotCount))
+      #endif
+    }
   }
 
   /// The committed row the object was read from (or last saved as): the store's values when

@@ -41,6 +41,17 @@ struct SlotStorage {
   let base: UnsafeMutablePointer<Slot>
   /// The number of slots: the entity's property count.
   let count: Int
+  #if DEBUG
+    /// Whether the slots are a committed row an object shares, which no write may reach
+    /// through the object (checked in debug builds only).
+    var isShared = false
+
+    init(base: UnsafeMutablePointer<Slot>, count: Int, isShared: Bool) {
+      self.base = base
+      self.count = count
+      self.isShared = isShared
+    }
+  #endif
 
   /// Allocates `count` slots, each `.null`.
   init(count: Int) {
@@ -70,6 +81,9 @@ struct SlotStorage {
     }
     nonmutating _modify {
       precondition(index >= 0 && index < count, "slot \(index) out of range 0..<\(count)")
+      #if DEBUG
+        assert(!isShared, "a write into a shared committed row: call ownSlots() first")
+      #endif
       yield &base[index]
     }
   }

@@ -336,20 +336,6 @@ extension ManagedObjectContext {
 }
 
 extension ManagedObjectContext {
-  /// What validating `object` alone on `occasion` finds.
-  func wholeObjectFailures(of object: ManagedObject, on occasion: ValidationRules.Occasion)
-    -> [ValidationFailure]
-  {
-    switch occasion {
-    case .insert, .update:
-      return propertyFailures(of: object) + objectRuleFailures(of: object, on: occasion)
-    case .delete:
-      return denyFailures(of: object) + objectRuleFailures(of: object, on: .delete)
-    }
-  }
-}
-
-extension ManagedObjectContext {
   /// Checks every object in the graph, changed or not, as a save checks new ones: for a store
   /// opened from a file (`folio validate`).
   ///

@@ -119,7 +119,7 @@ extension ScriptRunner {
       return position == 2 ? ["merge"] : []
     case "fetch": return fetchCandidates(after: words)
     case "open", "save", "model": return position == 1 ? fileCandidates(word, in: folder) : []
-    case "merge-policy": return position == 1 ? MergePolicy.allCases.map(\.rawValue) : []
+    case "merge-policy": return position == 1 ? MergePolicy.allCases.map(\.scriptName) : []
     case "groups-by-event": return position == 1 ? ["on", "off"] : []
     case "context": return position == 1 ? contexts.map(\.name) : []
     case "expect", "print": return expressionCandidates(after: words)

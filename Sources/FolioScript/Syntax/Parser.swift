@@ -167,7 +167,7 @@ struct Parser {
         throw ScriptError.expected(
           "a merge policy", found: token.found, at: location(of: token))
       }
-      guard let policy = MergePolicy(rawValue: name) else {
+      guard let policy = MergePolicy(scriptName: name) else {
         throw ScriptError.unknownMergePolicy(name, at: location(of: token))
       }
       return .mergePolicy(policy)

@@ -245,3 +245,25 @@ extension ScriptError {
     Syntax(message: message, location: location ?? InputLocation())
   }
 }
+
+extension MergePolicy {
+  /// The policy's name in an undo script's `merge-policy` command: `error`, `store-trump`,
+  /// `object-trump`, `overwrite` or `rollback`.
+  public var scriptName: String {
+    switch self {
+    case .error: "error"
+    case .mergeByPropertyStoreTrump: "store-trump"
+    case .mergeByPropertyObjectTrump: "object-trump"
+    case .overwrite: "overwrite"
+    case .rollback: "rollback"
+    }
+  }
+
+  /// The policy an undo script names `scriptName`; `nil` for none.
+  public init?(scriptName: String) {
+    guard let policy = Self.allCases.first(where: { $0.scriptName == scriptName }) else {
+      return nil
+    }
+    self = policy
+  }
+}

@@ -64,7 +64,17 @@ public struct StoreLimits: Sendable, Hashable {
   }
 
   /// Checks `value` of `entity.key` before it is written.
+  @inlinable
   package func check(_ value: AttributeValue, entity: String, key: String) throws(StoreError) {
+    // A number, date or UUID is never too large: the writers call this for every value.
+    switch value {
+    case .integer, .double, .float, .decimal, .boolean, .date, .uuid: return
+    default: try checkSize(of: value, entity: entity, key: key)
+    }
+  }
+
+  @usableFromInline
+  func checkSize(of value: AttributeValue, entity: String, key: String) throws(StoreError) {
     if let size = excess(of: value) {
       throw StoreError(
         .limitExceeded, valueTooLarge(size), at: InputLocation(entity: entity, property: key))

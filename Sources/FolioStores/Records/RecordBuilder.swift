@@ -13,8 +13,10 @@ package struct RecordBuilder {
   private let attributeCount: Int
   private let relationshipCount: Int
 
-  /// The most attributes, and relationships, a builder takes: one bit each in a mask.
-  package static let maximumColumns = 64
+  /// The most attributes, and relationships, a builder takes: one bit each in a mask. Every
+  /// store reader shares rows and templates up to this many columns, and reads an entity with
+  /// more into dictionaries.
+  package static let maximumColumns = UInt64.bitWidth
 
   /// A builder for records of `entityName` with attributes `attributeNames` and relationships
   /// `relationshipNames`, each at most ``maximumColumns``.

@@ -4,18 +4,23 @@
 /// present (as bits), in column order, shared by every record with that set.
 package struct RowNamesCache {
   package let names: [String]
-  private var cache: [UInt64: RecordNames] = [:]
-  private var mask: UInt64 = 0
-  private var current: RecordNames?
+  @usableFromInline var cache: [UInt64: RecordNames] = [:]
+  @usableFromInline var mask: UInt64 = 0
+  @usableFromInline var current: RecordNames?
 
   package init(names: [String]) {
     self.names = names
   }
 
   /// The names of the columns in `mask`, which is not 0.
-  @inline(__always)
+  @inlinable @inline(__always)
   package mutating func names(for mask: UInt64) -> RecordNames {
     if mask == self.mask, let current { return current }
+    return lookUp(mask)
+  }
+
+  @usableFromInline
+  mutating func lookUp(_ mask: UInt64) -> RecordNames {
     self.mask = mask
     let found =
       cache[mask]
@@ -40,7 +45,7 @@ package struct TemplateCache<Value> {
   package let keys: [String]
   package let placeholder: Value
   private var cache: [UInt64: KeyedTemplate<Value>] = [:]
-  private var mask: UInt64 = 0
+  @usableFromInline var mask: UInt64 = 0
   /// The template of the last set selected.
   package private(set) var current = KeyedTemplate<Value>()
 
@@ -50,12 +55,13 @@ package struct TemplateCache<Value> {
   }
 
   /// Makes the template of the columns in `mask`, which is not 0, the current one.
-  @inline(__always)
+  @inlinable @inline(__always)
   package mutating func select(_ mask: UInt64) {
     if mask != self.mask { load(mask) }
   }
 
-  private mutating func load(_ mask: UInt64) {
+  @usableFromInline
+  mutating func load(_ mask: UInt64) {
     self.mask = mask
     if let cached = cache[mask] {
       current = cached

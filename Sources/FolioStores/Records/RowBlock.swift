@@ -7,18 +7,20 @@ import FolioModel
 /// Only a reader fills a block, appending each row before it makes the record that points at
 /// it; a record reads only its own row. No value is changed once written, so records may cross
 /// threads as any `Sendable` value does.
-package final class RecordBlock<Element>: @unchecked Sendable {
+@usableFromInline package final class RecordBlock<Element>: @unchecked Sendable {
   /// The values a new block holds at most, unless one row needs more.
-  package static var capacity: Int { 4_096 }
+  @inlinable package static var capacity: Int { 4_096 }
 
+  // The readers in each format's module fill blocks row by row: what they call is inlinable
+  // across the module boundary, as it was inlined when they lived in this module.
   @usableFromInline package let base: UnsafeMutablePointer<Element>
-  private let capacity: Int
+  @usableFromInline let capacity: Int
   /// The values written; read only by the reader filling the block, and when it is freed.
-  private var count = 0
+  @usableFromInline var count = 0
   /// The names the rows in the block are read by (see ``SharedNames``).
-  private var names: [RecordNames] = []
+  @usableFromInline var names: [RecordNames] = []
 
-  private init(capacity: Int) {
+  @usableFromInline init(capacity: Int) {
     self.capacity = capacity
     base = .allocate(capacity: capacity)
   }
@@ -33,10 +35,11 @@ package final class RecordBlock<Element>: @unchecked Sendable {
   package subscript(position: Int) -> Element { base[position] }
 
   /// Where the next value goes.
+  @inlinable
   package var end: Int { count }
 
   /// Writes the next value.
-  @inline(__always)
+  @inlinable @inline(__always)
   package func append(_ value: Element) {
     precondition(count < capacity, "a row block is full")
     (base + count).initialize(to: value)
@@ -44,7 +47,7 @@ package final class RecordBlock<Element>: @unchecked Sendable {
   }
 
   /// Keeps `names` for as long as the block lives: a row written in it is read by them.
-  @inline(__always)
+  @inlinable @inline(__always)
   package func keep(_ names: RecordNames) {
     if let last = self.names.last, last === names { return }
     // Rows alternating between a few sets of names keep each once; many sets may repeat.
@@ -53,6 +56,7 @@ package final class RecordBlock<Element>: @unchecked Sendable {
   }
 
   /// A block with room for a row of `width` values: `current` when it has room, else a new one.
+  @inlinable
   package static func room(for width: Int, in current: RecordBlock?) -> RecordBlock {
     if let current, current.capacity - current.count >= width { return current }
     return RecordBlock(capacity: max(capacity, width))
@@ -60,7 +64,7 @@ package final class RecordBlock<Element>: @unchecked Sendable {
 }
 
 /// The attribute values of many records.
-package typealias RowBlock = RecordBlock<AttributeValue>
+@usableFromInline package typealias RowBlock = RecordBlock<AttributeValue>
 /// The relationships' targets of many records: for each relationship a record has, the number
 /// of its targets and then their IDs.
-package typealias TargetBlock = RecordBlock<Int64>
+@usableFromInline package typealias TargetBlock = RecordBlock<Int64>

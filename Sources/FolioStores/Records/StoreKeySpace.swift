@@ -13,14 +13,14 @@ public enum StoreKeySpace {
   public static let maximumKey: Int64 = (1 << keyBits) - 1
 
   /// The record ID of key `key` in space `space`.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func id(space: Int, key: Int64) -> Int64 { Int64(space) << keyBits | key }
 
   /// The space of record ID `id`.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func space(of id: Int64) -> Int { Int(id >> keyBits) }
 
   /// The key within its space of record ID `id`.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func key(of id: Int64) -> Int64 { id & maximumKey }
 }

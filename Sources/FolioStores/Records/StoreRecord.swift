@@ -30,9 +30,9 @@ public struct StoreRecord: Sendable, Hashable {
     }
   }
   /// The attribute values as the record holds them.
-  package private(set) var values: RecordValues
+  @usableFromInline package var values: RecordValues
   /// The relationships' targets as the record holds them.
-  package private(set) var links: RecordLinks
+  @usableFromInline package var links: RecordLinks
   /// The row's version where the store keeps one (SQLite's optimistic-locking counter,
   /// `Z_OPT`): the version a save in place expects to find when it changes the row. 0 where
   /// the store keeps none. Not part of the record's equality: two records of one object with
@@ -77,6 +77,7 @@ public struct StoreRecord: Sendable, Hashable {
 
   /// A record whose attribute values are in `block` from `start` on, named in order by
   /// `names`; the caller has written them.
+  @inlinable
   package init(
     entityName: String, id: Int64, names: RecordNames, block: RowBlock, start: Int,
     links: RecordLinks
@@ -106,6 +107,7 @@ public struct StoreRecord: Sendable, Hashable {
   }
 
   /// A record with no attribute values and `links` for its relationships.
+  @inlinable
   package init(entityName: String, id: Int64, links: RecordLinks) {
     self.entityName = entityName
     self.id = id
@@ -143,7 +145,7 @@ public struct StoreRecord: Sendable, Hashable {
   }
 
   /// Calls `body` with each attribute's name and value, in no particular order.
-  @inline(__always)
+  @inlinable @inline(__always)
   public func forEachAttribute<Failure: Error>(
     _ body: (String, AttributeValue) throws(Failure) -> Void
   ) throws(Failure) {
@@ -197,8 +199,8 @@ public struct StoreRecord: Sendable, Hashable {
 }
 
 /// The names of the values in rows that several records share, in row order.
-package final class RecordNames: Sendable {
-  package let names: [String]
+@usableFromInline package final class RecordNames: Sendable {
+  @usableFromInline package let names: [String]
   private let positions: [String: Int]
 
   package init(_ names: [String]) {
@@ -218,7 +220,7 @@ package final class RecordNames: Sendable {
 
 /// A record's attribute values: a dictionary of its own, or a row with shared names in a block
 /// of values that many records share, from its start.
-package enum RecordValues: Sendable {
+@usableFromInline package enum RecordValues: Sendable {
   case dictionary([String: AttributeValue])
   case shared(SharedNames, RowBlock, Int)
 
@@ -236,7 +238,7 @@ package enum RecordValues: Sendable {
 /// A record's relationships' targets: a dictionary of its own, or a row with shared names in a
 /// block of IDs that many records share: from its start, for each name in turn, the number of
 /// targets and then their IDs.
-package enum RecordLinks: Sendable {
+@usableFromInline package enum RecordLinks: Sendable {
   case dictionary([String: [Int64]])
   case shared(SharedNames, TargetBlock, Int)
 
@@ -259,10 +261,11 @@ package enum RecordLinks: Sendable {
 /// The names of a row in a block, held by the block rather than by each record: the records
 /// of a store share a few names, and counting every record's reference to them would have the
 /// thread reading records and the one taking them contend for one counter.
-package struct SharedNames: @unchecked Sendable {
-  private let reference: Unmanaged<RecordNames>
+@usableFromInline package struct SharedNames: @unchecked Sendable {
+  @usableFromInline let reference: Unmanaged<RecordNames>
 
   /// `names`, which `block` keeps for as long as it lives.
+  @inlinable
   package init<Element>(_ names: RecordNames, keptBy block: RecordBlock<Element>) {
     block.keep(names)
     reference = .passUnretained(names)
@@ -271,6 +274,7 @@ package struct SharedNames: @unchecked Sendable {
   package var recordNames: RecordNames { reference.takeUnretainedValue() }
   /// The names, in row order. Read, like ``position(of:)``, without counting a reference to
   /// the names object, which the reading thread counts at every record.
+  @inlinable
   package var names: [String] { reference._withUnsafeGuaranteedRef { $0.names } }
 
   /// The position of `name` in the row.
