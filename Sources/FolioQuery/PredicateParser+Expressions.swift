@@ -39,10 +39,10 @@ extension PredicateParser {
         return .constant(.null)
       case "TRUE", "YES":
         _ = advance()
-        return .constant(.bool(true))
+        return .constant(.boolean(true))
       case "FALSE", "NO":
         _ = advance()
-        return .constant(.bool(false))
+        return .constant(.boolean(false))
       case "SELF":
         _ = advance()
         return try parseSteps(after: .evaluatedObject)
@@ -254,7 +254,7 @@ extension QueryValue {
     case ("NSDate", .double(let seconds)):
       return .date(Date(timeIntervalSinceReferenceDate: seconds))
     case ("NSDate", .date): return value
-    case ("NSNumber", .integer), ("NSNumber", .double), ("NSNumber", .bool): return value
+    case ("NSNumber", .integer), ("NSNumber", .double), ("NSNumber", .boolean): return value
     case ("NSNumber", .string(let text)):
       if let integer = Int(text) { return .integer(integer) }
       return Double(text).map { .double($0) }
@@ -265,8 +265,8 @@ extension QueryValue {
     case ("NSString", .string): return value
     case ("NSString", .integer(let integer)): return .string(String(integer))
     case ("NSUUID", .string(let text)): return UUID(uuidString: text).map { .uuid($0) }
-    case ("NSURL", .string(let text)): return URL(string: text).map { .url($0) }
-    case ("NSData", .string(let text)): return Data(base64Encoded: text).map { .data($0) }
+    case ("NSURL", .string(let text)): return URL(string: text).map { .uri($0) }
+    case ("NSData", .string(let text)): return Data(base64Encoded: text).map { .binaryData($0) }
     default: return nil
     }
   }

@@ -27,8 +27,8 @@ extension String: QueryValueConvertible {
 }
 
 extension Bool: QueryValueConvertible {
-  /// `.bool(self)`.
-  public var queryValue: QueryValue { .bool(self) }
+  /// `.boolean(self)`.
+  public var queryValue: QueryValue { .boolean(self) }
 }
 
 extension Date: QueryValueConvertible {

@@ -77,16 +77,17 @@ extension QueryValue: CustomStringConvertible {
   public var description: String {
     switch self {
     case .null: return "nil"
-    case .bool(let value): return value ? "YES" : "NO"
+    case .boolean(let value): return value ? "YES" : "NO"
     case .integer(let value): return String(value)
     case .double(let value): return Self.describe(value)
     case .decimal(let value): return "CAST(\(Self.quote(value.description)), \"NSDecimalNumber\")"
     case .string(let value): return Self.quote(value)
     case .date(let value):
       return "CAST(\(Self.describe(value.timeIntervalSinceReferenceDate)), \"NSDate\")"
-    case .data(let value): return "CAST(\(Self.quote(value.base64EncodedString())), \"NSData\")"
+    case .binaryData(let value):
+      return "CAST(\(Self.quote(value.base64EncodedString())), \"NSData\")"
     case .uuid(let value): return "CAST(\(Self.quote(value.uuidString)), \"NSUUID\")"
-    case .url(let value): return "CAST(\(Self.quote(value.absoluteString)), \"NSURL\")"
+    case .uri(let value): return "CAST(\(Self.quote(value.absoluteString)), \"NSURL\")"
     case .object(let value): return value.description
     }
   }

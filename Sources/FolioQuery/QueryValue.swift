@@ -14,7 +14,7 @@ public enum QueryValue: Sendable, Hashable {
   /// `nil` or `NULL`.
   case null
   /// `YES`, `NO`, `TRUE`, `FALSE`.
-  case bool(Bool)
+  case boolean(Bool)
   /// A whole number.
   case integer(Int)
   /// A floating-point number.
@@ -26,11 +26,11 @@ public enum QueryValue: Sendable, Hashable {
   /// A date, written `CAST(seconds since 2001-01-01, "NSDate")` as Core Data does.
   case date(Date)
   /// Bytes, written `CAST("base64", "NSData")` (a Folio extension).
-  case data(Data)
+  case binaryData(Data)
   /// A UUID, written `CAST("…", "NSUUID")` (a Folio extension).
   case uuid(UUID)
   /// A URL, written `CAST("…", "NSURL")` (a Folio extension).
-  case url(URL)
+  case uri(URL)
   /// An object given as a `%@` argument, equal only to itself.
   case object(QueryObject)
 
@@ -39,15 +39,15 @@ public enum QueryValue: Sendable, Hashable {
   public var anyValue: Any? {
     switch self {
     case .null: return nil
-    case .bool(let value): return value
+    case .boolean(let value): return value
     case .integer(let value): return value
     case .double(let value): return value
     case .decimal(let value): return value
     case .string(let value): return value
     case .date(let value): return value
-    case .data(let value): return value
+    case .binaryData(let value): return value
     case .uuid(let value): return value
-    case .url(let value): return value
+    case .uri(let value): return value
     case .object(let value): return value
     }
   }
@@ -62,7 +62,7 @@ public enum QueryValue: Sendable, Hashable {
     switch value {
     case let value as QueryValue: self = value
     case let value as QueryObject: self = .object(value)
-    case let value as Bool: self = .bool(value)
+    case let value as Bool: self = .boolean(value)
     case let value as Int: self = .integer(value)
     case let value as Double: self = .double(value)
     case let value as Float: self = .double(Double(value))
@@ -70,9 +70,9 @@ public enum QueryValue: Sendable, Hashable {
     case let value as String: self = .string(value)
     case let value as Substring: self = .string(String(value))
     case let value as Date: self = .date(value)
-    case let value as Data: self = .data(value)
+    case let value as Data: self = .binaryData(value)
     case let value as UUID: self = .uuid(value)
-    case let value as URL: self = .url(value)
+    case let value as URL: self = .uri(value)
     case let value as any BinaryInteger:
       guard let integer = Int(exactly: value) else { return nil }
       self = .integer(integer)
@@ -102,16 +102,16 @@ extension QueryValue {
   public static func == (lhs: QueryValue, rhs: QueryValue) -> Bool {
     switch (lhs, rhs) {
     case (.null, .null): return true
-    case (.bool(let a), .bool(let b)): return a == b
+    case (.boolean(let a), .boolean(let b)): return a == b
     case (.integer(let a), .integer(let b)): return a == b
     case (.double(let a), .double(let b)): return isSame(a, b)
     case (.decimal(let a), .decimal(let b)): return a == b
     case (.string(let a), .string(let b)): return a == b
     case (.date(let a), .date(let b)):
       return isSame(a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate)
-    case (.data(let a), .data(let b)): return a == b
+    case (.binaryData(let a), .binaryData(let b)): return a == b
     case (.uuid(let a), .uuid(let b)): return a == b
-    case (.url(let a), .url(let b)): return a == b
+    case (.uri(let a), .uri(let b)): return a == b
     case (.object(let a), .object(let b)): return a == b
     default: return false
     }
@@ -121,15 +121,15 @@ extension QueryValue {
   public func hash(into hasher: inout Hasher) {
     switch self {
     case .null: hasher.combine(0)
-    case .bool(let value): hasher.combine(value)
+    case .boolean(let value): hasher.combine(value)
     case .integer(let value): hasher.combine(value)
     case .double(let value): hasher.combine(Self.identity(of: value))
     case .decimal(let value): hasher.combine(value)
     case .string(let value): hasher.combine(value)
     case .date(let value): hasher.combine(Self.identity(of: value.timeIntervalSinceReferenceDate))
-    case .data(let value): hasher.combine(value)
+    case .binaryData(let value): hasher.combine(value)
     case .uuid(let value): hasher.combine(value)
-    case .url(let value): hasher.combine(value)
+    case .uri(let value): hasher.combine(value)
     case .object(let value): hasher.combine(value)
     }
   }

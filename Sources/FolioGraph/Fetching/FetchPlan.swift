@@ -228,7 +228,7 @@ enum IndexKey: Hashable {
     case .integer(let value): self = .number(Double(value))
     case .double(let value): self = .number(value)
     case .string(let value): self = .string(value)
-    case .bool(let value): self = .boolean(value)
+    case .boolean(let value): self = .boolean(value)
     default: return nil
     }
   }
