@@ -1,5 +1,10 @@
 import Foundation
+import Synchronization
 import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The package's root folder, found from this file's place in `Tests/FolioTestSupport`.
 public let packageRoot = URL(fileURLWithPath: #filePath)
@@ -100,10 +105,32 @@ public func run(
 public let productsDirectory = URL(fileURLWithPath: CommandLine.arguments[0])
   .deletingLastPathComponent()
 
-/// A fresh temporary folder; the caller removes it.
+/// A fresh temporary folder. The caller may remove it; whatever is left of it goes when the
+/// test process exits, so a run leaves no folders behind.
 public func makeTemporaryFolder() throws -> URL {
   let url = FileManager.default.temporaryDirectory
     .appendingPathComponent("folio-tests-\(UUID().uuidString)", isDirectory: true)
   try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  TemporaryFolders.created.withLock { folders in
+    if folders.isEmpty { atexit { TemporaryFolders.removeAll() } }
+    folders.append(url.path)
+  }
   return url
+}
+
+/// The temporary folders this process made, removed as it exits.
+enum TemporaryFolders {
+  static let created = Mutex<[String]>([])
+
+  static func removeAll() {
+    let folders = created.withLock { folders in
+      defer { folders = [] }
+      return folders
+    }
+    for folder in folders {
+      // A test may have left it read-only.
+      chmod(folder, 0o755)
+      try? FileManager.default.removeItem(atPath: folder)
+    }
+  }
 }
