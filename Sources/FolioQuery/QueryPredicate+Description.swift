@@ -113,7 +113,7 @@ extension QueryValue: CustomStringConvertible {
   /// what follows it (a prepended concatenation mark such as U+0602) cannot print as itself
   /// anywhere, since a quote or an escape may follow. Such a scalar prints as `\uXXXX`, as a
   /// surrogate pair beyond the Basic Multilingual Plane.
-  static func quote(_ text: String) -> String {
+  package static func quote(_ text: String) -> String {
     var result = "\""
     var isAfterDelimiter = true
     for scalar in text.unicodeScalars {

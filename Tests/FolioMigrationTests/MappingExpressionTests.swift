@@ -156,6 +156,15 @@ struct MappingExpressionFormatTests {
     #expect(try MappingExpression(format: pair.text) == pair.expression)
   }
 
+  @Test("a string whose marks would join its quote or an escape prints escaped and reads back")
+  func joiningScalarsReadBack() throws {
+    for text in ["\u{0301}after the quote", "a\"\u{0301}after an escape", "\u{0602}before one"] {
+      let expression = MappingExpression.constant(.string(text))
+      #expect(expression.description.contains("\\u0"), "\(expression.description)")
+      #expect(try MappingExpression(format: expression.description) == expression)
+    }
+  }
+
   @Test("format text parses to its canonical form, whatever its spelling")
   func canonicalForms() throws {
     let spellings: [(String, String)] = [

@@ -104,27 +104,7 @@ extension MappingConstant: CustomStringConvertible {
     }
   }
 
-  /// `text` in double quotes, with `"`, `\` and control characters escaped: `\"`, `\\`, `\n`,
-  /// `\t`, `\r`, `\0`, and `\uXXXX` for the others.
-  static func quote(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\t": result += "\\t"
-      case "\r": result += "\\r"
-      case "\0": result += "\\0"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-          let digits = String(scalar.value, radix: 16, uppercase: true)
-          result += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
-        } else {
-          result.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return result + "\""
-  }
+  /// `text` as a string literal of the format syntax, quoted as predicates quote theirs
+  /// (`QueryValue.quote`), so a string that reads back in one reads back in the other.
+  static func quote(_ text: String) -> String { QueryValue.quote(text) }
 }
