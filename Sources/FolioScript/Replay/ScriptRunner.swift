@@ -153,8 +153,8 @@ public final class ScriptRunner {
     }
   }
 
-  /// The object graph's commands (part G): the model, a new document, objects and their
-  /// properties, checks and output.
+  /// The object graph's commands: the model, a new document, objects and their properties,
+  /// checks and output.
   private func executeGraphCommand(
     _ command: ScriptCommand, after previous: ScriptError?, at here: InputLocation
   ) throws(ScriptError) {
@@ -231,11 +231,12 @@ public final class ScriptRunner {
     case .invalid(let syntax):
       throw syntax.error
     default:
-      preconditionFailure("\(command.name) is not a part-G command")
+      preconditionFailure("\(command.name) is not an object-graph command")
     }
   }
 
-  /// Undo's commands (part U): turns, groups, undo and redo, levels, registration, and what discards changes.
+  /// Undo's commands: turns, groups, undo and redo, levels, registration, and what discards
+  /// changes.
   private func executeUndoCommand(_ command: ScriptCommand, at here: InputLocation)
     throws(ScriptError)
   {
@@ -284,11 +285,11 @@ public final class ScriptRunner {
     case .refreshAll:
       try document(for: command.name, at: here).refreshAllObjects()
     default:
-      preconditionFailure("\(command.name) is not a part-U command")
+      preconditionFailure("\(command.name) is not an undo command")
     }
   }
 
-  /// The stores' commands (part S): open, save and close a document's file.
+  /// The stores' commands: open, save and close a document's file.
   private func executeStoreCommand(_ command: ScriptCommand, at here: InputLocation)
     throws(ScriptError)
   {
@@ -318,11 +319,11 @@ public final class ScriptRunner {
       _ = try self.document(for: command.name, at: here)
       closeDocument()
     default:
-      preconditionFailure("\(command.name) is not a part-S command")
+      preconditionFailure("\(command.name) is not a store command")
     }
   }
 
-  /// Fetching (part F): objects of an entity by predicate and sort, the first bound to a variable.
+  /// Fetching: objects of an entity by predicate and sort, the first bound to a variable.
   private func executeFetch(_ command: ScriptCommand, at here: InputLocation)
     throws(ScriptError)
   {
@@ -348,7 +349,7 @@ public final class ScriptRunner {
     }
   }
 
-  /// Several contexts on one document (part C): switching, child contexts, merge policies.
+  /// Several contexts on one document: switching, child contexts, merge policies.
   private func executeContextCommand(_ command: ScriptCommand, at here: InputLocation)
     throws(ScriptError)
   {
@@ -360,7 +361,7 @@ public final class ScriptRunner {
     case .mergePolicy(let policy):
       try document(for: command.name, at: here).mergePolicy = policy
     default:
-      preconditionFailure("\(command.name) is not a part-C command")
+      preconditionFailure("\(command.name) is not a context command")
     }
   }
 
