@@ -71,7 +71,7 @@ let package = Package(
     ),
     .target(
       name: "FolioModel",
-      dependencies: ["FolioDiagnostics", "CLibXML2", "CFolioXML"]
+      dependencies: ["FolioDiagnostics", "FolioSupport", "CLibXML2", "CFolioXML"]
     ),
     .target(
       name: "FolioUndo",
@@ -79,9 +79,10 @@ let package = Package(
     ),
     .target(
       name: "FolioQuery",
-      dependencies: ["FolioModel"]
+      dependencies: ["FolioModel", "FolioSupport"]
     ),
-    // Helpers more than one module needs and no user sees: zlib streams, UTF-8 checks.
+    // Helpers more than one module needs and no user sees: zlib streams, UTF-8 checks, the
+    // one thread hand-off, quoting for every language Folio writes.
     .target(
       name: "FolioSupport",
       dependencies: ["CZlib"]
@@ -116,12 +117,13 @@ let package = Package(
       name: "FolioMigration",
       dependencies: [
         "FolioModel", "FolioQuery", "FolioStores", "FolioXMLStore", "FolioSQLiteStore",
+        "FolioSupport",
       ]
     ),
     // Swift source for a model's entity classes (`folio codegen`, the build-tool plugin).
     .target(
       name: "FolioCodegen",
-      dependencies: ["FolioModel"]
+      dependencies: ["FolioModel", "FolioSupport"]
     ),
     // What the build-tool plugin runs: a model in, its generated Swift file out.
     .executableTarget(
@@ -147,7 +149,7 @@ let package = Package(
     ),
     .target(
       name: "FolioScript",
-      dependencies: ["Folio", "FolioModel"]
+      dependencies: ["Folio", "FolioModel", "FolioSupport"]
     ),
     .executableTarget(
       name: "folio",

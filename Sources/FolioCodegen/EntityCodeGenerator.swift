@@ -1,4 +1,5 @@
 import FolioModel
+import FolioSupport
 
 /// Swift source for a model's entity classes, as Xcode writes `NSManagedObject` subclasses:
 /// a class file and a properties file per entity, and one file listing the classes for
@@ -161,7 +162,8 @@ public struct EntityCodeGenerator: Sendable {
     text += "public class \(SwiftNames.identifier(name)): \(superclass(of: entity)) {\n"
     text += "  /// The entity this class represents.\n"
     text += Layout.block(
-      2, "public override class var entityName: \(type("String"))", SwiftNames.literal(entity.name))
+      2, "public override class var entityName: \(type("String"))", Quoting.swiftString(entity.name)
+    )
     text += "}\n"
     return File(name: "\(name)+FolioClass.swift", contents: text)
   }
@@ -234,7 +236,7 @@ public struct EntityCodeGenerator: Sendable {
 
   private func property(_ attribute: AttributeDescription) -> String {
     let name = SwiftNames.identifier(attribute.name)
-    let key = SwiftNames.literal(attribute.name)
+    let key = Quoting.swiftString(attribute.name)
     let summary = "  /// \(attributeSummary(attribute))\n"
     if attribute.attributeType == .undefined {
       return summary
@@ -285,7 +287,7 @@ public struct EntityCodeGenerator: Sendable {
 
   private func property(_ relationship: RelationshipDescription) -> String {
     let name = SwiftNames.identifier(relationship.name)
-    let key = SwiftNames.literal(relationship.name)
+    let key = Quoting.swiftString(relationship.name)
     let target = targetType(of: relationship)
     let destination = relationship.destinationEntityName
     if !relationship.isToMany {
@@ -316,13 +318,13 @@ public struct EntityCodeGenerator: Sendable {
       + "  /// first access, again after a refresh).\n"
       + Layout.block(
         2, "public var \(SwiftNames.identifier(fetched.name)): [\(target)]",
-        Layout.call(4, "fetchedObjects", ["forKey: \(SwiftNames.literal(fetched.name))"]))
+        Layout.call(4, "fetchedObjects", ["forKey: \(Quoting.swiftString(fetched.name))"]))
   }
 
   /// Xcode's generated accessors for a to-many relationship, with Swift types.
   private func toManyAccessors(_ relationship: RelationshipDescription) -> String {
     let suffix = SwiftNames.capitalized(relationship.name)
-    let key = SwiftNames.literal(relationship.name)
+    let key = Quoting.swiftString(relationship.name)
     let target = targetType(of: relationship)
     let collection = relationship.isOrdered ? "[\(target)]" : "\(type("Set"))<\(target)>"
     var text = ""

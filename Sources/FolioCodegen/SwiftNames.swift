@@ -51,18 +51,4 @@ enum SwiftNames {
   static func isIdentifier(_ name: String) -> Bool {
     DerivationExpression.isName(name[...])
   }
-
-  /// A string literal holding `text`.
-  static func literal(_ text: String) -> String {
-    var escaped = ""
-    for character in text.unicodeScalars {
-      switch character {
-      case "\\": escaped += "\\\\"
-      case "\"": escaped += "\\\""
-      case "\n": escaped += "\\n"
-      default: escaped.unicodeScalars.append(character)
-      }
-    }
-    return "\"\(escaped)\""
-  }
 }

@@ -1,3 +1,4 @@
+import FolioSupport
 import Foundation
 
 extension QueryPredicate: CustomStringConvertible {
@@ -80,14 +81,15 @@ extension QueryValue: CustomStringConvertible {
     case .boolean(let value): return value ? "YES" : "NO"
     case .integer(let value): return String(value)
     case .double(let value): return Self.describe(value)
-    case .decimal(let value): return "CAST(\(Self.quote(value.description)), \"NSDecimalNumber\")"
-    case .string(let value): return Self.quote(value)
+    case .decimal(let value):
+      return "CAST(\(Quoting.formatString(value.description)), \"NSDecimalNumber\")"
+    case .string(let value): return Quoting.formatString(value)
     case .date(let value):
       return "CAST(\(Self.describe(value.timeIntervalSinceReferenceDate)), \"NSDate\")"
     case .binaryData(let value):
-      return "CAST(\(Self.quote(value.base64EncodedString())), \"NSData\")"
-    case .uuid(let value): return "CAST(\(Self.quote(value.uuidString)), \"NSUUID\")"
-    case .uri(let value): return "CAST(\(Self.quote(value.absoluteString)), \"NSURL\")"
+      return "CAST(\(Quoting.formatString(value.base64EncodedString())), \"NSData\")"
+    case .uuid(let value): return "CAST(\(Quoting.formatString(value.uuidString)), \"NSUUID\")"
+    case .uri(let value): return "CAST(\(Quoting.formatString(value.absoluteString)), \"NSURL\")"
     case .object(let value): return value.description
     }
   }
@@ -102,64 +104,5 @@ extension QueryValue: CustomStringConvertible {
       return value < 0 ? "CAST(\"-inf\", \"NSNumber\")" : "CAST(\"inf\", \"NSNumber\")"
     }
     return value.description
-  }
-
-  /// `text` in double quotes, with `"`, `\` and control characters escaped, and every scalar
-  /// that would join a delimiter into one character (and so not read back).
-  ///
-  /// The lexer reads a string a character (grapheme cluster) at a time, so a scalar that
-  /// clusters with what precedes it (a combining mark, a joiner, an emoji modifier) cannot
-  /// print as itself right after the opening quote or an escape, and one that clusters with
-  /// what follows it (a prepended concatenation mark such as U+0602) cannot print as itself
-  /// anywhere, since a quote or an escape may follow. Such a scalar prints as `\uXXXX`, as a
-  /// surrogate pair beyond the Basic Multilingual Plane.
-  package static func quote(_ text: String) -> String {
-    var result = "\""
-    var isAfterDelimiter = true
-    for scalar in text.unicodeScalars {
-      var isEscaped = true
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\t": result += "\\t"
-      case "\r": result += "\\r"
-      case "\0": result += "\\0"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F || joinsFollowing(scalar)
-          || (isAfterDelimiter && joinsPreceding(scalar))
-        {
-          result += unicodeEscape(scalar)
-        } else {
-          result.unicodeScalars.append(scalar)
-          isEscaped = false
-        }
-      }
-      isAfterDelimiter = isEscaped
-    }
-    return result + "\""
-  }
-
-  /// Whether `scalar` forms one character with a `"` before it.
-  private static func joinsPreceding(_ scalar: Unicode.Scalar) -> Bool {
-    var pair = "\""
-    pair.unicodeScalars.append(scalar)
-    return pair.count == 1
-  }
-
-  /// Whether `scalar` forms one character with a `"` after it.
-  private static func joinsFollowing(_ scalar: Unicode.Scalar) -> Bool {
-    var pair = String(Character(scalar))
-    pair += "\""
-    return pair.count == 1
-  }
-
-  /// `\uXXXX` with upper-case digits, or two of them (a surrogate pair) above U+FFFF.
-  private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
-    func hex(_ unit: UInt16) -> String {
-      let digits = String(unit, radix: 16, uppercase: true)
-      return "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
-    }
-    return String(Character(scalar)).utf16.map(hex).joined()
   }
 }

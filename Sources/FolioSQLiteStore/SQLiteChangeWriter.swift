@@ -1,6 +1,7 @@
 import CSQLite
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
@@ -141,7 +142,7 @@ struct SQLiteChangeWriter {
         givenKeys[entity.rootNumber] = given
       }
       if StoreKeySpace.key(of: record.id) <= given {
-        let table = SQLiteDatabase.quote(binding.table(entity.table))
+        let table = Quoting.sqlIdentifier(binding.table(entity.table))
         let exists = try prepared("SELECT 1 FROM \(table) WHERE Z_PK = ?")
         exists.bind(StoreKeySpace.key(of: record.id), at: 1)
         if try exists.step() {
@@ -204,7 +205,7 @@ struct SQLiteChangeWriter {
     let entity = try entity(of: record)
     let key = StoreKeySpace.key(of: record.id)
     let table = binding.table(entity.table)
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     let statement = try prepared(
       "DELETE FROM \(q(table)) WHERE Z_PK = ? AND \(SQLiteRowVersion.sql) = ?")
     statement.bind(key, at: 1)
@@ -219,8 +220,8 @@ struct SQLiteChangeWriter {
     for join in binding.joinTables {
       for side in join.sides where isKind(entity, of: side.entity) {
         let statement = try prepared(
-          "DELETE FROM \(SQLiteDatabase.quote(join.name)) WHERE "
-            + "\(SQLiteDatabase.quote(side.ownerColumn)) = ?")
+          "DELETE FROM \(Quoting.sqlIdentifier(join.name)) WHERE "
+            + "\(Quoting.sqlIdentifier(side.ownerColumn)) = ?")
         statement.bind(key, at: 1)
         try statement.run(at: join.name)
       }
@@ -304,7 +305,7 @@ struct SQLiteChangeWriter {
     let table = binding.table(entity.table)
     let key = StoreKeySpace.key(of: record.id)
     let columns = try columns(of: entity, record: record, old: nil)
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.column)
     let statement = try prepared(
       "INSERT INTO \(q(table)) (" + names.map(q).joined(separator: ", ") + ") VALUES ("
@@ -321,7 +322,7 @@ struct SQLiteChangeWriter {
     let table = binding.table(entity.table)
     let key = StoreKeySpace.key(of: new.id)
     let columns = try columns(of: entity, record: new, old: old)
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     let sets = columns.map { "\(q($0.column)) = ?" } + ["Z_OPT = \(SQLiteRowVersion.sql) + 1"]
     let statement = try prepared(
       "UPDATE \(q(table)) SET " + sets.joined(separator: ", ")
@@ -339,7 +340,7 @@ struct SQLiteChangeWriter {
   /// The join-table rows of the relationships `new` owns whose members changed.
   private mutating func writeJoins(old: StoreRecord?, new: StoreRecord) throws(StoreError) {
     let entity = try entity(of: new)
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     for join in binding.joinTables {
       for (index, side) in join.sides.enumerated() where isKind(entity, of: side.entity) {
         let name = side.relationship.name
@@ -372,7 +373,7 @@ struct SQLiteChangeWriter {
   /// 2048, 3072, 4096, … in list order, as Core Data numbers a fresh list.
   private mutating func renumber(old: StoreRecord?, new: StoreRecord) throws(StoreError) {
     let entity = try entity(of: new)
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     let owner = StoreKeySpace.key(of: new.id)
     for ancestor in schema.entities where ancestor.kindNumbers.contains(entity.number) {
       for ordered in schema.orderedToManys[ancestor.name] ?? [] {

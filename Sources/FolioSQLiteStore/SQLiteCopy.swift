@@ -1,5 +1,6 @@
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 /// A migration whose every mapping is a plain copy, as SQLite can run it: each destination
@@ -389,7 +390,7 @@ struct SQLiteCopy {
   mutating func check(_ database: SQLiteDatabase, _ binding: SQLiteBinding) throws(StoreError)
     -> String?
   {
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     var counts: [String: Int] = [:]
     for root in sourceSchema.entities where root.number == root.rootNumber {
       let table = binding.table(root.table)
@@ -469,7 +470,7 @@ struct SQLiteCopy {
   private func run(_ insert: Insert, binding: SQLiteBinding, in database: SQLiteDatabase)
     throws(StoreError)
   {
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     var bound: [(AttributeValue?, AttributeDescription)] = []
     var expressions: [String] = []
     func column(_ name: String, real: Bool = false) -> String {
@@ -512,7 +513,7 @@ struct SQLiteCopy {
   private func run(_ join: JoinCopy, binding: SQLiteBinding, in database: SQLiteDatabase)
     throws(StoreError)
   {
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     guard
       let destination = destinationSchema.joinTables.first(where: { $0.name == join.destination })
     else { return }
@@ -541,7 +542,7 @@ struct SQLiteCopy {
   private func largestKeys(_ binding: SQLiteBinding, in database: SQLiteDatabase)
     throws(StoreError) -> [Int: Int64]
   {
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     var largest: [Int: Int64] = [:]
     for root in destinationSchema.entities where root.number == root.rootNumber {
       var value =

@@ -2,12 +2,13 @@ import CFolioSQLite
 import CSQLite
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 /// A connection to one SQLite database file, through the system's libsqlite3.
 ///
 /// Every statement is prepared from text Folio writes; names that come from a model or a file
-/// (tables, columns) are quoted with ``quote(_:)``, and values are always bound, never spliced
+/// (tables, columns) are quoted with `Quoting.sqlIdentifier(_:)`, and values are always bound, never spliced
 /// into SQL. Errors name the file and, where the caller says, the table, column and row.
 final class SQLiteDatabase {
   private(set) var handle: OpaquePointer?
@@ -81,11 +82,6 @@ final class SQLiteDatabase {
     return text + "?mode=ro"
   }
 
-  /// `name` quoted as an SQL identifier: in double quotes, a double quote inside doubled.
-  static func quote(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-  }
-
   /// The last error of the connection, as a store error naming `place`.
   func error(_ what: String, code: Int32, at place: String? = nil) -> StoreError {
     let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection"
@@ -141,7 +137,7 @@ final class SQLiteDatabase {
 
   /// The columns of `table` with their declared types, in order.
   func columns(of table: String) throws(StoreError) -> [(name: String, type: String)] {
-    let statement = try prepare("PRAGMA table_info(\(Self.quote(table)))", at: table)
+    let statement = try prepare("PRAGMA table_info(\(Quoting.sqlIdentifier(table)))", at: table)
     var columns: [(String, String)] = []
     while try statement.step() {
       columns.append((statement.text(1) ?? "", statement.text(2) ?? ""))

@@ -1,5 +1,6 @@
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 /// A model inferred from a Core Data SQLite store's schema, for a store that caches none
@@ -240,7 +241,7 @@ enum SQLiteModelInference {
     _ tableA: String, _ columnA: String, _ tableB: String, _ columnB: String,
     _ database: SQLiteDatabase
   ) throws(StoreError) -> Bool {
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     let mismatches = try database.integer(
       "SELECT count(*) FROM \(q(tableA)) AS a LEFT JOIN \(q(tableB)) AS b "
         + "ON b.Z_PK = a.\(q(columnA)) WHERE a.\(q(columnA)) IS NOT NULL "

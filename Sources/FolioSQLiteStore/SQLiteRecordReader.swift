@@ -1,6 +1,7 @@
 import CSQLite
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 /// Reads the rows of a Core Data SQLite store as records, one hierarchy table at a time.
@@ -54,7 +55,7 @@ struct SQLiteRecordReader {
       let table = binding.table(entity.table)
       total +=
         try database.integer(
-          "SELECT count(*) FROM \(SQLiteDatabase.quote(table))", at: table) ?? 0
+          "SELECT count(*) FROM \(Quoting.sqlIdentifier(table))", at: table) ?? 0
     }
     return Int(total)
   }
@@ -164,8 +165,8 @@ struct SQLiteRecordReader {
     var layout = try layOut(root)
     let table = layout.table
     var sql =
-      "SELECT " + layout.selected.map(SQLiteDatabase.quote).joined(separator: ", ") + " FROM "
-      + SQLiteDatabase.quote(table)
+      "SELECT " + layout.selected.map(Quoting.sqlIdentifier).joined(separator: ", ") + " FROM "
+      + Quoting.sqlIdentifier(table)
     if readsListedKeysOnly { sql += " WHERE " + listed("Z_PK", root: root.number) }
     let statement = try database.prepare(sql, at: table)
     var buffers = RowBuffers()
@@ -336,7 +337,7 @@ struct SQLiteRecordReader {
     throws(StoreError) -> Set<Int64>
   {
     guard let target = schema.entity(number: root) else { return [] }
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     let targetTable = binding.table(target.table)
     let statement = try database.prepare(
       "SELECT h.Z_PK FROM \(q(table)) h WHERE h.\(q(column)) IS NOT NULL AND NOT EXISTS "
@@ -355,7 +356,7 @@ struct SQLiteRecordReader {
     -> [String: [Int64: [Int64]]]
   {
     var result: [String: [Int64: [Int64]]] = [:]
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     for number in root.kindNumbers.sorted() {
       guard let entity = schema.entity(number: number) else { continue }
       for ordered in schema.orderedToManys[entity.name] ?? [] {

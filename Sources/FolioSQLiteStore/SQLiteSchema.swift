@@ -1,5 +1,6 @@
 import FolioModel
 import FolioStores
+internal import FolioSupport
 
 /// Where each entity and property of a model lives in a Core Data SQLite store, by Core Data's
 /// naming rules (`Formats/sqlite-store.md`): entity numbers, one table per entity hierarchy,
@@ -431,7 +432,7 @@ package struct SQLiteSchema {
   /// One index per to-one foreign key, one on `Z_ENT` of each table with subentities, one per
   /// join table, and a unique index per uniqueness constraint, named as Core Data names them.
   private mutating func layOutIndexes(model: ManagedObjectModel, ordered: [EntityDescription]) {
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     var seen: Set<String> = []
     for entity in ordered {
       guard let info = self.entity(entity.name) else { continue }

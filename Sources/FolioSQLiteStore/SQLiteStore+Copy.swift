@@ -1,5 +1,6 @@
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 extension SQLiteStore {
@@ -67,7 +68,7 @@ extension SQLiteStore {
     let database = try open(url)
     let schema = SQLiteSchema(model: model)
     let binding = try SQLiteBinding(schema: schema, database: database)
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     var counts: [Int] = []
     for (entityName, property) in properties {
       guard let entity = schema.entity(entityName),

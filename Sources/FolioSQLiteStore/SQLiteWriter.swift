@@ -1,6 +1,7 @@
 import CSQLite
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 /// Writes Core Data SQLite stores: a whole new file from records, in Core Data's schema.
@@ -153,7 +154,7 @@ enum SQLiteWriter {
   static func createTables(_ schema: SQLiteSchema, in database: SQLiteDatabase)
     throws(StoreError)
   {
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     for sql in fixedTables { try database.execute(sql) }
     for (table, columns) in schema.tables {
       try database.execute(
@@ -180,7 +181,7 @@ enum SQLiteWriter {
 
   private static func join(primaryKeyOf table: String, schema: SQLiteSchema) -> String {
     guard let join = schema.joinTables.first(where: { $0.name == table }) else { return "" }
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     return ", PRIMARY KEY (\(q(join.sides[0].ownerColumn)), \(q(join.sides[1].ownerColumn)))"
   }
 
@@ -222,7 +223,7 @@ enum SQLiteWriter {
     _ contents: StoreContents, schema: SQLiteSchema, entityOfID: [Int64: Int],
     orders: inout OrderPositions, in database: SQLiteDatabase
   ) throws(StoreError) {
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     var statements: [String: (SQLiteStatement, [String: Int])] = [:]
     for (table, columns) in schema.tables
     where !schema.joinTables.contains(where: { $0.name == table }) {
@@ -353,7 +354,7 @@ enum SQLiteWriter {
     _ contents: StoreContents, schema: SQLiteSchema, entityOfID: [Int64: Int],
     orders: OrderPositions, in database: SQLiteDatabase
   ) throws(StoreError) {
-    let q = SQLiteDatabase.quote
+    let q = Quoting.sqlIdentifier
     for join in schema.joinTables {
       var columns = [join.sides[0].ownerColumn, join.sides[1].ownerColumn]
       let orderColumns = join.sides.compactMap(\.orderColumn)

@@ -1,5 +1,6 @@
 import FolioModel
 import FolioStores
+internal import FolioSupport
 import Foundation
 
 /// Lays out `<object>` elements as Core Data writes them, checking each record against the
@@ -29,14 +30,14 @@ struct XMLObjectEncoder {
     self.names = names
     texts = names.entities.map { entity in
       var objectStart = Array("    <object type=\"".utf8)
-      XMLValueCoding.escapeAttribute(entity.diskName, into: &objectStart)
+      Quoting.appendXML(entity.diskName, to: &objectStart)
       objectStart += Array("\" id=\"z".utf8)
       let attributeStarts = entity.attributes.map { Self.attributeStart($0, indent: 8) }
       let relationshipStarts = entity.relationships.map { relationship in
         var text = Array("        <relationship name=\"".utf8)
-        XMLValueCoding.escapeAttribute(relationship.diskName, into: &text)
+        Quoting.appendXML(relationship.diskName, to: &text)
         text += Array("\" type=\"\(relationship.isToMany ? "0/0" : "1/1")\" destination=\"".utf8)
-        XMLValueCoding.escapeAttribute(relationship.destinationDiskName, into: &text)
+        Quoting.appendXML(relationship.destinationDiskName, to: &text)
         text.append(UInt8(ascii: "\""))
         return text
       }
@@ -62,7 +63,7 @@ struct XMLObjectEncoder {
 
   private static func attributeStart(_ attribute: XMLNameMap.Attribute, indent: Int) -> [UInt8] {
     var text = Array((String(repeating: " ", count: indent) + "<attribute name=\"").utf8)
-    XMLValueCoding.escapeAttribute(attribute.diskName, into: &text)
+    Quoting.appendXML(attribute.diskName, to: &text)
     text += Array("\" type=\"\(attribute.typeWord)\">".utf8)
     return text
   }

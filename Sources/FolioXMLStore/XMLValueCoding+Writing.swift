@@ -135,19 +135,4 @@ extension XMLValueCoding {
     output.append(hexDigits[Int(high >> 4)])
     output.append(hexDigits[Int(high & 0xF)])
   }
-
-  /// Appends `text` escaped for an XML attribute value in double quotes.
-  static func escapeAttribute(_ text: String, into output: inout [UInt8]) {
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "<"): output.append(contentsOf: "&lt;".utf8)
-      case UInt8(ascii: "&"): output.append(contentsOf: "&amp;".utf8)
-      case UInt8(ascii: "\""): output.append(contentsOf: "&quot;".utf8)
-      case 0x0A: output.append(contentsOf: "&#10;".utf8)
-      case 0x0D: output.append(contentsOf: "&#13;".utf8)
-      case 0x09: output.append(contentsOf: "&#9;".utf8)
-      default: output.append(byte)
-      }
-    }
-  }
 }

@@ -1,6 +1,7 @@
 import CFolioSupport
 import Folio
 import FolioScript
+internal import FolioSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -49,39 +50,7 @@ struct OutputBytes {
 
   /// `text` as a JSON string: in quotes, with `"`, `\` and control characters escaped as the
   /// undo-script language's strings escape them; everything else as it is, in UTF-8.
-  mutating func append(jsonString text: String) {
-    bytes.append(UInt8(ascii: "\""))
-    let done: Void? = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
-    if done == nil { Array(text.utf8).withUnsafeBufferPointer { appendEscaped($0) } }
-    bytes.append(UInt8(ascii: "\""))
-  }
-
-  private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-    var clean = 0
-    for index in 0..<utf8.count {
-      let byte = utf8[index]
-      guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-        continue
-      }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
-      clean = index + 1
-      bytes.append(UInt8(ascii: "\\"))
-      switch byte {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-      case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
-      case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
-      case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
-      case 0x08: bytes.append(UInt8(ascii: "b"))
-      case 0x0C: bytes.append(UInt8(ascii: "f"))
-      default:
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        bytes.append(contentsOf: [
-          UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)],
-        ])
-      }
-    }
-    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean...]))
-  }
+  mutating func append(jsonString text: String) { Quoting.appendJSON(text, to: &bytes) }
 
   /// `value` as JSON: numbers and booleans as themselves; a Decimal as a string keeping every
   /// digit; a date as ISO 8601 in UTC; binary and transformable data as base64; a Double that

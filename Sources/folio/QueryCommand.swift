@@ -1,5 +1,6 @@
 import ArgumentParser
 import Folio
+internal import FolioSupport
 import Foundation
 
 /// `folio query FILE ENTITY`: objects of a store that match a predicate, as a table.
@@ -242,11 +243,11 @@ struct QueryCommand: ParsableCommand {
       }
     case .csv:
       for row in [columns] + values.map({ $0.map(Self.cell) }) {
-        print(row.map(Self.csvField).joined(separator: ","), terminator: "\r\n")
+        print(row.map(Quoting.csvField).joined(separator: ","), terminator: "\r\n")
       }
     case .tsv:
       for row in [columns] + values.map({ $0.map(Self.cell) }) {
-        print(row.map(Self.tsvField).joined(separator: "\t"))
+        print(row.map(Quoting.tsvField).joined(separator: "\t"))
       }
     case .table, .text:
       let rows = values.map { $0.map { Self.visible(Self.text(of: $0)) } }
@@ -269,28 +270,6 @@ struct QueryCommand: ParsableCommand {
 
   /// A value for CSV and TSV: empty for nil, as text otherwise.
   static func cell(_ value: Any?) -> String { value == nil ? "" : text(of: value) }
-
-  /// A CSV field (RFC 4180): in quotes, quotes doubled, when it holds a comma, quote or line
-  /// break.
-  static func csvField(_ text: String) -> String {
-    guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-  }
-
-  /// A TSV field: backslash, tab, newline and carriage return escaped, so each row is a line.
-  static func tsvField(_ text: String) -> String {
-    var out = ""
-    for character in text.unicodeScalars {
-      switch character {
-      case "\\": out += "\\\\"
-      case "\t": out += "\\t"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      default: out.unicodeScalars.append(character)
-      }
-    }
-    return out
-  }
 
   /// Text for a table cell: line breaks and tabs shown as escapes, so each row is one line.
   static func visible(_ text: String) -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FolioScript
+internal import FolioSupport
 import Foundation
 
 /// `folio replay SCRIPT…`: run undo scripts and check their expectations.
@@ -125,21 +126,6 @@ struct ReplayCommand: ParsableCommand {
 
   /// The outcomes as a JUnit XML report: one test suite, one test case per script.
   static func junitReport(_ outcomes: [Outcome]) -> String {
-    func escaped(_ text: String) -> String {
-      var out = ""
-      for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
-        case _ where scalar.value < 0x20: out += "?"
-        default: out.unicodeScalars.append(scalar)
-        }
-      }
-      return out
-    }
     let failures = outcomes.filter { $0.failure != nil }.count
     let total = outcomes.reduce(0) { $0 + $1.seconds }
     var lines = [
@@ -149,12 +135,12 @@ struct ReplayCommand: ParsableCommand {
         + "time=\"\(String(format: "%.3f", total))\">",
     ]
     for outcome in outcomes {
-      let name = escaped(outcome.path)
+      let name = Quoting.xml(outcome.path)
       let time = String(format: "%.3f", outcome.seconds)
       if let failure = outcome.failure {
         lines.append("    <testcase classname=\"replay\" name=\"\(name)\" time=\"\(time)\">")
-        let message = escaped(failure.split(separator: "\n").first.map(String.init) ?? failure)
-        lines.append("      <failure message=\"\(message)\">\(escaped(failure))</failure>")
+        let message = Quoting.xml(failure.split(separator: "\n").first.map(String.init) ?? failure)
+        lines.append("      <failure message=\"\(message)\">\(Quoting.xml(failure))</failure>")
         lines.append("    </testcase>")
       } else {
         lines.append("    <testcase classname=\"replay\" name=\"\(name)\" time=\"\(time)\"/>")

@@ -151,8 +151,8 @@ struct BadMappingFile: CustomTestStringConvertible, Sendable {
         ArchiveBuilder().data(root: ArchiveBuilder.reference(7))),
       code: .malformedExpression,
       message:
-        ": PersonToPerson.name: object z103: the value expression refers to object 7, but its"
-        + " archive has 1 object"),
+        ": PersonToPerson.name: object z103: the value expression has its root at object 7, but"
+        + " the archive has only 1 object"),
     BadMappingFile(
       id: "a subquery expression",
       text: MappingFixtures.storeWithArchive(

@@ -228,11 +228,4 @@ struct XcodeModelWriterTests {
     located.sourceLocation = InputLocation(file: "contents", line: 12)
     #expect(located == model.entities[0].attributes[0])
   }
-
-  @Test("text is escaped for an attribute value; characters XML cannot hold become U+FFFD")
-  func escaping() {
-    #expect(XcodeModelWriter.escaped("a&b<c>d\"e'f") == "a&amp;b&lt;c&gt;d&quot;e'f")
-    #expect(XcodeModelWriter.escaped("\t\r\n\n") == "&#9;&#13;&#10;&#10;")
-    #expect(XcodeModelWriter.escaped("\u{0}\u{1B}\u{FFFE}é") == "\u{FFFD}\u{FFFD}\u{FFFD}é")
-  }
 }

@@ -133,7 +133,9 @@ struct ModelCacheWriterTests {
       Issue.record("the root is not a UID: \(String(describing: root["root"]))")
       return
     }
-    let archive = try KeyedArchive(try BinaryPropertyList.decode(Data(plist), file: nil), file: nil)
+    let archive = try KeyedArchive(try BinaryPropertyList.decode(Data(plist), file: nil)) {
+      StoreError(.malformedStore, $0)
+    }
     let modelInstance = try #require(try archive.instance(.uid(rootNumber)))
     #expect(modelInstance.className == "NSManagedObjectModel")
     let entities = try #require(try archive.instance(modelInstance["NSEntities"]))

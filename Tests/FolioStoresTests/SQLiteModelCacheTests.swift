@@ -513,7 +513,7 @@ struct SQLiteModelCacheTests {
       MalformedCache(
         id: "an archive of a string", blob: notArchive.blob(root: string),
         message:
-          "the model cache has object 1 where an archived instance must be, but it is a string"),
+          "the model cache has object 1 that is a string, not an archived object"),
       MalformedCache(
         id: "an archive whose root is no model",
         blob: {
@@ -526,7 +526,7 @@ struct SQLiteModelCacheTests {
           "the model cache has a root object of class \"NSDictionary\", not NSManagedObjectModel"),
       MalformedCache(
         id: "a root UID out of range", blob: noRoot.blob(root: ArchiveBuilder.reference(99)),
-        message: "the model cache has its root at object 99, but only 2 objects"),
+        message: "the model cache has its root at object 99, but the archive has only 2 objects"),
       MalformedCache(
         id: "an entity UID out of range", blob: smallModel(.entityOutOfRange),
         message: "the model cache refers to object 9999, but the archive has only 53 objects"),

@@ -21,8 +21,9 @@ import Foundation
 // - NSFunctionExpression: `NSOperand`, `NSSelectorName` and `NSArguments`. An operand naming
 //   `_NSPredicateUtilities` makes it a built-in (`now()`), any other a `FUNCTION(…)` call.
 //
-// References are resolved one at a time and the walk over expressions is limited in depth,
-// so an archive whose objects refer to themselves ends in an error, not a loop.
+// The archive (`KeyedArchive`) resolves references one at a time and the walk over
+// expressions is limited in depth, so an archive whose objects refer to themselves ends in an
+// error, not a loop.
 
 /// What is wrong with an archived expression, for the reader to word with its place.
 enum ExpressionArchiveProblem: Error {
@@ -35,8 +36,7 @@ enum ExpressionArchiveProblem: Error {
 
 /// One keyed archive of an expression, decoded into a ``MappingExpression``.
 struct ExpressionArchive {
-  private let objects: [PropertyListNode]
-  private let root: PropertyListNode
+  private let archive: KeyedArchive<ExpressionArchiveProblem>
 
   /// The archive in `data`, a binary property list.
   init(_ data: Data) throws(ExpressionArchiveProblem) {
@@ -47,130 +47,22 @@ struct ExpressionArchive {
       throw .malformed(
         "is not a binary property list: \(error.message)", underlying: error)
     }
-    guard case .dictionary(let top) = node else {
-      throw .malformed("is not a keyed archive: its top object is no dictionary", underlying: nil)
-    }
-    guard case .string("NSKeyedArchiver") = top["$archiver"] else {
-      throw .malformed(
-        "is not a keyed archive: it has no \"$archiver\" of \"NSKeyedArchiver\"", underlying: nil)
-    }
-    guard case .array(let objects) = top["$objects"] else {
-      throw .malformed("is not a keyed archive: it has no \"$objects\" array", underlying: nil)
-    }
-    guard case .dictionary(let entries) = top["$top"], let root = entries["root"] else {
-      throw .malformed(
-        "is not a keyed archive: it has no \"$top\" with a \"root\"", underlying: nil)
-    }
-    self.objects = objects
-    self.root = root
+    archive = try KeyedArchive(node) { .malformed($0, underlying: nil) }
   }
 
   /// The expression the archive holds.
   func expression() throws(ExpressionArchiveProblem) -> MappingExpression {
-    try expression(root, depth: 0)
+    try expression(archive.rootReference, depth: 0)
   }
 
-  // MARK: Objects
-
-  /// An archived object: its class and its keys.
-  private struct Instance {
-    var className: String
-    var fields: [String: PropertyListNode]
-
-    subscript(key: String) -> PropertyListNode? { fields[key] }
-  }
-
-  private static func referenceNumber(_ node: PropertyListNode) -> UInt64? {
-    switch node {
-    case .uid(let number):
-      return number
-    case .dictionary(let entries) where entries.count == 1:
-      guard case .integer(let number) = entries["CF$UID"], number >= 0 else { return nil }
-      return UInt64(number)
-    default:
-      return nil
-    }
-  }
-
-  /// What `value` stands for: the object it refers to, or itself when it is held inline;
-  /// `nil` for a missing key or a reference to `$null`.
-  private func resolve(_ value: PropertyListNode?) throws(ExpressionArchiveProblem)
-    -> PropertyListNode?
-  {
-    guard let value else { return nil }
-    guard let number = Self.referenceNumber(value) else { return value }
-    guard number < UInt64(objects.count) else {
-      throw .malformed(
-        "refers to object \(number), but its archive has "
-          + (objects.count == 1 ? "1 object" : "\(objects.count) objects"),
-        underlying: nil)
-    }
-    return number == 0 ? nil : objects[Int(number)]
-  }
-
-  /// The archived object `value` refers to, or `nil` for `$null` and a missing key.
-  private func instance(_ value: PropertyListNode?, for what: String)
-    throws(ExpressionArchiveProblem) -> Instance?
-  {
-    guard let node = try resolve(value) else { return nil }
-    guard case .dictionary(let fields) = node, let classReference = fields["$class"] else {
-      throw .malformed(
-        "has \(what) that is \(node.kindDescription), not an object", underlying: nil)
-    }
-    guard case .dictionary(let classInfo)? = try resolve(classReference),
-      case .string(let className)? = classInfo["$classname"]
-    else {
-      throw .malformed("has \(what) whose \"$class\" names no class", underlying: nil)
-    }
-    return Instance(className: className, fields: fields)
-  }
-
-  /// The string `value` stands for: a plist string, or an NSString or NSMutableString.
+  /// The string `value` stands for, which must be there.
   private func string(_ value: PropertyListNode?, for what: String)
     throws(ExpressionArchiveProblem) -> String
   {
-    guard let node = try resolve(value) else {
+    guard let text = try archive.string(value, for: what) else {
       throw .malformed("has no \(what)", underlying: nil)
     }
-    if case .string(let text) = node { return text }
-    if let text = try objectString(node, for: what) { return text }
-    throw .malformed("has \(what) that is \(node.kindDescription), not a string", underlying: nil)
-  }
-
-  /// The text of an NSString or NSMutableString object, or `nil` for any other node.
-  private func objectString(_ node: PropertyListNode, for what: String)
-    throws(ExpressionArchiveProblem) -> String?
-  {
-    guard case .dictionary(let fields) = node, fields["$class"] != nil,
-      let object = try instance(node, for: what),
-      object.className == "NSString" || object.className == "NSMutableString"
-    else { return nil }
-    switch try resolve(object["NS.string"]) {
-    case .string(let text)?:
-      return text
-    default:
-      if case .data(let bytes)? = try resolve(object["NS.bytes"]),
-        let text = String(data: bytes, encoding: .utf8)
-      {
-        return text
-      }
-      throw .malformed("has \(what) of class \"\(object.className)\" with no text", underlying: nil)
-    }
-  }
-
-  /// The elements of the array `value` refers to: an NSArray or NSMutableArray object, or an
-  /// inline array; empty for `$null`.
-  private func elements(_ value: PropertyListNode?, for what: String)
-    throws(ExpressionArchiveProblem) -> [PropertyListNode]
-  {
-    guard let node = try resolve(value) else { return [] }
-    if case .array(let elements) = node { return elements }
-    guard let object = try instance(node, for: what) else { return [] }
-    guard case .array(let elements)? = object["NS.objects"] else {
-      throw .malformed(
-        "has \(what) of class \"\(object.className)\", not an array", underlying: nil)
-    }
-    return elements
+    return text
   }
 
   // MARK: Expressions
@@ -184,7 +76,7 @@ struct ExpressionArchive {
       throw .malformed(
         "nests more than \(MappingExpression.maximumDepth) expressions deep", underlying: nil)
     }
-    guard let object = try instance(value, for: "an expression") else {
+    guard let object = try archive.instance(value, for: "an expression") else {
       throw .malformed("has nil where an expression must be", underlying: nil)
     }
     switch object.className {
@@ -198,9 +90,9 @@ struct ExpressionArchive {
       return .variable(try string(object["NSVariable"], for: "a variable name"))
     case "NSKeyPathExpression":
       let base = try expression(object["NSOperand"], depth: depth + 1)
-      let arguments = try elements(object["NSArguments"], for: "key path arguments")
+      let arguments = try archive.elements(object["NSArguments"], for: "key path arguments")
       guard arguments.count == 1,
-        let specifier = try instance(arguments[0], for: "a key path"),
+        let specifier = try archive.instance(arguments[0], for: "a key path"),
         specifier.className == "NSKeyPathSpecifierExpression"
       else {
         throw .malformed(
@@ -214,12 +106,12 @@ struct ExpressionArchive {
     case "NSFunctionExpression":
       let selector = try string(object["NSSelectorName"], for: "a function's selector")
       var arguments: [MappingExpression] = []
-      for argument in try elements(object["NSArguments"], for: "function arguments") {
+      for argument in try archive.elements(object["NSArguments"], for: "function arguments") {
         arguments.append(try expression(argument, depth: depth + 1))
       }
-      if let operand = try instance(object["NSOperand"], for: "a function's operand"),
+      if let operand = try archive.instance(object["NSOperand"], for: "a function's operand"),
         operand.className == "NSConstantValueExpression",
-        let className = try resolve(operand["NSConstantValueClassName"])
+        let className = try archive.resolve(operand["NSConstantValueClassName"])
       {
         let name = try string(className, for: "a function's class")
         guard name == Self.builtinsClassName else {
@@ -238,7 +130,7 @@ struct ExpressionArchive {
   private func constant(_ value: PropertyListNode?) throws(ExpressionArchiveProblem)
     -> MappingConstant
   {
-    guard let node = try resolve(value) else { return .null }
+    guard let node = try archive.resolve(value) else { return .null }
     switch node {
     case .string(let text): return .string(text)
     case .integer(let number): return .integer(number)
@@ -246,10 +138,10 @@ struct ExpressionArchive {
     case .boolean(let flag): return .boolean(flag)
     case .date(let date): return .date(date.timeIntervalSinceReferenceDate)
     case .dictionary:
-      if let text = try objectString(node, for: "a constant") { return .string(text) }
-      guard let object = try instance(node, for: "a constant") else { return .null }
+      if let text = try archive.stringObject(node, for: "a constant") { return .string(text) }
+      guard let object = try archive.instance(node, for: "a constant") else { return .null }
       if object.className == "NSDate" {
-        switch try resolve(object["NS.time"]) {
+        switch try archive.resolve(object["NS.time"]) {
         case .real(let seconds)?: return .date(seconds)
         case .integer(let seconds)?: return .date(Double(seconds))
         default: throw .malformed("has a date constant with no \"NS.time\"", underlying: nil)

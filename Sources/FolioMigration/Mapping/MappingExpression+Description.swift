@@ -1,4 +1,5 @@
 import FolioQuery
+import FolioSupport
 import Foundation
 
 extension MappingExpression: CustomStringConvertible {
@@ -23,7 +24,7 @@ extension MappingExpression: CustomStringConvertible {
       return base.operandDescription(above: .postfix) + "." + path
     case .function(let receiver, let selector, let arguments):
       let parts =
-        [receiver.description, MappingConstant.quote(selector)] + arguments.map(\.description)
+        [receiver.description, Quoting.formatString(selector)] + arguments.map(\.description)
       return "FUNCTION(" + parts.joined(separator: ", ") + ")"
     case .builtin(let name, let arguments):
       if let (symbol, level) = Self.infixOperator(name), arguments.count == 2 {
@@ -96,15 +97,11 @@ extension MappingConstant: CustomStringConvertible {
   public var description: String {
     switch self {
     case .null: return "nil"
-    case .string(let text): return Self.quote(text)
+    case .string(let text): return Quoting.formatString(text)
     case .integer(let value): return String(value)
     case .double(let value): return QueryValue.describe(value)
     case .boolean(let value): return value ? "YES" : "NO"
     case .date(let seconds): return "CAST(\(QueryValue.describe(seconds)), \"NSDate\")"
     }
   }
-
-  /// `text` as a string literal of the format syntax, quoted as predicates quote theirs
-  /// (`QueryValue.quote`), so a string that reads back in one reads back in the other.
-  static func quote(_ text: String) -> String { QueryValue.quote(text) }
 }

@@ -1,3 +1,4 @@
+import FolioSupport
 import Foundation
 
 // Writing a model as the `contents` file of an Xcode `.xcdatamodel`.
@@ -288,7 +289,7 @@ struct XcodeModelWriter {
       get { nil }
       set {
         guard let newValue else { return }
-        attributes += " \(key)=\"\(XcodeModelWriter.escaped(newValue))\""
+        attributes += " \(key)=\"\(Quoting.xml(newValue))\""
       }
     }
 
@@ -299,26 +300,5 @@ struct XcodeModelWriter {
 
     var open: String { "<\(name)\(attributes)>" }
     var empty: String { "<\(name)\(attributes)/>" }
-  }
-
-  /// `text` as the value of an XML attribute in double quotes.
-  static func escaped(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    // Unicode scalars, not characters: "\r\n" is one Character and must become two references.
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": result += "&amp;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\"": result += "&quot;"
-      case "\t": result += "&#9;"
-      case "\n": result += "&#10;"
-      case "\r": result += "&#13;"
-      case "\u{0}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": result += "\u{FFFD}"
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result
   }
 }

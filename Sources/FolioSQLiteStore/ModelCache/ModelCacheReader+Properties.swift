@@ -9,7 +9,7 @@ import Foundation
 extension ModelCacheReader {
   /// The attribute `instance` describes; `nil` for a composite attribute, which needs a
   /// composite description the cache does not give in a form Folio reads.
-  func attribute(_ instance: KeyedArchive.Instance, named key: String, in entity: String)
+  func attribute(_ instance: ModelCacheArchive.Instance, named key: String, in entity: String)
     throws(StoreError) -> AttributeDescription?
   {
     let name =
@@ -52,7 +52,7 @@ extension ModelCacheReader {
   }
 
   /// The relationship `instance` describes.
-  func relationship(_ instance: KeyedArchive.Instance, named key: String, in entity: String)
+  func relationship(_ instance: ModelCacheArchive.Instance, named key: String, in entity: String)
     throws(StoreError) -> RelationshipDescription
   {
     let name =
@@ -248,7 +248,7 @@ extension ModelCacheReader {
 
   /// The archived instance `value` refers to; `nil` when it refers to anything else.
   private func archivedInstance(_ value: PropertyListNode?) throws(StoreError)
-    -> KeyedArchive.Instance?
+    -> ModelCacheArchive.Instance?
   {
     guard case .dictionary(let fields)? = try archive.resolve(value), fields["$class"] != nil
     else { return nil }

@@ -16,13 +16,13 @@ import Foundation
 /// uniqueness constraint or index that names one of them. FolioModel then resolves the model
 /// as it does one read from Xcode's files, and its first complaint becomes the error.
 struct ModelCacheReader {
-  let archive: KeyedArchive
+  let archive: ModelCacheArchive
   let file: String?
 
   /// An archived entity, as the first pass reads it.
   private struct ArchivedEntity {
     var name: String
-    var instance: KeyedArchive.Instance
+    var instance: ModelCacheArchive.Instance
     var parentName: String?
     /// `NSProperties`: each property's name and its unresolved value.
     var properties: [(name: String, value: PropertyListNode)]
@@ -33,7 +33,7 @@ struct ModelCacheReader {
   /// - Throws: `StoreError.malformedStore` naming what is missing or of the wrong kind, or the
   ///   first inconsistency FolioModel finds in the model.
   func readModel() throws(StoreError) -> ManagedObjectModel {
-    guard let root = try archive.instance(.uid(UInt64(archive.root))) else {
+    guard let root = try archive.instance(archive.rootReference) else {
       throw SQLiteModelCache.malformed("has \"$null\" as its root object", file: file)
     }
     guard root.className == "NSManagedObjectModel" else {
@@ -70,7 +70,8 @@ struct ModelCacheReader {
 
   // MARK: Entities
 
-  private func entities(of model: KeyedArchive.Instance) throws(StoreError) -> [ArchivedEntity] {
+  private func entities(of model: ModelCacheArchive.Instance) throws(StoreError) -> [ArchivedEntity]
+  {
     guard let container = try archive.instance(model["NSEntities"]) else { return [] }
     // NSKnownKeysDictionary1 keeps its values in `values`, NSDictionary in `NS.objects`.
     let values =
@@ -231,7 +232,7 @@ struct ModelCacheReader {
 
   /// `NSRenamingIdentifier`, which Core Data sets to the name itself when the model gives
   /// none: `nil` then, as for a model read from Xcode's files.
-  func renamingIdentifier(of instance: KeyedArchive.Instance, name: String) throws(StoreError)
+  func renamingIdentifier(of instance: ModelCacheArchive.Instance, name: String) throws(StoreError)
     -> String?
   {
     let identifier = try archive.string(

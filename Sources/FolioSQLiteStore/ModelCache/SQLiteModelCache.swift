@@ -12,10 +12,14 @@ import Foundation
 //
 // Decoding goes in four steps, each checking its input: inflate (at most
 // `maximumInflatedBytes`), decode the property list (`BinaryPropertyList`), read it as a keyed
-// archive (`KeyedArchive`), and turn the archived NSManagedObjectModel into a
-// `ManagedObjectModel` (`ModelCacheReader`), which FolioModel then resolves as it does a model
-// read from Xcode's files: parents, inverses, constraints. Classes Folio does not model
-// (derived and composite attributes, fetched properties, predicates) are skipped.
+// archive (`KeyedArchive`, shared with the other archive readers), and turn the archived
+// NSManagedObjectModel into a `ManagedObjectModel` (`ModelCacheReader`), which FolioModel then
+// resolves as it does a model read from Xcode's files: parents, inverses, constraints. Classes
+// Folio does not model (derived and composite attributes, fetched properties, predicates) are
+// skipped.
+
+/// The archive a model cache is, failing with `SQLiteModelCache.malformed(_:file:)`.
+typealias ModelCacheArchive = KeyedArchive<StoreError>
 
 /// Decodes the model a Core Data SQLite store caches in `Z_MODELCACHE`.
 package enum SQLiteModelCache {
@@ -46,7 +50,7 @@ package enum SQLiteModelCache {
         error.code, "the model cache's archive is not a valid \(error.message)\(place)",
         at: InputLocation(file: file), underlying: error)
     }
-    let archive = try KeyedArchive(node, file: file)
+    let archive = try ModelCacheArchive(node) { malformed($0, file: file) }
     return try ModelCacheReader(archive: archive, file: file).readModel()
   }
 

@@ -1,4 +1,5 @@
 import FolioModel
+import FolioSupport
 import Foundation
 
 /// The literal syntax shared by the lexer (reading values) and the printer (writing them), so
@@ -10,29 +11,9 @@ import Foundation
 package enum Literal {
   // MARK: Strings
 
-  /// `text` in double quotes, with JSON's escapes for `"`, `\` and control characters.
-  package static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case "\u{08}": out += "\\b"
-      case "\u{0C}": out += "\\f"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16, uppercase: false)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
-  }
+  /// `text` in double quotes, with JSON's escapes for `"`, `\` and control characters: the
+  /// language's strings are JSON's.
+  package static func quoted(_ text: String) -> String { Quoting.json(text) }
 
   // MARK: Dates
 
