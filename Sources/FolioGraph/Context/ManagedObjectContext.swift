@@ -53,6 +53,11 @@ public final class ManagedObjectContext {
   /// The committed state the context reads from and saves into: its coordinator's, or its
   /// own when it has none.
   var cache: RowCache
+  // No access to a property marked `@exclusivity(unchecked)` overlaps another access to it: none is
+  // passed inout to code that can reach it again, and no closure run while one is being changed
+  // touches it. Debug builds, where the tests run, check that at every access; release builds leave
+  // the check out (an insert takes 1.1 times as long with it). Each property keeps its own mark:
+  // gathered in one struct, reading one field while changing another would overlap on the struct.
   #if !DEBUG
     @exclusivity(unchecked)
   #endif

@@ -52,9 +52,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   final let layout: EntityLayout
   /// The object's place in its context's object table.
   final let row: Int32
-  // Hot paths write these many times per change. Debug and sanitizer builds check exclusive
-  // access to them; release builds leave the check out, as the context is confined to one
-  // isolation domain (it is not Sendable).
+  // No access to a property marked `@exclusivity(unchecked)` overlaps another access to it: none is
+  // passed inout to code that can reach it again, and no closure run while one is being changed
+  // touches it. Debug builds, where the tests run, check that at every access; release builds leave
+  // the check out (an insert takes 1.1 times as long with it). Each property keeps its own mark:
+  // gathered in one struct, reading one field while changing another would overlap on the struct.
   #if !DEBUG
     @exclusivity(unchecked)
   #endif
@@ -357,6 +359,11 @@ private let UUID_NULL_BYTES: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 /// What an object's changes recorded: the value at the last save of each slot changed since,
 /// and the value before the turn of each slot changed in it (`.unrecorded` for the others).
 final class ChangeRecords {
+  // No access to a property marked `@exclusivity(unchecked)` overlaps another access to it: none is
+  // passed inout to code that can reach it again, and no closure run while one is being changed
+  // touches it. Debug builds, where the tests run, check that at every access; release builds leave
+  // the check out (an insert takes 1.1 times as long with it). Each property keeps its own mark:
+  // gathered in one struct, reading one field while changing another would overlap on the struct.
   #if !DEBUG
     @exclusivity(unchecked)
   #endif
