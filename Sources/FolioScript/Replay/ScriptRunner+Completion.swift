@@ -101,28 +101,28 @@ extension ScriptRunner {
     if word.hasPrefix("$") { return keyPathCandidates(word, after: words) }
     guard let command = words.first else { return Self.commandNames }
     let position = words.count
-    switch command {
-    case "insert":
+    switch ScriptCommand.Name(rawValue: command) {
+    case .insert:
       if position == 1 { return entityNames(insertable: true) }
       if position == 2 { return [] }
       return assignmentCandidates(word, entity: model?.entity(named: words[1]))
-    case "set":
+    case .set:
       if position == 1 { return variableCandidates(then: ".") }
       if position == 2 { return ["="] }
       return valueWords
-    case "add", "remove":
+    case .add, .remove:
       if position == 1 { return variableCandidates(then: ".") }
       return position == 2 ? variableCandidates() : []
-    case "delete": return position == 1 ? variableCandidates() : []
-    case "refresh":
+    case .delete: return position == 1 ? variableCandidates() : []
+    case .refresh:
       if position == 1 { return variableCandidates() }
       return position == 2 ? ["merge"] : []
-    case "fetch": return fetchCandidates(after: words)
-    case "open", "save", "model": return position == 1 ? fileCandidates(word, in: folder) : []
-    case "merge-policy": return position == 1 ? MergePolicy.allCases.map(\.scriptName) : []
-    case "groups-by-event": return position == 1 ? ["on", "off"] : []
-    case "context": return position == 1 ? contexts.map(\.name) : []
-    case "expect", "print": return expressionCandidates(after: words)
+    case .fetch: return fetchCandidates(after: words)
+    case .open, .save, .model: return position == 1 ? fileCandidates(word, in: folder) : []
+    case .mergePolicy: return position == 1 ? MergePolicy.allCases.map(\.scriptName) : []
+    case .groupsByEvent: return position == 1 ? ["on", "off"] : []
+    case .context: return position == 1 ? contexts.map(\.name) : []
+    case .expect, .print: return expressionCandidates(after: words)
     default: return []
     }
   }

@@ -8,7 +8,7 @@ import Folio
 /// Each line is read by recursive descent over the tokens the ``Lexer`` hands out on demand.
 struct Parser {
   /// Every command name, for suggestions.
-  static let commandNames = ScriptCommandHelp.all.map(\.name)
+  static let commandNames = ScriptCommand.Name.allCases.map(\.rawValue)
 
   /// How deeply lists may nest: `[[1]]` is two levels. Reading, comparing and printing values
   /// recurse once per level, and a few thousand levels overflow the stack.
@@ -96,10 +96,13 @@ struct Parser {
   private mutating func command(named name: String, at token: Token) throws(ScriptError)
     -> ScriptCommand.Kind
   {
-    switch name {
-    case "model": return .model(path: try path(required: true) ?? "")
-    case "new": return .new
-    case "insert":
+    guard let command = ScriptCommand.Name(rawValue: name) else {
+      throw ScriptError.unknownCommand(name, known: Self.commandNames, at: location(of: token))
+    }
+    switch command {
+    case .model: return .model(path: try path(required: true) ?? "")
+    case .new: return .new
+    case .insert:
       let entity = try word("an entity name")
       let variable = try variable()
       var assignments: [Assignment] = []
@@ -109,35 +112,35 @@ struct Parser {
         assignments.append(Assignment(key: key, value: try value()))
       }
       return .insert(entity: entity, variable: variable, assignments: assignments)
-    case "set":
+    case .set:
       let (variable, key) = try variableKey()
       try symbol("=", "\"=\"")
       return .set(variable: variable, key: key, value: try value())
-    case "add":
+    case .add:
       let (variable, key) = try variableKey()
       return .add(variable: variable, key: key, value: try value())
-    case "remove":
+    case .remove:
       let (variable, key) = try variableKey()
       return .remove(variable: variable, key: key, value: try value())
-    case "delete": return .delete(variable: try variable())
-    case "validate": return .validate
-    case "process": return .process
-    case "expect": return .expect(try expression(isExpect: true))
-    case "print": return .print(try expression(isExpect: false))
-    case "dump": return .dump
-    case "turn": return .turn
-    case "begin":
+    case .delete: return .delete(variable: try variable())
+    case .validate: return .validate
+    case .process: return .process
+    case .expect: return .expect(try expression(isExpect: true))
+    case .print: return .print(try expression(isExpect: false))
+    case .dump: return .dump
+    case .turn: return .turn
+    case .begin:
       if try peek().kind == .end { return .begin(name: nil) }
       return .begin(name: try string("an undo action name"))
-    case "end": return .end
-    case "name": return .name(try string("an undo action name"))
-    case "undo": return .undo
-    case "redo": return .redo
-    case "undo-nested": return .undoNested
-    case "levels": return .levels(try count("a number of levels (0 or more)"))
-    case "disable": return .disable
-    case "enable": return .enable
-    case "groups-by-event":
+    case .end: return .end
+    case .name: return .name(try string("an undo action name"))
+    case .undo: return .undo
+    case .redo: return .redo
+    case .undoNested: return .undoNested
+    case .levels: return .levels(try count("a number of levels (0 or more)"))
+    case .disable: return .disable
+    case .enable: return .enable
+    case .groupsByEvent:
       let token = try next()
       switch token.kind {
       case .word("on"): return .groupsByEvent(true)
@@ -145,23 +148,23 @@ struct Parser {
       default:
         throw ScriptError.expected("\"on\" or \"off\"", found: token.found, at: location(of: token))
       }
-    case "rollback": return .rollback
-    case "reset": return .reset
-    case "refresh":
+    case .rollback: return .rollback
+    case .reset: return .reset
+    case .refresh:
       let variable = try variable()
       if try peek().kind == .word("merge") {
         _ = try next()
         return .refresh(variable: variable, merge: true)
       }
       return .refresh(variable: variable, merge: false)
-    case "refresh-all": return .refreshAll
-    case "open": return .open(path: try path(required: true) ?? "")
-    case "save": return .save(path: try path(required: false))
-    case "close": return .close
-    case "fetch": return .fetch(try fetch())
-    case "context": return .context(name: try word("a context name"))
-    case "child": return .child(name: try word("a context name"))
-    case "merge-policy":
+    case .refreshAll: return .refreshAll
+    case .open: return .open(path: try path(required: true) ?? "")
+    case .save: return .save(path: try path(required: false))
+    case .close: return .close
+    case .fetch: return .fetch(try fetch())
+    case .context: return .context(name: try word("a context name"))
+    case .child: return .child(name: try word("a context name"))
+    case .mergePolicy:
       let token = try next()
       guard case .word(let name) = token.kind else {
         throw ScriptError.expected(
@@ -171,8 +174,6 @@ struct Parser {
         throw ScriptError.unknownMergePolicy(name, at: location(of: token))
       }
       return .mergePolicy(policy)
-    default:
-      throw ScriptError.unknownCommand(name, known: Self.commandNames, at: location(of: token))
     }
   }
 

@@ -119,58 +119,52 @@ public struct ScriptCommand: Sendable, Hashable {
   }
 
   /// The part the command belongs to; a line that did not parse counts as part G.
-  public var part: Part {
-    switch kind {
-    case .model, .new, .insert, .set, .add, .remove, .delete, .validate, .process, .expect, .print,
-      .dump, .invalid:
-      .graph
-    case .turn, .begin, .end, .name, .undo, .redo, .undoNested, .levels, .disable, .enable,
-      .groupsByEvent, .rollback, .reset, .refresh, .refreshAll:
-      .undo
-    case .open, .save, .close: .stores
-    case .fetch: .fetching
-    case .context, .child, .mergePolicy: .contexts
-    }
-  }
+  public var part: Part { kind.commandName?.part ?? .graph }
 
-  /// The command's name as scripts write it: `insert`, `undo-nested`.
-  public var name: String {
-    switch kind {
-    case .model: "model"
-    case .new: "new"
-    case .insert: "insert"
-    case .set: "set"
-    case .add: "add"
-    case .remove: "remove"
-    case .delete: "delete"
-    case .validate: "validate"
-    case .process: "process"
-    case .expect: "expect"
-    case .print: "print"
-    case .dump: "dump"
-    case .turn: "turn"
-    case .begin: "begin"
-    case .end: "end"
-    case .name: "name"
-    case .undo: "undo"
-    case .redo: "redo"
-    case .undoNested: "undo-nested"
-    case .levels: "levels"
-    case .disable: "disable"
-    case .enable: "enable"
-    case .groupsByEvent: "groups-by-event"
-    case .rollback: "rollback"
-    case .reset: "reset"
-    case .refresh: "refresh"
-    case .refreshAll: "refresh-all"
-    case .open: "open"
-    case .save: "save"
-    case .close: "close"
-    case .fetch: "fetch"
-    case .context: "context"
-    case .child: "child"
-    case .mergePolicy: "merge-policy"
-    case .invalid: "invalid"
+  /// The command's name as scripts write it: `insert`, `undo-nested`; `invalid` for a line
+  /// that did not parse.
+  public var name: String { kind.commandName?.rawValue ?? "invalid" }
+}
+
+extension ScriptCommand.Kind {
+  /// The command this is; `nil` for a line that did not parse.
+  public var commandName: ScriptCommand.Name? {
+    switch self {
+    case .model: .model
+    case .new: .new
+    case .insert: .insert
+    case .set: .set
+    case .add: .add
+    case .remove: .remove
+    case .delete: .delete
+    case .validate: .validate
+    case .process: .process
+    case .expect: .expect
+    case .print: .print
+    case .dump: .dump
+    case .turn: .turn
+    case .begin: .begin
+    case .end: .end
+    case .name: .name
+    case .undo: .undo
+    case .redo: .redo
+    case .undoNested: .undoNested
+    case .levels: .levels
+    case .disable: .disable
+    case .enable: .enable
+    case .groupsByEvent: .groupsByEvent
+    case .rollback: .rollback
+    case .reset: .reset
+    case .refresh: .refresh
+    case .refreshAll: .refreshAll
+    case .open: .open
+    case .save: .save
+    case .close: .close
+    case .fetch: .fetch
+    case .context: .context
+    case .child: .child
+    case .mergePolicy: .mergePolicy
+    case .invalid: nil
     }
   }
 }
