@@ -343,15 +343,13 @@ struct BinaryBodyReader {
     _ relationships: inout RelationshipColumns, into consumer: inout Consumer
   ) throws(StoreError) {
     let (entity, name, range) = blocks[block]
-    var rowNames = RowNamesCache(names: attributes.names)
+    var builder = RecordBuilder(
+      entityName: name, attributeNames: attributes.names,
+      relationshipNames: relationships.names)
     var rowBlock: RowBlock?
-    var relationshipTemplates = TemplateCache<[Int64]>(keys: relationships.names, placeholder: [])
-    var linkNames = RowNamesCache(names: relationships.names)
     var targetBlock: TargetBlock?
     var scratch: [Int64] = []
-    let isWide =
-      attributes.names.count > RecordBuilder.maximumColumns
-      || relationships.names.count > RecordBuilder.maximumColumns
+    let isWide = !builder.isNarrow
     for row in rows {
       let id = ids[range.lowerBound + row]
       if isWide {
@@ -360,36 +358,33 @@ struct BinaryBodyReader {
             row, id: id, name: name, entity: entity, &attributes, &relationships))
         continue
       }
-      var names: RecordNames?
-      var rowStart = 0
-      var relationshipValues: [String: [Int64]] = [:]
-      var sharedLinks: RecordLinks?
-      var mask: UInt64 = 0
+      var attributeMask: UInt64 = 0
       for column in attributes.names.indices where attributes.isPresent(column, row) {
-        mask |= 1 << UInt64(column)
+        attributeMask |= 1 << UInt64(column)
       }
-      if mask != 0 {
-        names = rowNames.names(for: mask)
-        let block = RowBlock.room(for: mask.nonzeroBitCount, in: rowBlock)
-        rowBlock = block
+      var rowStart = 0
+      if attributeMask != 0 {
+        let block = RecordBuilder.room(for: attributeMask.nonzeroBitCount, in: &rowBlock)
         rowStart = block.end
-        var rest = mask
+        var rest = attributeMask
         while rest != 0 {
           let column = rest.trailingZeroBitCount
           rest &= rest - 1
           block.append(try value(of: &attributes, column))
         }
       }
-      mask = 0
+      var mask: UInt64 = 0
       for column in relationships.names.indices where relationships.count(column, row) > 0 {
         mask |= 1 << UInt64(column)
       }
+      let links: RecordLinks
       if sharesTargets, mask.nonzeroBitCount == 1,
         relationships.count(mask.trailingZeroBitCount, row) == 1
       {
         // A lone to-one reference (a spending's person): one dictionary per target, shared.
-        relationshipValues = try sharedRelationships(
-          of: &relationships, mask.trailingZeroBitCount, row: row, entity: entity)
+        links = .dictionary(
+          try sharedRelationships(
+            of: &relationships, mask.trailingZeroBitCount, row: row, entity: entity))
       } else if mask != 0, !sharesTargets {
         // Read as it comes: the targets go in a block that many records share, which the
         // graph reads without a dictionary per record.
@@ -402,35 +397,24 @@ struct BinaryBodyReader {
           scratch.append(Int64(targets.count))
           scratch.append(contentsOf: targets)
         }
-        let block = TargetBlock.room(for: scratch.count, in: targetBlock)
-        targetBlock = block
-        let start = block.end
-        for value in scratch { block.append(value) }
-        sharedLinks = .shared(
-          SharedNames(linkNames.names(for: mask), keptBy: block), block, start)
+        links = builder.sharedLinks(mask: mask, targets: scratch, in: &targetBlock)
       } else if mask != 0 {
-        relationshipTemplates.select(mask)
-        relationshipValues = relationshipTemplates.current.dictionary
+        let template = builder.template(for: mask)
+        var dictionary = template.dictionary
         var rest = mask
         while rest != 0 {
           let column = rest.trailingZeroBitCount
           rest &= rest - 1
           let targets = try targets(of: &relationships, column, row: row, entity: entity)
-          relationshipValues.values[relationshipTemplates.current.slots[column]] = targets
+          dictionary.values[template.slots[column]] = targets
         }
-      }
-      let links = sharedLinks ?? .dictionary(relationshipValues)
-      if let names, let rowBlock {
-        try consumer.consume(
-          StoreRecord(
-            entityName: name, id: id, names: names, block: rowBlock, start: rowStart,
-            links: links))
-      } else if let sharedLinks {
-        try consumer.consume(StoreRecord(entityName: name, id: id, links: sharedLinks))
+        links = .dictionary(dictionary)
       } else {
-        try consumer.consume(
-          StoreRecord(entityName: name, id: id, relationships: relationshipValues))
+        links = .dictionary([:])
       }
+      try consumer.consume(
+        builder.record(
+          id: id, mask: attributeMask, block: rowBlock, start: rowStart, links: links))
     }
   }
 

@@ -77,11 +77,10 @@ struct SQLiteRecordReader {
     var first: Int
     /// Each entity by its number's offset from `first`.
     var shapes: [EntityColumns?]
-    /// Per entity present, in `shapes`' order: its attributes' names, and its relationships'
-    /// (its to-ones, then the hierarchy's to-manys).
-    var names: [RowNamesCache] = []
-    var linkNames: [RowNamesCache] = []
-    /// The position in `names` and `linkNames` of each offset in `shapes`.
+    /// Per entity present, in `shapes`' order: the builder of its records, whose attributes
+    /// are the entity's and whose relationships are its to-ones, then the hierarchy's to-manys.
+    var builders: [RecordBuilder] = []
+    /// The position in `builders` of each offset in `shapes`.
     var nameSlot: [Int] = []
     /// The hierarchy's to-many targets, by relationship and owner key, sorted by name.
     var toManys: [(key: String, value: [Int64: [Int64]])]
@@ -135,9 +134,10 @@ struct SQLiteRecordReader {
         columns.gone.append(goneByColumn[column])
       }
       layout.shapes[number - first] = columns
-      layout.names.append(RowNamesCache(names: attributes.map(\.attribute.name)))
-      layout.linkNames.append(
-        RowNamesCache(names: columns.toOneReads.map(\.name) + toManyNames))
+      layout.builders.append(
+        RecordBuilder(
+          entityName: entity.name, attributeNames: attributes.map(\.attribute.name),
+          relationshipNames: columns.toOneReads.map(\.name) + toManyNames))
     }
     layout.nameSlot = Array(repeating: 0, count: layout.shapes.count)
     var slot = 0
@@ -250,25 +250,21 @@ struct SQLiteRecordReader {
       buffers.targets.append(contentsOf: found)
     }
     if buffers.present.isEmpty { return .dictionary([:]) }
-    guard layout.linkNames[slot].names.count <= RecordBuilder.maximumColumns else {
+    guard columns.toOneReads.count + layout.toManys.count <= RecordBuilder.maximumColumns else {
       var dictionary: [String: [Int64]] = [:]
       var at = 0
       for position in buffers.present {
         let count = Int(buffers.targets[at])
-        dictionary[layout.linkNames[slot].names[position]] = Array(
+        dictionary[layout.builders[slot].relationshipNames[position]] = Array(
           buffers.targets[at + 1..<at + 1 + count])
         at += 1 + count
       }
       return .dictionary(dictionary)
     }
-    let block = TargetBlock.room(for: buffers.targets.count, in: buffers.targetBlock)
-    buffers.targetBlock = block
-    let start = block.end
-    for target in buffers.targets { block.append(target) }
     var mask: UInt64 = 0
     for position in buffers.present { mask |= 1 << UInt64(position) }
-    return .shared(
-      SharedNames(layout.linkNames[slot].names(for: mask), keptBy: block), block, start)
+    return layout.builders[slot].sharedLinks(
+      mask: mask, targets: buffers.targets, in: &buffers.targetBlock)
   }
 
   /// The record `id` of the row `statement` stands at, with `links`: its values in
@@ -296,8 +292,7 @@ struct SQLiteRecordReader {
       record.relationships = links.dictionary
       return record
     }
-    let block = RowBlock.room(for: max(width, 1), in: rowBlock)
-    rowBlock = block
+    let block = RecordBuilder.room(for: max(width, 1), in: &rowBlock)
     let start = block.end
     var mask: UInt64 = 0
     for (position, (name, column, index)) in columns.attributes.enumerated() {
@@ -309,10 +304,8 @@ struct SQLiteRecordReader {
       mask |= 1 << UInt64(position)
       block.append(value)
     }
-    guard mask != 0 else { return StoreRecord(entityName: entity.name, id: id, links: links) }
-    return StoreRecord(
-      entityName: entity.name, id: id, names: layout.names[slot].names(for: mask),
-      block: block, start: start, links: links)
+    return layout.builders[slot].record(
+      id: id, mask: mask, block: block, start: start, links: links)
   }
 
   /// The value in column `index`, an error naming its place when it is not right.

@@ -86,27 +86,22 @@ final class XMLRecordReader {
     self.names = names
     self.modelEntityNames = model.entities.map(\.name)
     shapes = names.entities.map(RecordShapes.init)
-    attributeSlots = Array(repeating: nil, count: RecordShapes.maximumColumns)
-    targetSlots = Array(repeating: [], count: RecordShapes.maximumColumns)
+    attributeSlots = Array(repeating: nil, count: RecordBuilder.maximumColumns)
+    targetSlots = Array(repeating: [], count: RecordBuilder.maximumColumns)
   }
 
-  /// What the records of one entity share: their rows' names, their relationship
-  /// dictionaries' templates, and the list of relationships with targets, each by the set of
-  /// columns present (as bits).
+  /// What the records of one entity share: their builder, and the list of relationships with
+  /// targets by the set of relationships present (as bits).
   private struct RecordShapes {
-    /// Rows and templates hold at most this many columns: one bit each in a mask.
-    static let maximumColumns = RecordBuilder.maximumColumns
     let isWide: Bool
-    var rowNames: RowNamesCache
-    var templates: TemplateCache<[Int64]>
+    var builder: RecordBuilder
     private var lists: [UInt64: [Int32]] = [:]
 
     init(_ entity: XMLNameMap.Entity) {
-      isWide =
-        entity.attributes.count > Self.maximumColumns
-        || entity.relationships.count > Self.maximumColumns
-      rowNames = RowNamesCache(names: entity.attributes.map(\.name))
-      templates = TemplateCache(keys: entity.relationships.map(\.name), placeholder: [])
+      builder = RecordBuilder(
+        entityName: entity.name, attributeNames: entity.attributes.map(\.name),
+        relationshipNames: entity.relationships.map(\.name))
+      isWide = !builder.isNarrow
     }
 
     /// The indices of the relationships in `mask`, in order, shared by the records with
@@ -559,14 +554,13 @@ final class XMLRecordReader {
         }
         targetSlots[only] = []
       } else {
-        shapes[entityIndex].templates.select(targetMask)
-        relationships = shapes[entityIndex].templates.current.dictionary
+        let template = shapes[entityIndex].builder.template(for: targetMask)
+        relationships = template.dictionary
         var rest = targetMask
         while rest != 0 {
           let column = rest.trailingZeroBitCount
           rest &= rest - 1
-          let slot = shapes[entityIndex].templates.current.slots[column]
-          relationships.values[slot] = targetSlots[column]
+          relationships.values[template.slots[column]] = targetSlots[column]
           targetSlots[column] = []
         }
       }
@@ -574,8 +568,7 @@ final class XMLRecordReader {
     guard attributeMask != 0 else {
       return StoreRecord(entityName: entity.name, id: id, relationships: relationships)
     }
-    let block = RowBlock.room(for: attributeMask.nonzeroBitCount, in: rowBlock)
-    rowBlock = block
+    let block = RecordBuilder.room(for: attributeMask.nonzeroBitCount, in: &rowBlock)
     let start = block.end
     var rest = attributeMask
     while rest != 0 {
@@ -583,9 +576,7 @@ final class XMLRecordReader {
       rest &= rest - 1
       if let value = attributeSlots[column].take() { block.append(value) }
     }
-    return StoreRecord(
-      entityName: entity.name, id: id,
-      names: shapes[entityIndex].rowNames.names(for: attributeMask), block: block, start: start,
-      links: .dictionary(relationships))
+    return shapes[entityIndex].builder.record(
+      id: id, mask: attributeMask, block: block, start: start, links: .dictionary(relationships))
   }
 }
