@@ -113,11 +113,7 @@ public struct BinaryStore: StoreFormat {
   package func read(
     from url: URL, model: ManagedObjectModel, counting counted: (_ done: Int, _ total: Int?) -> Void
   ) throws(StoreError) -> StoreContents {
-    try withoutActuallyEscaping(counted) { (counted) throws(StoreError) in
-      var collector = CountingConsumer(base: StoreContentsCollector(), counting: counted)
-      try read(from: url, model: model, into: &collector)
-      return collector.base.contents
-    }
+    try collectRecords(from: url, model: model, counting: counted)
   }
 
   /// Reads the store at `url` into `consumer`, record by record, checked against `model` as

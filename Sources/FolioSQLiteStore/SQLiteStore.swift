@@ -70,13 +70,9 @@ public struct SQLiteStore: StoreFormat {
   package func read(
     from url: URL, model: ManagedObjectModel, counting counted: (_ done: Int, _ total: Int?) -> Void
   ) throws(StoreError) -> StoreContents {
-    try withoutActuallyEscaping(counted) { (counted) throws(StoreError) in
-      var collector = CountingConsumer(base: StoreContentsCollector(), counting: counted)
-      try read(from: url, model: model, into: &collector)
-      var contents = collector.base.contents
-      contents.records = Self.completingInverses(of: contents.records, model: model)
-      return contents
-    }
+    var contents = try collectRecords(from: url, model: model, counting: counted)
+    contents.records = Self.completingInverses(of: contents.records, model: model)
+    return contents
   }
 
   /// `records` with each relationship's inverse side filled in where the store left it out:

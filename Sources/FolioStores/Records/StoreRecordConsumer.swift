@@ -124,3 +124,17 @@ extension StoreFormat {
       at: InputLocation(file: url.path))
   }
 }
+
+extension StoreFormat {
+  /// The records of the store at `url` as ``StoreContents``, read through
+  /// ``read(from:model:into:)`` with `counted` told of each, as ``CountingConsumer`` tells.
+  package func collectRecords(
+    from url: URL, model: ManagedObjectModel, counting counted: (_ done: Int, _ total: Int?) -> Void
+  ) throws(StoreError) -> StoreContents {
+    try withoutActuallyEscaping(counted) { (counted) throws(StoreError) in
+      var collector = CountingConsumer(base: StoreContentsCollector(), counting: counted)
+      try read(from: url, model: model, into: &collector)
+      return collector.base.contents
+    }
+  }
+}
