@@ -29,7 +29,7 @@ enum CoreDataVersionHasher {
       base(
         name: attribute.name, isOptional: attribute.isOptional,
         isTransient: attribute.isTransient, modifier: attribute.versionHashModifier))
-    append(typeCode(of: attribute.attributeType), to: &bytes)
+    append(attribute.attributeType.coreDataTypeCode, to: &bytes)
     if attribute.allowsExternalBinaryDataStorage { bytes.append(0x01) }
     if attribute.preservesValueInHistoryOnDeletion { bytes.append(0x01) }
     return SHA256.hash(bytes)
@@ -89,9 +89,6 @@ enum CoreDataVersionHasher {
     }
     return trimmed
   }
-
-  /// Core Data's `NSAttributeType` code of `type`.
-  static func typeCode(of type: AttributeType) -> UInt32 { type.coreDataTypeCode }
 
   /// A count as a 32-bit field: out of range (a model's "unbounded" spellings) is all ones.
   private static func count(_ value: Int) -> UInt32 {

@@ -109,27 +109,10 @@ extension ModelCacheReader {
     return relationship
   }
 
-  /// `NSAttributeType`'s code as an attribute type; `nil` for a code Folio does not know
-  /// (2100, composite, among them).
+  /// `NSAttributeType`'s code as an attribute type; `nil` for a code Folio does not know, and
+  /// for 2100, composite, whose archived form Folio does not read.
   static func attributeType(code: Int64) -> AttributeType? {
-    switch code {
-    case 0: .undefined
-    case 100: .integer16
-    case 200: .integer32
-    case 300: .integer64
-    case 400: .decimal
-    case 500: .double
-    case 600: .float
-    case 700: .string
-    case 800: .boolean
-    case 900: .date
-    case 1000: .binaryData
-    case 1100: .uuid
-    case 1200: .uri
-    case 1800: .transformable
-    case 2000: .objectID
-    default: nil
-    }
+    AttributeType.allCases.first { $0 != .composite && Int64($0.coreDataTypeCode) == code }
   }
 
   private func count(_ value: PropertyListNode?, _ key: String, of what: String)

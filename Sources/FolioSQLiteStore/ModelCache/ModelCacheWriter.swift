@@ -265,7 +265,7 @@ struct ModelCacheWriter {
           modifier: attribute.versionHashModifier)),
       "NSPropertyName": string(attribute.name),
       "NSEntity": Self.reference(entity),
-      "NSAttributeType": .integer(Self.typeCode(attribute.attributeType)),
+      "NSAttributeType": .integer(Int64(attribute.attributeType.coreDataTypeCode)),
       "NSAttributeValueClassName": optionalString(
         attribute.attributeType == .transformable
           ? attribute.valueClassName : Self.valueClassName(attribute.attributeType)),
@@ -378,9 +378,6 @@ struct ModelCacheWriter {
       return Self.null
     }
   }
-
-  /// `NSAttributeType`'s code for `type` (``ModelCacheReader/attributeType(code:)`` reversed).
-  static func typeCode(_ type: AttributeType) -> Int64 { Int64(type.coreDataTypeCode) }
 
   /// The class Core Data names for values of `type`.
   static func valueClassName(_ type: AttributeType) -> String? {
