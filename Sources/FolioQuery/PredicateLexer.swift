@@ -13,8 +13,8 @@ struct PredicateToken {
     case double(Double)
     /// `@2024-05-01`, `@2024-05-01T12:30:00Z`: an ISO 8601 date.
     case date(Date)
-    /// `%@`, `%K`, `%d`, `%i`, `%f`: the letter after `%`.
-    case placeholder(Character)
+    /// `%@`, `%K`, `%d`, `%lld`, `%f`…: a format specifier.
+    case placeholder(FormatSpecifier)
     /// `$name`.
     case variable(String)
     /// Operators and punctuation: `==`, `(`, `,`…
@@ -138,12 +138,15 @@ struct PredicateLexer {
       return token(kind, from: start)
     case "%":
       cursor.index += 1
-      guard let letter = cursor.peek(), "@Kdif".contains(letter) else {
-        let text = cursor.peek().map { "%\($0)" } ?? "%"
+      cursor.skip(while: FormatSpecifier.isInside)
+      if let letter = cursor.peek(), letter.isASCII, letter.isLetter || letter == "@" {
+        cursor.index += 1
+      }
+      let text = String(cursor.units[start..<cursor.index])
+      guard let specifier = FormatSpecifier(text) else {
         throw QueryError.unknownPlaceholder(text, column: start + 1)
       }
-      cursor.index += 1
-      return token(.placeholder(letter), from: start)
+      return token(.placeholder(specifier), from: start)
     default:
       break
     }

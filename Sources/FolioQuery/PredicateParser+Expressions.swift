@@ -20,9 +20,9 @@ extension PredicateParser {
     case .variable(let name):
       _ = advance()
       return try parseSteps(after: .variable(name))
-    case .placeholder(let letter):
+    case .placeholder(let specifier):
       _ = advance()
-      return try parsePlaceholder(letter, token: token)
+      return try parsePlaceholder(specifier, token: token)
     case .symbol("{"):
       _ = advance()
       let list = try nested(at: token.column) { (parser) throws(QueryError) in
@@ -80,6 +80,10 @@ extension PredicateParser {
     case .identifier(let name, let isEscaped) where isEscaped || current.keyword == nil:
       _ = advance()
       return name
+    case .placeholder(let specifier) where specifier.kind == .keyPath:
+      // `%K` inside a key path (`%K.%K`, `$x.%K`): its argument's path, dots and all.
+      let token = advance()
+      return try keyPathArgument(specifier, token: token)
     case .collectionOperator(let name):
       _ = advance()
       return name
@@ -174,28 +178,35 @@ extension PredicateParser {
     return arguments[argumentIndex]
   }
 
-  mutating func parsePlaceholder(_ letter: Character, token: PredicateToken) throws(QueryError)
-    -> QueryExpression
+  mutating func parsePlaceholder(_ specifier: FormatSpecifier, token: PredicateToken)
+    throws(QueryError) -> QueryExpression
   {
-    let placeholder = "%\(letter)"
-    let argument = try nextArgument(placeholder, token: token)
-    switch letter {
-    case "K":
-      guard let path = argument as? String, !path.isEmpty else {
-        throw QueryError.invalidArgument(
-          placeholder, expected: "a key path string", found: argument, column: token.column)
-      }
-      return try parseSteps(after: .keyPath(path))
-    case "d", "i":
+    switch specifier.kind {
+    case .keyPath:
+      return try parseSteps(after: .keyPath(try keyPathArgument(specifier, token: token)))
+    case .object:
+      let argument = try nextArgument(specifier.text, token: token)
+      return try Self.expression(for: argument, placeholder: specifier.text, column: token.column)
+    case .integer(let bits, let isUnsigned):
+      let argument = try nextArgument(specifier.text, token: token)
+      let integer: Int
       switch QueryValue(argument) {
-      case .integer(let value)?: return .constant(.integer(value))
+      case .integer(let value)?: integer = value
       case .double(let value)? where value.rounded() == value && abs(value) < 1e18:
-        return .constant(.integer(Int(value)))
+        integer = Int(value)
+      case .boolean(let value)?: integer = value ? 1 : 0
       default:
         throw QueryError.invalidArgument(
-          placeholder, expected: "an integer", found: argument, column: token.column)
+          specifier.text, expected: "an integer", found: argument, column: token.column)
       }
-    case "f":
+      let range = Self.range(bits: bits, isUnsigned: isUnsigned)
+      guard range.contains(integer) else {
+        throw QueryError.argumentOutOfRange(
+          specifier.text, integer, bits: bits, isUnsigned: isUnsigned, column: token.column)
+      }
+      return .constant(.integer(integer))
+    case .double:
+      let argument = try nextArgument(specifier.text, token: token)
       switch QueryValue(argument) {
       case .integer(let value)?: return .constant(.double(Double(value)))
       case .double(let value)?: return .constant(.double(value))
@@ -203,11 +214,27 @@ extension PredicateParser {
         return .constant(.double(NSDecimalNumber(decimal: value).doubleValue))
       default:
         throw QueryError.invalidArgument(
-          placeholder, expected: "a number", found: argument, column: token.column)
+          specifier.text, expected: "a number", found: argument, column: token.column)
       }
-    default:
-      return try Self.expression(for: argument, placeholder: placeholder, column: token.column)
     }
+  }
+
+  /// The integers a specifier of `bits` bits takes.
+  static func range(bits: Int, isUnsigned: Bool) -> ClosedRange<Int> {
+    if bits >= 64 { return isUnsigned ? 0...Int.max : Int.min...Int.max }
+    return isUnsigned ? 0...(1 << bits) - 1 : -(1 << (bits - 1))...(1 << (bits - 1)) - 1
+  }
+
+  /// The key path a `%K`'s argument names.
+  mutating func keyPathArgument(_ specifier: FormatSpecifier, token: PredicateToken)
+    throws(QueryError) -> String
+  {
+    let argument = try nextArgument(specifier.text, token: token)
+    guard let path = argument as? String, !path.isEmpty else {
+      throw QueryError.invalidArgument(
+        specifier.text, expected: "a key path string", found: argument, column: token.column)
+    }
+    return path
   }
 
   /// A `%@` argument: a constant, or a list for an array or set.

@@ -10,6 +10,8 @@ struct PredicateParser {
   let arguments: [Any?]
   var index = 0
   var argumentIndex = 0
+  /// What the parse passed over that a caller may want to know: arguments no placeholder took.
+  var warnings: [QueryError] = []
   /// How many nesting constructs enclose the current token.
   var depth = 0
 
@@ -56,10 +58,11 @@ struct PredicateParser {
     if current.kind == .end { throw expected("a predicate") }
     let predicate = try parseOr()
     guard current.kind == .end else { throw expected("AND, OR or end of input") }
-    // An argument no placeholder took is a mistake in the call, as a missing one is.
-    guard argumentIndex == arguments.count else {
-      throw QueryError.unusedArguments(
-        taken: argumentIndex, given: arguments.count, column: current.column)
+    // Apple's parser passes over arguments no placeholder took; so does this one, saying so.
+    if argumentIndex < arguments.count {
+      warnings.append(
+        QueryError.unusedArguments(
+          taken: argumentIndex, given: arguments.count, column: current.column))
     }
     return predicate
   }

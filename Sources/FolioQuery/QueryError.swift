@@ -14,11 +14,12 @@ public typealias QueryError = CodedError<QueryErrorCode>
 public struct QueryErrorCode: Hashable, Sendable, CustomStringConvertible {
   /// The format string is not a predicate.
   public static let syntax = QueryErrorCode(.syntax)
-  /// A `%@`, `%K`, `%d`, `%i` or `%f` with no argument left for it.
+  /// A `%@`, `%K`, `%d`, `%lld`, `%f`… with no argument left for it.
   public static let missingArgument = QueryErrorCode(.missingArgument)
   /// An argument of the wrong kind for its placeholder.
   public static let invalidArgument = QueryErrorCode(.invalidArgument)
-  /// More arguments than the format has placeholders for.
+  /// More arguments than the format has placeholders for: not an error, as Apple's parser
+  /// passes over them too, but the warning ``QueryPredicate/parse(format:arguments:)`` gives.
   public static let unusedArgument = QueryErrorCode(.unusedArgument)
   /// A `$VARIABLE` with no value.
   public static let unboundVariable = QueryErrorCode(.unboundVariable)
@@ -88,7 +89,9 @@ extension QueryError {
 
   static func unknownPlaceholder(_ text: String, column: Int) -> QueryError {
     QueryError(
-      .syntax, "unknown placeholder \"\(text)\", expected %@, %K, %d, %i or %f",
+      .syntax,
+      "unknown placeholder \"\(text)\", expected %@, %K or a number's (%d, %ld, %lld, %u, %x,"
+        + " %f, %lf, %e, %g…)",
       at: InputLocation(column: column))
   }
 
@@ -140,6 +143,18 @@ extension QueryError {
       .unusedArgument,
       "format takes \(taken) argument\(taken == 1 ? "" : "s"), but \(given) "
         + (given == 1 ? "was" : "were") + " given",
+      at: InputLocation(column: column))
+  }
+
+  static func argumentOutOfRange(
+    _ placeholder: String, _ value: Int, bits: Int, isUnsigned: Bool, column: Int
+  ) -> QueryError {
+    let range = PredicateParser.range(bits: bits, isUnsigned: isUnsigned)
+    let wider = bits < 64 ? " (%ld or %lld take 64 bits)" : ""
+    return QueryError(
+      .invalidArgument,
+      "\(placeholder) takes \(isUnsigned ? "an unsigned" : "a") \(bits)-bit integer, from"
+        + " \(range.lowerBound) to \(range.upperBound), found \(value)\(wider)",
       at: InputLocation(column: column))
   }
 

@@ -45,7 +45,15 @@ let parseErrors: [ParseErrorCase] = [
   .init("age § 3", "column 5: unexpected character \"§\""),
   .init("name BEGINSWITH[x] \"a\"", "column 16: unknown option \"[x]\", expected [c], [d] or [cd]"),
   .init("name BEGINSWITH[c \"a\"", "column 19: expected \"]\" after \"[c\", found \"\"a\"\""),
-  .init("age == %x", "column 8: unknown placeholder \"%x\", expected %@, %K, %d, %i or %f"),
+  .init("age == %s", "column 8: unknown placeholder \"%s\", expected \(numberSpecifiers)"),
+  .init("age == %l@", "column 8: unknown placeholder \"%l@\", expected \(numberSpecifiers)"),
+  .init("age == %Ld", "column 8: unknown placeholder \"%Ld\", expected \(numberSpecifiers)"),
+  .init("age == %hf", "column 8: unknown placeholder \"%hf\", expected \(numberSpecifiers)"),
+  .init("age == %p", "column 8: unknown placeholder \"%p\", expected \(numberSpecifiers)"),
+  .init("age == %%", "column 8: unknown placeholder \"%\", expected \(numberSpecifiers)"),
+  .init("age == %1$@", "column 8: unknown placeholder \"%1\", expected \(numberSpecifiers)"),
+  .init("age == %*d", "column 8: unknown placeholder \"%\", expected \(numberSpecifiers)"),
+  .init("age == %l", "column 8: unknown placeholder \"%l\", expected \(numberSpecifiers)"),
   .init("ANY == 3", "column 5: expected a collection after \"ANY\", found \"==\""),
   .init("friend. == 3", "column 9: expected a key, found \"==\""),
   .init(
@@ -71,15 +79,6 @@ let parseErrors: [ParseErrorCase] = [
     "age == %@ OR age == %d", [.value(1)], .missingArgument,
     "column 21: %d needs argument 2, but 1 was given"),
   .init(
-    "age == %@", [.value(1), .value(2)], .unusedArgument,
-    "column 10: format takes 1 argument, but 2 were given"),
-  .init(
-    "TRUEPREDICATE", [.value("x")], .unusedArgument,
-    "column 14: format takes 0 arguments, but 1 was given"),
-  .init(
-    "%K IN %@ AND age > %d", [.value("name"), .value(["Ann"]), .value(3), .null], .unusedArgument,
-    "column 22: format takes 3 arguments, but 4 were given"),
-  .init(
     "age == 9223372036854775808",
     "column 8: \"9223372036854775808\" does not fit a 64-bit integer "
       + "(write 9223372036854775808.0 for a double)"),
@@ -98,6 +97,29 @@ let parseErrors: [ParseErrorCase] = [
   .init(
     "age == %d", [.value("x")], .invalidArgument, "column 8: %d needs an integer, found \"x\""),
   .init("age == %f", [.value("x")], .invalidArgument, "column 8: %f needs a number, found \"x\""),
+  .init(
+    "age == %d", [.value(5_000_000_000)], .invalidArgument,
+    "column 8: %d takes a 32-bit integer, from -2147483648 to 2147483647, found 5000000000"
+      + " (%ld or %lld take 64 bits)"),
+  .init(
+    "age == %u", [.value(-1)], .invalidArgument,
+    "column 8: %u takes an unsigned 32-bit integer, from 0 to 4294967295, found -1"
+      + " (%ld or %lld take 64 bits)"),
+  .init(
+    "age == %lu", [.value(-1)], .invalidArgument,
+    "column 8: %lu takes an unsigned 64-bit integer, from 0 to 9223372036854775807, found -1"),
+  .init(
+    "age == %hd", [.value(40_000)], .invalidArgument,
+    "column 8: %hd takes a 16-bit integer, from -32768 to 32767, found 40000"
+      + " (%ld or %lld take 64 bits)"),
+  .init(
+    "age == %hhx", [.value(256)], .invalidArgument,
+    "column 8: %hhx takes an unsigned 8-bit integer, from 0 to 255, found 256"
+      + " (%ld or %lld take 64 bits)"),
+  .init("age == %lf", [.value(true)], .invalidArgument, "column 8: %lf needs a number, found true"),
+  .init(
+    "%K.%K == 1", [.value("friend"), .value(2)], .invalidArgument,
+    "column 4: %K needs a key path string, found 2"),
   // Nesting deeper than 100 levels; the message names the column of the 101st level.
   .init(
     String(repeating: "(", count: 101) + "age == 30" + String(repeating: ")", count: 101),
@@ -112,6 +134,9 @@ let parseErrors: [ParseErrorCase] = [
   .init(
     String(repeating: "SUBQUERY(", count: 101), "column 901: \(tooDeep)"),
 ]
+
+let numberSpecifiers =
+  "%@, %K or a number's (%d, %ld, %lld, %u, %x, %f, %lf, %e, %g…)"
 
 let tooDeep =
   "the predicate nests more than 100 levels deep (parentheses, NOT, lists, SUBQUERY, CAST)"

@@ -304,6 +304,45 @@ let predicateTable: [PredicateCase] = [
   .init("ANY tags IN %@", [.value(["go"])], "Dmitri"),
   .init("isActive == %@", [.value(true)], "Ann Cécile Dmitri"),
   .init("weight > %@", [.value(Float(60))], "Ann Bob Dmitri"),
+  // Every printf specifier that takes a number, with length modifiers, flags, width and
+  // precision, as Swift code passes Int64, UInt, Int16… values.
+  .init("age > %ld", [.value(30)], "Cécile Dmitri"),
+  .init("age > %lld", [.value(Int64(30))], "Cécile Dmitri"),
+  .init("age > %qd", [.value(Int64(30))], "Cécile Dmitri"),
+  .init("age > %lu", [.value(UInt(30))], "Cécile Dmitri"),
+  .init("age > %u", [.value(UInt32(30))], "Cécile Dmitri"),
+  .init("age > %hd", [.value(Int16(30))], "Cécile Dmitri"),
+  .init("age > %hhu", [.value(UInt8(30))], "Cécile Dmitri"),
+  .init("age > %zd", [.value(30)], "Cécile Dmitri"),
+  .init("age > %x", [.value(30)], "Cécile Dmitri"),
+  .init("age > %X", [.value(30)], "Cécile Dmitri"),
+  .init("age > %o", [.value(30)], "Cécile Dmitri"),
+  .init("age > %D", [.value(30)], "Cécile Dmitri"),
+  .init("age > %-3i", [.value(30)], "Cécile Dmitri"),
+  .init("age > %05d", [.value(30)], "Cécile Dmitri"),
+  .init("age > %lf", [.value(30.0)], "Cécile Dmitri"),
+  .init("age > %5.2f", [.value(30.0)], "Cécile Dmitri"),
+  .init("age > %e", [.value(30)], "Cécile Dmitri"),
+  .init("age > %G", [.value(Float(30))], "Cécile Dmitri"),
+  .init("age > %Lf", [.value(30.0)], "Cécile Dmitri"),
+  .init("#all == %d", [.value(true)], ""),
+  .init("#all == %d", [.value(false)], "Bob Cécile Dmitri eve"),
+  // %K as a step of a key path.
+  .init("%K.%K == %@", [.value("friend"), .value("name"), .value("Ann")], "Bob Dmitri"),
+  .init(
+    "ANY %K.%K == %@", [.value("spendings"), .value("category"), .value("food")],
+    "Ann Dmitri eve"),
+  .init(
+    "SUBQUERY(%K, $s, $s.%K > %lld).@count > 0",
+    [.value("spendings"), .value("amount"), .value(Int64(50))], "Bob eve"),
+  .init("SELF.%K == %@", [.value("name"), .value("Ann")], "Ann"),
+  .init("friend.%K == %@", [.value("friend.name"), .value("Bob")], "Bob Dmitri"),
+  // A placeholder in quotes is text and takes no argument.
+  .init("name == '%@' OR name == %@", [.value("Ann")], "Ann"),
+  .init("motto CONTAINS \"%d\"", ""),
+  // Arguments beyond the placeholders are passed over, as Apple's parser passes over them.
+  .init("age > %d", [.value(30), .value("extra"), .null], "Cécile Dmitri"),
+  .init("TRUEPREDICATE", [.value("x")], everyone),
   .init("age > $minimum", variables: ["minimum": .value(30)], "Cécile Dmitri"),
   .init("name IN $names", variables: ["names": .value(["Ann", "eve"])], "Ann eve"),
   .init("nickname == $nothing", variables: ["nothing": .null], "Bob eve"),
@@ -320,6 +359,20 @@ struct PredicateTableTests {
   @Test("the table has at least 150 predicates")
   func tableIsLargeEnough() {
     #expect(predicateTable.count >= 150)
+  }
+
+  @Test("arguments beyond the placeholders are a warning, not an error")
+  func unusedArgumentsWarn() throws {
+    let parsed = try QueryPredicate.parse(format: "age == %@", arguments: [1, 2])
+    #expect(parsed.predicate == (try QueryPredicate(format: "age == 1")))
+    #expect(parsed.warnings.map(\.code) == [.unusedArgument])
+    #expect(
+      parsed.warnings.map(\.description) == ["column 10: format takes 1 argument, but 2 were given"]
+    )
+    let none = try QueryPredicate.parse(format: "TRUEPREDICATE", arguments: ["x"])
+    #expect(
+      none.warnings.map(\.description) == ["column 14: format takes 0 arguments, but 1 was given"])
+    #expect(try QueryPredicate.parse(format: "age == %@", arguments: [1]).warnings.isEmpty)
   }
 
   @Test("parse, print, parse again, evaluate", arguments: predicateTable)

@@ -45,11 +45,19 @@ struct QuotingTests {
     for text in awkwardStrings(count: 300, seed: 8) + [""] {
       let quoted = Quoting.xml(text)
       let xml = "<a v=\"\(quoted)\">\(quoted)</a>"
-      let document = try #require(
-        xmlReadMemory(xml, Int32(xml.utf8.count), nil, "UTF-8", 0), "not well-formed: \(xml)")
+      // The C strings are made outside `#require`, whose closure would outlive them.
+      let parsed = xml.withCString { text in
+        "UTF-8".withCString { encoding in
+          xmlReadMemory(text, Int32(strlen(text)), nil, encoding, 0)
+        }
+      }
+      let document = try #require(parsed, "not well-formed: \(xml)")
       defer { xmlFreeDoc(document) }
       let root = try #require(xmlDocGetRootElement(document))
-      let attribute = try #require(xmlGetProp(root, "v"))
+      let property = "v".withCString { name in
+        name.withMemoryRebound(to: xmlChar.self, capacity: 2) { xmlGetProp(root, $0) }
+      }
+      let attribute = try #require(property)
       defer { folio_xml_free(attribute) }
       let content = try #require(xmlNodeGetContent(root))
       defer { folio_xml_free(content) }
