@@ -150,12 +150,12 @@ struct PredicateLexer {
     default:
       break
     }
-    let pairs = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||"]
+    let pairs = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**", "<<", ">>"]
     if let second = cursor.peek(1), pairs.contains(String([character, second])) {
       cursor.index += 2
       return token(.symbol(String([character, second])), from: start)
     }
-    if "=<>!(){},.[]".contains(character) {
+    if "=<>!(){},.[]+-*/&|^~".contains(character) {
       cursor.index += 1
       return token(.symbol(String(character)), from: start)
     }

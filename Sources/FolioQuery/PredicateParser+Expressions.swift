@@ -2,9 +2,88 @@ import FolioModel
 import Foundation
 
 extension PredicateParser {
+  /// An expression with NSExpression's operators, loosest first: `|`, `^`, `&`, `<<` `>>`,
+  /// `+` `-`, `*` `/`, `**` (right-associative), then the prefix `-` and `~`.
   mutating func parseExpression() throws(QueryError) -> QueryExpression {
+    try parseOperators(above: 0)
+  }
+
+  /// Operands joined by operators that bind tighter than `level`.
+  private mutating func parseOperators(above level: Int) throws(QueryError) -> QueryExpression {
+    var left = try parsePrefixed()
+    // Each operator nests the expression so far one level deeper: a chain counts as nesting.
+    var chained = 0
+    while true {
+      let operatorToken = current
+      let op: ArithmeticOperator
+      var right: QueryExpression?
+      switch current.kind {
+      case .symbol(let text):
+        guard let found = ArithmeticOperator(symbol: text), found.level > level else {
+          return left
+        }
+        op = found
+        _ = advance()
+      case .integer(let value) where current.text.hasPrefix("-"):
+        // `a -1`: the lexer read a negative number where a subtraction stands.
+        guard ArithmeticOperator.subtract.level > level else { return left }
+        guard value != .min else {
+          throw QueryError.integerOutOfRange(
+            String(current.text.dropFirst()), column: current.column)
+        }
+        op = .subtract
+        right = .constant(.integer(-value))
+        _ = advance()
+      case .double(let value) where current.text.hasPrefix("-"):
+        guard ArithmeticOperator.subtract.level > level else { return left }
+        op = .subtract
+        right = .constant(.double(-value))
+        _ = advance()
+      default:
+        return left
+      }
+      if right == nil {
+        guard canStartExpression else {
+          throw expected("a value after \"\(operatorToken.text)\"")
+        }
+        right = try nested(at: operatorToken.column) { (parser) throws(QueryError) in
+          try parser.parseOperators(above: op.isRightAssociative ? op.level - 1 : op.level)
+        }
+      }
+      chained += 1
+      guard depth + chained <= Self.maximumDepth else {
+        throw QueryError.tooDeep(Self.maximumDepth, column: operatorToken.column)
+      }
+      if let right { left = .function(op.function, [left, right]) }
+    }
+  }
+
+  /// `-x`, `~x`, or a primary expression.
+  private mutating func parsePrefixed() throws(QueryError) -> QueryExpression {
+    guard isSymbol("-") || isSymbol("~") else { return try parsePrimary() }
+    let prefix = advance()
+    guard canStartExpression else { throw expected("a value after \"\(prefix.text)\"") }
+    let operand = try nested(at: prefix.column) { (parser) throws(QueryError) in
+      try parser.parsePrefixed()
+    }
+    if prefix.text == "~" { return .function(ArithmeticOperator.onesComplement, [operand]) }
+    return .negation(of: operand)
+  }
+
+  mutating func parsePrimary() throws(QueryError) -> QueryExpression {
     let token = current
     switch token.kind {
+    case .symbol("("):
+      _ = advance()
+      let inner = try nested(at: token.column) { (parser) throws(QueryError) in
+        guard parser.canStartExpression else { throw parser.expected("a value after \"(\"") }
+        return try parser.parseExpression()
+      }
+      guard isSymbol(")") else {
+        throw expected("\")\" to close \"(\" at column \(token.column)")
+      }
+      _ = advance()
+      return inner
     case .integer(let value):
       _ = advance()
       return .constant(.integer(value))

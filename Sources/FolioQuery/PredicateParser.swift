@@ -15,10 +15,44 @@ struct PredicateParser {
   /// How many nesting constructs enclose the current token.
   var depth = 0
 
+  /// For each `(` token, the index of the `)` that closes it; -1 for none.
+  let closing: [Int]
+
   init(tokens: [PredicateToken], source: [Character], arguments: [Any?]) {
     self.tokens = tokens
     self.source = source
     self.arguments = arguments
+    var closing = Array(repeating: -1, count: tokens.count)
+    var open: [Int] = []
+    for (index, token) in tokens.enumerated() {
+      if token.kind == .symbol("(") {
+        open.append(index)
+      } else if token.kind == .symbol(")"), let start = open.popLast() {
+        closing[start] = index
+      }
+    }
+    self.closing = closing
+  }
+
+  /// Whether the `(` at the current token opens an expression, `(a + b) * 2 > 3`, rather than
+  /// a predicate, `(a > 1) AND b`: what follows its `)` continues an expression or a
+  /// comparison. A `(` never closed opens a predicate, whose error names it.
+  var opensExpression: Bool {
+    let end = closing[index]
+    guard end >= 0, end + 1 < tokens.count else { return false }
+    let next = tokens[end + 1]
+    switch next.kind {
+    case .symbol(let text):
+      return ArithmeticOperator(symbol: text) != nil
+        || ["==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", ".", "["].contains(text)
+    case .integer, .double:
+      return next.text.hasPrefix("-")
+    case .identifier:
+      return ["BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES"]
+        .contains(next.keyword ?? "")
+    default:
+      return false
+    }
   }
 
   var current: PredicateToken { tokens[index] }
@@ -110,7 +144,7 @@ struct PredicateParser {
           try parser.parseUnary(after: start)
         })
     }
-    if isSymbol("(") {
+    if isSymbol("("), !opensExpression {
       let openIndex = index
       let open = advance()
       let inner = try nested(at: open.column) { (parser) throws(QueryError) in
@@ -198,7 +232,7 @@ struct PredicateParser {
   var canStartExpression: Bool {
     switch current.kind {
     case .end: return false
-    case .symbol(let text): return text == "{"
+    case .symbol(let text): return ["{", "(", "-", "~"].contains(text)
     case .identifier:
       guard let keyword = current.keyword else { return true }
       return ["NIL", "NULL", "TRUE", "FALSE", "YES", "NO", "SELF", "SUBQUERY", "CAST"]

@@ -56,7 +56,7 @@ extension QueryError {
     QueryError(
       .syntax,
       "the predicate nests more than \(limit) levels deep "
-        + "(parentheses, NOT, lists, SUBQUERY, CAST)",
+        + "(parentheses, NOT, operators, lists, SUBQUERY, CAST)",
       at: InputLocation(column: column))
   }
 
@@ -218,6 +218,33 @@ extension QueryError {
   static func notAString(_ value: Any?, operator name: String) -> QueryError {
     QueryError(
       .invalidOperand, "\(name) needs strings, found \(QueryValue.describe(value))")
+  }
+
+  static func notArithmetic(_ value: Any?, operator symbol: String, needsInteger: Bool = false)
+    -> QueryError
+  {
+    QueryError(
+      .invalidOperand,
+      "\(symbol) needs \(needsInteger ? "integers" : "numbers"), found \(QueryValue.describe(value))"
+    )
+  }
+
+  static func divisionByZero(_ left: Any?, _ right: Any?) -> QueryError {
+    QueryError(
+      .invalidOperand,
+      "cannot divide \(QueryValue.describe(left)) by \(QueryValue.describe(right)): a decimal"
+        + " has no infinity")
+  }
+
+  static func unknownFunction(_ name: String, arguments: Int) -> QueryError {
+    QueryError(
+      .invalidOperand,
+      "no function \"\(name)\" of \(arguments) argument\(arguments == 1 ? "" : "s")")
+  }
+
+  static func badShift(_ count: Int, operator symbol: String) -> QueryError {
+    QueryError(
+      .invalidOperand, "\(symbol) shifts by 0 to 63 bits, found \(count)")
   }
 
   static func notACollection(_ value: Any?, for use: String) -> QueryError {

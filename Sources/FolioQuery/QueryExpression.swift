@@ -1,5 +1,5 @@
-/// One side of a comparison: a key path, a constant, `SELF`, a variable, a `{…}` list or a
-/// `SUBQUERY`.
+/// One side of a comparison: a key path, a constant, `SELF`, a variable, a `{…}` list, a
+/// `SUBQUERY`, or arithmetic over them.
 ///
 /// Build expressions with ``key(_:)`` and the comparison operators, or parse them as part of
 /// a ``QueryPredicate``.
@@ -20,6 +20,10 @@ public indirect enum QueryExpression: Sendable, Hashable {
   /// `SUBQUERY(collection, $variable, predicate)`: the elements of `collection` for which
   /// `predicate` holds, with `$variable` bound to each in turn.
   case subquery(QueryExpression, variable: String, QueryPredicate)
+  /// One of NSExpression's functions, by its selector-style name, applied to `arguments`:
+  /// `a + b` is `.function("add:to:", [a, b])`, `-x` is `.function("from:subtract:", [0, x])`
+  /// and `~x` is `.function("onesComplement:", [x])`.
+  case function(String, [QueryExpression])
 
   /// The key path `path` from the evaluated object: `.key("friend.name")`.
   public static func key(_ path: String) -> QueryExpression { .keyPath(path) }

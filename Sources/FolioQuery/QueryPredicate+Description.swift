@@ -61,7 +61,31 @@ extension QueryExpression: CustomStringConvertible {
       return "{" + elements.map(\.description).joined(separator: ", ") + "}"
     case .subquery(let collection, let variable, let predicate):
       return "SUBQUERY(\(collection), $\(variable), \(predicate))"
+    case .function(let name, let arguments):
+      return Self.describe(function: name, arguments)
     }
+  }
+
+  /// An operator infix with its operands, in parentheses where they bind more loosely (or as
+  /// loosely, on the side the operator does not associate to); `-x` and `~x` prefix.
+  private static func describe(function name: String, _ arguments: [QueryExpression]) -> String {
+    func operand(_ expression: QueryExpression, tighterThan level: Int) -> String {
+      expression.bindingLevel > level ? expression.description : "(\(expression))"
+    }
+    if arguments.count == 2, arguments[0] == .constant(.integer(0)),
+      QueryExpression.function(name, arguments).isNegation
+    {
+      return "-" + operand(arguments[1], tighterThan: ArithmeticOperator.prefixLevel - 1)
+    }
+    if name == ArithmeticOperator.onesComplement, arguments.count == 1 {
+      return "~" + operand(arguments[0], tighterThan: ArithmeticOperator.prefixLevel - 1)
+    }
+    guard arguments.count == 2, let op = ArithmeticOperator(function: name) else {
+      return name + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
+    }
+    let left = operand(arguments[0], tighterThan: op.isRightAssociative ? op.level : op.level - 1)
+    let right = operand(arguments[1], tighterThan: op.isRightAssociative ? op.level - 1 : op.level)
+    return "\(left) \(op.symbol) \(right)"
   }
 
   /// Escapes steps spelled like keywords with `#`.

@@ -77,6 +77,12 @@ extension QueryExpression {
       return .subquery(
         try collection.substituting(variables, bound: bound), variable: variable,
         try predicate.substituting(variables, bound: bound.union([variable])))
+    case .function(let name, let arguments):
+      var result: [QueryExpression] = []
+      for argument in arguments {
+        result.append(try argument.substituting(variables, bound: bound))
+      }
+      return .function(name, result)
     }
   }
 }

@@ -126,8 +126,14 @@ struct DateLiteralTests {
       try QueryPredicate(format: "date == @2024-05-01-1")
     }
     #expect(error.location?.column == 9)
-    // Without the @, a date is not a literal, and Core Data would read it as subtraction.
-    #expect(throws: QueryError.self) { try QueryPredicate(format: "date > 2024-05-01") }
+    // Without the @, a date is not a literal: it is subtraction, as Core Data reads it, and
+    // ordering a date against the number is an error, not a silent false.
+    let bare = try QueryPredicate(format: "birthday > 2024-05-01")
+    #expect(bare.description == "birthday > 2024 - 5 - 1")
+    let ordering = try #require(throws: QueryError.self) {
+      try bare.evaluate(with: makePeople()[0])
+    }
+    #expect(ordering.code == QueryError.Code.invalidOperand)
     #expect(try QueryPredicate(format: "@count == 2").description == "@count == 2")
   }
 }

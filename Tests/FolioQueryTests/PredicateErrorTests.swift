@@ -50,6 +50,16 @@ let parseErrors: [ParseErrorCase] = [
   .init("age == %Ld", "column 8: unknown placeholder \"%Ld\", expected \(numberSpecifiers)"),
   .init("age == %hf", "column 8: unknown placeholder \"%hf\", expected \(numberSpecifiers)"),
   .init("age == %p", "column 8: unknown placeholder \"%p\", expected \(numberSpecifiers)"),
+  .init("age + == 3", "column 7: expected a value after \"+\", found \"==\""),
+  .init("age == 3 *", "column 11: expected a value after \"*\", found end of input"),
+  .init("-", "column 2: expected a value after \"-\", found end of input"),
+  .init("(age + 1) > ", "column 13: expected a value after \">\", found end of input"),
+  .init("(age + 1 > 2", "column 13: expected \")\" to close \"(\" at column 1, found end of input"),
+  .init("(age + ) > 2", "column 8: expected a value after \"+\", found \")\""),
+  .init(
+    "age " + String(repeating: "+ 1 ", count: 101) + "> 2", "column 405: \(tooDeep)"),
+  .init(
+    "age " + String(repeating: "** 2 ", count: 101) + "> 2", "column 505: \(tooDeep)"),
   .init("age == %%", "column 8: unknown placeholder \"%\", expected \(numberSpecifiers)"),
   .init("age == %1$@", "column 8: unknown placeholder \"%1\", expected \(numberSpecifiers)"),
   .init("age == %*d", "column 8: unknown placeholder \"%\", expected \(numberSpecifiers)"),
@@ -139,7 +149,7 @@ let numberSpecifiers =
   "%@, %K or a number's (%d, %ld, %lld, %u, %x, %f, %lf, %e, %g…)"
 
 let tooDeep =
-  "the predicate nests more than 100 levels deep (parentheses, NOT, lists, SUBQUERY, CAST)"
+  "the predicate nests more than 100 levels deep (parentheses, NOT, operators, lists, SUBQUERY, CAST)"
 
 struct EvaluationErrorCase: Sendable, CustomTestStringConvertible {
   var format: String
@@ -156,6 +166,15 @@ struct EvaluationErrorCase: Sendable, CustomTestStringConvertible {
 
 /// Evaluated on Ann.
 let evaluationErrors: [EvaluationErrorCase] = [
+  .init("name + 1 > 2", .invalidOperand, "+ needs numbers, found \"Ann\""),
+  .init("age * tags > 2", .invalidOperand, "* needs numbers, found a collection"),
+  .init("age & 1.5 == 1", .invalidOperand, "& needs integers, found 1.5"),
+  .init("~height == 1", .invalidOperand, "~ needs integers, found 1.7"),
+  .init("age << 64 == 0", .invalidOperand, "<< shifts by 0 to 63 bits, found 64"),
+  .init("age >> -1 == 0", .invalidOperand, ">> shifts by 0 to 63 bits, found -1"),
+  .init(
+    "balance / 0 > 1", .invalidOperand,
+    "cannot divide 1234.5 by 0: a decimal has no infinity"),
   .init(
     "nmae == \"Ann\"", .unknownKey,
     "cannot read \"nmae\" of key path \"nmae\": Person has no key \"nmae\""),

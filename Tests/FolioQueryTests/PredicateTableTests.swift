@@ -304,6 +304,44 @@ let predicateTable: [PredicateCase] = [
   .init("ANY tags IN %@", [.value(["go"])], "Dmitri"),
   .init("isActive == %@", [.value(true)], "Ann Cécile Dmitri"),
   .init("weight > %@", [.value(Float(60))], "Ann Bob Dmitri"),
+  // NSExpression's operators, with their precedence and associativity.
+  .init("age + 5 > 40", "Cécile"),
+  .init("age * 2 == 60", "Ann"),
+  .init("age - 1 == 29", "Ann"),
+  .init("age -1 == 29", "Ann"),
+  .init("age - -5 == 35", "Ann"),
+  .init("age / 2 == 15", "Ann"),
+  .init("age / 4 == 7.5", "Ann"),
+  .init("2 ** 3 == 8", everyone),
+  .init("2 ** 3 ** 2 == 512", everyone),
+  .init("(2 ** 3) ** 2 == 64", everyone),
+  .init("10 - 4 - 3 == 3", everyone),
+  .init("10 - (4 - 3) == 9", everyone),
+  .init("1 + 2 * 3 == 7", everyone),
+  .init("(1 + 2) * 3 == 9", everyone),
+  .init("(age + 5) * 2 > 80", "Cécile"),
+  .init("((age + 1)) > 40", "Cécile"),
+  .init("-age < -30", "Cécile Dmitri"),
+  .init("- age < -30", "Cécile Dmitri"),
+  .init("-(age - 40) > 0", "Ann Bob Dmitri"),
+  .init("0 - age == -30", "Ann"),
+  .init("age & 1 == 1", "Bob Cécile Dmitri"),
+  .init("age | 1 == 31", "Ann"),
+  .init("age ^ 1 == 31", "Ann"),
+  .init("age << 1 == 60", "Ann"),
+  .init("age >> 1 == 15", "Ann"),
+  .init("~age == -31", "Ann"),
+  .init("1 | 2 & 3 == 3", everyone),
+  .init("(1 | 2) & 3 == 3", everyone),
+  .init("weight * 2 > 170", "Dmitri"),
+  .init("balance + 1 > 1000", "Ann"),
+  .init("spendings.@sum.amount * 2 > 100", "Bob eve"),
+  .init("birthday + 1 > 0", "Dmitri"),
+  .init("(age > 30) AND (age < 40)", "Dmitri"),
+  .init("age + 1 BETWEEN {30, 40}", "Ann Dmitri"),
+  .init("age IN {25 + 5, 35}", "Ann Dmitri"),
+  .init("age == %d + %d", [.value(20), .value(10)], "Ann"),
+  .init("$x * 2 == age", variables: ["x": .value(15)], "Ann"),
   // Every printf specifier that takes a number, with length modifiers, flags, width and
   // precision, as Swift code passes Int64, UInt, Int16… values.
   .init("age > %ld", [.value(30)], "Cécile Dmitri"),
@@ -373,6 +411,37 @@ struct PredicateTableTests {
     #expect(
       none.warnings.map(\.description) == ["column 14: format takes 0 arguments, but 1 was given"])
     #expect(try QueryPredicate.parse(format: "age == %@", arguments: [1]).warnings.isEmpty)
+  }
+
+  @Test(
+    "operators print with the parentheses their precedence needs, and no others",
+    arguments: [
+      ("age+5>40", "age + 5 > 40"),
+      ("(age + 5) * 2 > 80", "(age + 5) * 2 > 80"),
+      ("age - (1 - 2) == 0", "age - (1 - 2) == 0"),
+      ("(age - 1) - 2 == 0", "age - 1 - 2 == 0"),
+      ("2 ** 3 ** 2 == 512", "2 ** 3 ** 2 == 512"),
+      ("(2 ** 3) ** 2 == 64", "(2 ** 3) ** 2 == 64"),
+      ("-age < -30", "-age < -30"),
+      ("-(age + 1) < 0", "-(age + 1) < 0"),
+      ("- 5 == age", "-5 == age"),
+      ("-(-5) == age", "5 == age"),
+      ("0 - age < 0", "-age < 0"),
+      ("0 - 5 < age", "0 - 5 < age"),
+      ("age -1 == 29", "age - 1 == 29"),
+      ("~age == -31", "~age == -31"),
+      ("~-1 == 0", "~-1 == 0"),
+      ("a | b & c == 1", "a | b & c == 1"),
+      ("(a | b) & c == 1", "(a | b) & c == 1"),
+      ("a * -1 == 2", "a * -1 == 2"),
+      ("(-a) ** 2 == 4", "-a ** 2 == 4"),
+      ("-(a ** 2) == 4", "-(a ** 2) == 4"),
+      ("a IN {1 + 2, -b}", "a IN {1 + 2, -b}"),
+    ])
+  func operatorPrinting(_ format: String, _ printed: String) throws {
+    let predicate = try QueryPredicate(format: format)
+    #expect(predicate.description == printed)
+    #expect(try QueryPredicate(format: printed) == predicate)
   }
 
   @Test("parse, print, parse again, evaluate", arguments: predicateTable)

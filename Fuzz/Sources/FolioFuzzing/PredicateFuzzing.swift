@@ -5,8 +5,9 @@ import Foundation
 /// made from them would be), parsed as a predicate format.
 ///
 /// The placeholders take the first arguments of a fixed list (a key, a string, numbers, a date,
-/// a list, nil), as many as the format takes, since unused arguments are an error. A predicate that parses must print as a format that parses back to an equal predicate,
-/// as `description` promises; the harness traps when it does not. The predicate is then
+/// a list, nil), as many as the format takes (more would be passed over, with a warning). A
+/// predicate that parses must print as a format that parses back to an equal predicate, as
+/// `description` promises; the harness traps when it does not. The predicate is then
 /// evaluated on a small graph of objects, which must throw or answer, never crash.
 package enum PredicateFuzzing: FuzzTarget {
   static var arguments: [Any?] {
