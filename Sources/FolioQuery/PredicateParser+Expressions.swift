@@ -4,13 +4,31 @@ import Foundation
 extension PredicateParser {
   /// An expression with NSExpression's operators, loosest first: `|`, `^`, `&`, `<<` `>>`,
   /// `+` `-`, `*` `/`, `**` (right-associative), then the prefix `-` and `~`.
+  ///
+  /// Nesting (`{…}`, `(…)`, `SUBQUERY`) recurses through this function and ``parsePrimary()``
+  /// only, which keep small frames: the operators are parsed in functions of their own, called
+  /// only when an operator is there, so a predicate nested to the limit fits a small stack.
   mutating func parseExpression() throws(QueryError) -> QueryExpression {
-    try parseOperators(above: 0)
+    let first = isSymbol("-") || isSymbol("~") ? try parsePrefixed() : try parsePrimary()
+    return isOperatorAhead ? try parseOperators(after: first, above: 0) : first
   }
 
-  /// Operands joined by operators that bind tighter than `level`.
-  private mutating func parseOperators(above level: Int) throws(QueryError) -> QueryExpression {
-    var left = try parsePrefixed()
+  /// Whether the current token continues an expression with an operator: one of
+  /// ``ArithmeticOperator``'s symbols, or a number with a sign where `-` stands.
+  private var isOperatorAhead: Bool {
+    switch current.kind {
+    case .symbol(let text): return ArithmeticOperator(symbol: text) != nil
+    case .integer, .double: return current.text.hasPrefix("-")
+    default: return false
+    }
+  }
+
+  /// `first` and what follows it joined by operators that bind tighter than `level`.
+  @inline(never)
+  private mutating func parseOperators(after first: QueryExpression, above level: Int)
+    throws(QueryError) -> QueryExpression
+  {
+    var left = first
     // Each operator nests the expression so far one level deeper: a chain counts as nesting.
     var chained = 0
     while true {
@@ -47,7 +65,11 @@ extension PredicateParser {
           throw expected("a value after \"\(operatorToken.text)\"")
         }
         right = try nested(at: operatorToken.column) { (parser) throws(QueryError) in
-          try parser.parseOperators(above: op.isRightAssociative ? op.level - 1 : op.level)
+          let operand =
+            parser.isSymbol("-") || parser.isSymbol("~")
+            ? try parser.parsePrefixed() : try parser.parsePrimary()
+          return try parser.parseOperators(
+            after: operand, above: op.isRightAssociative ? op.level - 1 : op.level)
         }
       }
       chained += 1
@@ -58,13 +80,14 @@ extension PredicateParser {
     }
   }
 
-  /// `-x`, `~x`, or a primary expression.
+  /// `-x` or `~x`, at a `-` or `~`.
+  @inline(never)
   private mutating func parsePrefixed() throws(QueryError) -> QueryExpression {
-    guard isSymbol("-") || isSymbol("~") else { return try parsePrimary() }
     let prefix = advance()
     guard canStartExpression else { throw expected("a value after \"\(prefix.text)\"") }
     let operand = try nested(at: prefix.column) { (parser) throws(QueryError) in
-      try parser.parsePrefixed()
+      parser.isSymbol("-") || parser.isSymbol("~")
+        ? try parser.parsePrefixed() : try parser.parsePrimary()
     }
     if prefix.text == "~" { return .function(ArithmeticOperator.onesComplement, [operand]) }
     return .negation(of: operand)

@@ -20,6 +20,18 @@ struct FuzzRegressionTests {
     #expect(error.description == "column 101: \(tooDeep)")
   }
 
+  @Test("lists nested 100 deep on an operator's right fit the fuzzers' 1 MiB stack")
+  func deepListsAfterOperator() throws {
+    // Found as `(2 ** 3-{{…{ ** 4 == 64`: each level went through the operator functions'
+    // frames, and 100 levels overflowed the fuzzers' stack (which `make fuzz-replay` replays
+    // this file on). The operators now have frames of their own, entered only at an operator.
+    let format = try Self.fixture("predicate-deep-lists-after-operator.txt")
+    #expect(format.hasPrefix("(2 ** 3-{{{"))
+    let error = try #require(throws: QueryError.self) { try QueryPredicate(format: format) }
+    #expect(error.code == .syntax)
+    #expect(error.description == "column 107: \(tooDeep)")
+  }
+
   @Test("a combining mark after a tab is not a key, so nothing prints that does not read back")
   func markAfterTab() throws {
     // Found as `v>` + 90 tabs + U+05BF; it parsed as `v > ֿ`, which printed with the mark
