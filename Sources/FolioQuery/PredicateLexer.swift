@@ -155,7 +155,7 @@ struct PredicateLexer {
       cursor.index += 2
       return token(.symbol(String([character, second])), from: start)
     }
-    if "=<>!(){},.[]+-*/&|^~".contains(character) {
+    if "=<>!(){},.[]+-*/&|^~:".contains(character) {
       cursor.index += 1
       return token(.symbol(String(character)), from: start)
     }

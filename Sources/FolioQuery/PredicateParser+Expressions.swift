@@ -135,7 +135,9 @@ extension PredicateParser {
       return .keyPath(try parseKeyPath())
     case .identifier:
       switch token.keyword {
-      case nil: return .keyPath(try parseKeyPath())
+      case nil:
+        if let call = try parseFunctionCall() { return call }
+        return .keyPath(try parseKeyPath())
       case "NIL", "NULL":
         _ = advance()
         return .constant(.null)
@@ -164,6 +166,72 @@ extension PredicateParser {
       }
     default:
       throw expected("a value")
+    }
+  }
+
+  /// `name:(…)`, `raise:toPower:(…)` or `name(…)` at the current key, if a call stands there:
+  /// a built-in function of ``QueryFunctions``.
+  private mutating func parseFunctionCall() throws(QueryError) -> QueryExpression? {
+    let token = current
+    guard case .identifier(let first, false) = token.kind else { return nil }
+    var selector = first
+    var next = index + 1
+    var isSelectorForm = false
+    // `raise` `:` `toPower` `:` `(`: a piece before each colon but the first.
+    while next < tokens.count, tokens[next].kind == .symbol(":") {
+      isSelectorForm = true
+      selector += ":"
+      if next + 2 < tokens.count, case .identifier(let piece, false) = tokens[next + 1].kind,
+        tokens[next + 2].kind == .symbol(":")
+      {
+        selector += piece
+        next += 2
+      } else {
+        next += 1
+      }
+    }
+    guard next < tokens.count, tokens[next].kind == .symbol("(") else {
+      guard isSelectorForm else { return nil }
+      index = next
+      throw expected("\"(\" after \"\(selector)\"")
+    }
+    index = next
+    let open = advance()
+    let arguments = try nested(at: token.column) { (parser) throws(QueryError) in
+      try parser.parseArguments(open: open)
+    }
+    let name =
+      isSelectorForm
+      ? (QueryFunctions.arities[selector] == arguments.count ? selector : nil)
+      : QueryFunctions.function(calling: first, arguments: arguments.count)
+    guard let name else {
+      throw QueryError.unknownFunctionName(
+        isSelectorForm ? selector : first, arguments: arguments.count, column: token.column)
+    }
+    return .function(name, arguments)
+  }
+
+  /// A call's arguments after its `(`, to its `)`.
+  private mutating func parseArguments(open: PredicateToken) throws(QueryError)
+    -> [QueryExpression]
+  {
+    var arguments: [QueryExpression] = []
+    if isSymbol(")") {
+      _ = advance()
+      return arguments
+    }
+    while true {
+      guard canStartExpression else { throw expected("an argument") }
+      arguments.append(try parseExpression())
+      if isSymbol(",") {
+        _ = advance()
+        continue
+      }
+      guard isSymbol(")") else {
+        throw expected("\",\" or \")\" to close \"(\" at column \(open.column)")
+      }
+      _ = advance()
+      return arguments
     }
   }
 

@@ -229,11 +229,24 @@ extension QueryError {
     )
   }
 
-  static func divisionByZero(_ left: Any?, _ right: Any?) -> QueryError {
+  static func divisionByZero(_ left: Any?, _ right: Any?, kind: String = "a decimal")
+    -> QueryError
+  {
     QueryError(
       .invalidOperand,
-      "cannot divide \(QueryValue.describe(left)) by \(QueryValue.describe(right)): a decimal"
+      "cannot divide \(QueryValue.describe(left)) by \(QueryValue.describe(right)): \(kind)"
         + " has no infinity")
+  }
+
+  static func notText(_ value: Any?, function name: String) -> QueryError {
+    QueryError(.invalidOperand, "\(name) needs a string, found \(QueryValue.describe(value))")
+  }
+
+  static func unknownFunctionName(_ name: String, arguments: Int, column: Int) -> QueryError {
+    QueryError(
+      .syntax,
+      "no function \"\(name)\" of \(arguments) argument\(arguments == 1 ? "" : "s")",
+      at: InputLocation(column: column))
   }
 
   static func unknownFunction(_ name: String, arguments: Int) -> QueryError {

@@ -143,13 +143,7 @@ struct PredicateEvaluator {
     case .function(let name, let arguments):
       var values: [Any?] = []
       for argument in arguments { values.append(try value(of: argument, on: object)) }
-      if values.count == 2, let op = ArithmeticOperator(function: name) {
-        return try QueryArithmetic.apply(op, values[0], values[1])
-      }
-      if name == ArithmeticOperator.onesComplement, values.count == 1 {
-        return try QueryArithmetic.onesComplement(values[0])
-      }
-      throw QueryError.unknownFunction(name, arguments: values.count)
+      return try QueryFunctions.evaluate(name, values)
     }
   }
 

@@ -60,6 +60,12 @@ let parseErrors: [ParseErrorCase] = [
     "age " + String(repeating: "+ 1 ", count: 101) + "> 2", "column 405: \(tooDeep)"),
   .init(
     "age " + String(repeating: "** 2 ", count: 101) + "> 2", "column 505: \(tooDeep)"),
+  .init("foo(age) == 1", "column 1: no function \"foo\" of 1 argument"),
+  .init("sum:(1, 2) == 1", "column 1: no function \"sum:\" of 2 arguments"),
+  .init("now(1) == 1", "column 1: no function \"now\" of 1 argument"),
+  .init("sum: == 1", "column 6: expected \"(\" after \"sum:\", found \"==\""),
+  .init(
+    "sum:(age == 1", "column 10: expected \",\" or \")\" to close \"(\" at column 5, found \"==\""),
   .init("age == %%", "column 8: unknown placeholder \"%\", expected \(numberSpecifiers)"),
   .init("age == %1$@", "column 8: unknown placeholder \"%1\", expected \(numberSpecifiers)"),
   .init("age == %*d", "column 8: unknown placeholder \"%\", expected \(numberSpecifiers)"),
@@ -175,6 +181,14 @@ let evaluationErrors: [EvaluationErrorCase] = [
   .init(
     "balance / 0 > 1", .invalidOperand,
     "cannot divide 1234.5 by 0: a decimal has no infinity"),
+  .init(
+    "modulus:by:(age, 0) == 1", .invalidOperand,
+    "cannot divide 30 by 0: an integer has no infinity"),
+  .init("uppercase:(age) == \"A\"", .invalidOperand, "uppercase: needs a string, found 30"),
+  .init("sum:(name) > 1", .invalidOperand, "sum: needs a collection, found \"Ann\""),
+  .init("sum:(tags) > 1", .invalidOperand, "sum: needs numbers, found \"swift\""),
+  .init("sqrt:(name) > 1", .invalidOperand, "sqrt: needs numbers, found \"Ann\""),
+  .init("randomn:(0) > 1", .invalidOperand, "randomn: needs integers, found 0"),
   .init(
     "nmae == \"Ann\"", .unknownKey,
     "cannot read \"nmae\" of key path \"nmae\": Person has no key \"nmae\""),

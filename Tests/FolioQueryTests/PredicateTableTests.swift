@@ -342,6 +342,32 @@ let predicateTable: [PredicateCase] = [
   .init("age IN {25 + 5, 35}", "Ann Dmitri"),
   .init("age == %d + %d", [.value(20), .value(10)], "Ann"),
   .init("$x * 2 == age", variables: ["x": .value(15)], "Ann"),
+  // NSExpression's built-in functions, in both spellings.
+  .init("sum:(spendings.amount) > 50", "Bob eve"),
+  .init("sum(spendings.amount) > 50", "Bob eve"),
+  .init("count:(spendings) == 3", "Ann"),
+  .init("count(tags) == 0", "Cécile"),
+  .init("max:(spendings.amount) == 100", "Bob"),
+  .init("min:(spendings.amount) == 1", "eve"),
+  .init("average:(spendings.amount) == 5", "Dmitri"),
+  .init("median:({1, 3, 2}) == 2", everyone),
+  .init("median:({1, 2, 3, 4}) == 2.5", everyone),
+  .init("2 IN mode:({1, 2, 2, 3})", everyone),
+  .init("stddev:({2, 4, 4, 4, 5, 5, 7, 9}) == 2", everyone),
+  .init("sqrt:(16) == 4 AND log:(1000) == 3 AND ln:(1) == 0 AND exp:(0) == 1", everyone),
+  .init(
+    "abs:(-5) == 5 AND ceiling:(1.2) == 2 AND floor:(1.8) == 1 AND trunc:(-1.8) == -1",
+    everyone),
+  .init("raise:toPower:(2, 10) == 1024", everyone),
+  .init("modulus:by:(age, 10) == 5", "Bob Dmitri"),
+  .init("modulus:by:(7.5, 2) == 1.5", everyone),
+  .init("uppercase:(name) == \"ANN\"", "Ann"),
+  .init("lowercase(name) == \"eve\"", "eve"),
+  .init("now() > birthday", "Ann Bob Cécile Dmitri"),
+  .init("random() < 1 AND randomn:(10) < 10", everyone),
+  .init("noindex:(age) == 30", "Ann"),
+  .init("add:to:(age, 1) == 31", "Ann"),
+  .init("sum:(spendings.amount) / count:(spendings) == 5", "Dmitri"),
   // Every printf specifier that takes a number, with length modifiers, flags, width and
   // precision, as Swift code passes Int64, UInt, Int16… values.
   .init("age > %ld", [.value(30)], "Cécile Dmitri"),
@@ -437,6 +463,12 @@ struct PredicateTableTests {
       ("(-a) ** 2 == 4", "-a ** 2 == 4"),
       ("-(a ** 2) == 4", "-(a ** 2) == 4"),
       ("a IN {1 + 2, -b}", "a IN {1 + 2, -b}"),
+      ("sum(spendings.amount) > 1", "sum:(spendings.amount) > 1"),
+      ("now() > birthday", "now() > birthday"),
+      ("raise:toPower:(2, 3) == 8", "2 ** 3 == 8"),
+      ("modulus:by:(age, 10) == 5", "modulus:by:(age, 10) == 5"),
+      ("sum:(x) + 1 > 2", "sum:(x) + 1 > 2"),
+      ("-sum:(x) > 2", "-sum:(x) > 2"),
     ])
   func operatorPrinting(_ format: String, _ printed: String) throws {
     let predicate = try QueryPredicate(format: format)

@@ -1,0 +1,156 @@
+import Foundation
+
+/// NSExpression's built-in functions, by the selector-style names the format syntax gives
+/// them: `sum:(spendings.amount)`, `raise:toPower:(2, 10)`, `now()`. A one-word function is also
+/// written as a call, `sum(…)`, `uppercase(name)`, which names the same function.
+///
+/// The operators' functions (`add:to:`…, [ArithmeticOperator]) are among them and may be
+/// written either way: `add:to:(1, 2)` is `1 + 2`.
+enum QueryFunctions {
+  /// Every built-in and the number of its arguments.
+  static let arities: [String: Int] = {
+    var arities: [String: Int] = [
+      "sum:": 1, "count:": 1, "min:": 1, "max:": 1, "average:": 1, "median:": 1, "mode:": 1,
+      "stddev:": 1, "sqrt:": 1, "log:": 1, "ln:": 1, "exp:": 1, "raise:toPower:": 2, "abs:": 1,
+      "ceiling:": 1, "floor:": 1, "trunc:": 1, "modulus:by:": 2, "uppercase:": 1,
+      "lowercase:": 1, "now": 0, "random": 0, "randomn:": 1, "noindex:": 1,
+      ArithmeticOperator.onesComplement: 1,
+    ]
+    for op in ArithmeticOperator.allCases { arities[op.function] = 2 }
+    return arities
+  }()
+
+  /// The function a call `name(…)` with `count` arguments names: `sum` with one is `sum:`,
+  /// `now` with none is `now`; `nil` when there is none.
+  static func function(calling name: String, arguments count: Int) -> String? {
+    let selector = count == 0 ? name : name + ":"
+    return arities[selector] == count ? selector : nil
+  }
+
+  /// `name` applied to `values`.
+  static func evaluate(_ name: String, _ values: [Any?]) throws(QueryError) -> Any? {
+    if values.count == 2, let op = ArithmeticOperator(function: name) {
+      return try QueryArithmetic.apply(op, values[0], values[1])
+    }
+    switch (name, values.count) {
+    case (ArithmeticOperator.onesComplement, 1):
+      return try QueryArithmetic.onesComplement(values[0])
+    case ("now", 0): return Date()
+    case ("random", 0): return Double.random(in: 0..<1)
+    case ("noindex:", 1): return values[0]
+    case ("sum:", 1), ("count:", 1), ("min:", 1), ("max:", 1), ("average:", 1), ("median:", 1),
+      ("mode:", 1), ("stddev:", 1):
+      return try aggregate(name, values[0])
+    case ("uppercase:", 1), ("lowercase:", 1):
+      guard let value = values[0] else { return nil }
+      guard let text = value as? String else { throw QueryError.notText(value, function: name) }
+      return name == "uppercase:" ? text.uppercased() : text.lowercased()
+    case ("randomn:", 1):
+      guard let value = values[0] else { return nil }
+      guard case .integer(let bound)? = QueryValues.number(value), bound > 0 else {
+        throw QueryError.notArithmetic(value, operator: name, needsInteger: true)
+      }
+      return Int.random(in: 0..<bound)
+    case ("modulus:by:", 2):
+      guard let a = values[0], let b = values[1] else { return nil }
+      let (x, y) = (try number(a, name), try number(b, name))
+      if case .integer(let i) = x, case .integer(let j) = y {
+        guard j != 0 else { throw QueryError.divisionByZero(a, b, kind: "an integer") }
+        return i % j
+      }
+      return fmod(x.double, y.double)
+    case (_, 1):
+      guard let value = values[0] else { return nil }
+      return try math(name, try number(value, name))
+    default:
+      throw QueryError.unknownFunction(name, arguments: values.count)
+    }
+  }
+
+  private static func number(_ value: Any, _ name: String) throws(QueryError) -> QueryValues.Number
+  {
+    if let date = value as? Date { return .double(date.timeIntervalSinceReferenceDate) }
+    guard let number = QueryValues.number(value) else {
+      throw QueryError.notArithmetic(value, operator: name)
+    }
+    return number
+  }
+
+  /// The one-number functions: `abs:` keeps an integer an integer; the others give doubles.
+  private static func math(_ name: String, _ number: QueryValues.Number) throws(QueryError)
+    -> Any
+  {
+    let x = number.double
+    switch name {
+    case "abs:":
+      if case .integer(let value) = number, value != .min { return abs(value) }
+      if case .decimal(let value) = number { return abs(value) }
+      return abs(x)
+    case "sqrt:": return x.squareRoot()
+    case "log:": return log10(x)
+    case "ln:": return log(x)
+    case "exp:": return exp(x)
+    case "ceiling:": return x.rounded(.up)
+    case "floor:": return x.rounded(.down)
+    case "trunc:": return x.rounded(.towardZero)
+    default: throw QueryError.unknownFunction(name, arguments: 1)
+    }
+  }
+
+  /// The aggregate functions over a collection (a to-many key path, a `{…}` list, an array or
+  /// set argument); its nil elements are left out, as the collection operators leave them.
+  private static func aggregate(_ name: String, _ value: Any?) throws(QueryError) -> Any? {
+    guard let value else { return name == "count:" ? 0 : nil }
+    guard let collection = KeyPathWalker.elements(of: value) else {
+      throw QueryError.notACollection(value, for: name)
+    }
+    let elements = collection.filter { !isNil($0) }
+    switch name {
+    case "count:": return elements.count
+    case "min:": return try QueryValues.extreme(elements, keepLess: true)
+    case "max:": return try QueryValues.extreme(elements, keepLess: false)
+    default: break
+    }
+    var numbers: [QueryValues.Number] = []
+    for element in elements { numbers.append(try number(element, name)) }
+    let plain: [Any] = numbers.map { number in
+      switch number {
+      case .integer(let value): value
+      case .double(let value): value
+      case .decimal(let value): value
+      }
+    }
+    switch name {
+    case "sum:": return try QueryValues.sum(plain, step: name, path: name)
+    case "average:": return try QueryValues.average(plain, step: name, path: name)
+    default: break
+    }
+    guard !numbers.isEmpty else { return nil }
+    let doubles = numbers.map(\.double)
+    switch name {
+    case "median:":
+      let sorted = doubles.sorted()
+      let middle = sorted.count / 2
+      return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    case "mode:":
+      // Every most frequent value, in the order they first appear, as NSExpression's mode.
+      var counts: [Double: Int] = [:]
+      for value in doubles { counts[value, default: 0] += 1 }
+      let most = counts.values.max() ?? 0
+      var seen = Set<Double>()
+      return plain.enumerated().filter { index, _ in
+        counts[doubles[index]] == most && seen.insert(doubles[index]).inserted
+      }.map(\.element)
+    default:  // stddev:, the population's.
+      let mean = doubles.reduce(0, +) / Double(doubles.count)
+      let variance = doubles.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(doubles.count)
+      return variance.squareRoot()
+    }
+  }
+
+  /// Whether `value` is a nil boxed in `Any`.
+  private static func isNil(_ value: Any) -> Bool {
+    let mirror = Mirror(reflecting: value)
+    return mirror.displayStyle == .optional && mirror.children.isEmpty
+  }
+}
