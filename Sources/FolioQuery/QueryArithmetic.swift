@@ -145,21 +145,24 @@ enum QueryArithmetic {
           }
         if !overflow { return result }
       }
-      if case .decimal = a { return decimal(op, a.decimal, b.decimal) }
-      if case .decimal = b { return decimal(op, a.decimal, b.decimal) }
+      if a.isDecimal || b.isDecimal, let x = a.decimal, let y = b.decimal,
+        let result = QueryValues.decimal(
+          op == .add ? .add : op == .subtract ? .subtract : .multiply, x, y)
+      {
+        return result
+      }
+      // A result a decimal cannot hold, or an operand it cannot, goes on in doubles.
       switch op {
       case .add: return a.double + b.double
       case .subtract: return a.double - b.double
       default: return a.double * b.double
       }
     case .divide:
-      switch (a, b) {
-      case (.decimal, _), (_, .decimal):
-        guard !b.decimal.isZero else { throw QueryError.divisionByZero(left, right) }
-        return a.decimal / b.decimal
-      default:
-        return a.double / b.double
+      if a.isDecimal || b.isDecimal, let x = a.decimal, let y = b.decimal {
+        guard !y.isZero else { throw QueryError.divisionByZero(left, right) }
+        if let result = QueryValues.decimal(.divide, x, y) { return result }
       }
+      return a.double / b.double
     case .power:
       return Foundation.pow(a.double, b.double)
     case .bitwiseOr, .bitwiseXor, .bitwiseAnd, .leftShift, .rightShift:
@@ -182,14 +185,6 @@ enum QueryArithmetic {
   static func onesComplement(_ value: Any?) throws(QueryError) -> Any? {
     guard let value else { return nil }
     return ~(try integer(try number(value, "~"), value, "~"))
-  }
-
-  private static func decimal(_ op: ArithmeticOperator, _ a: Decimal, _ b: Decimal) -> Decimal {
-    switch op {
-    case .add: a + b
-    case .subtract: a - b
-    default: a * b
-    }
   }
 
   private static func number(_ value: Any, _ symbol: String) throws(QueryError)

@@ -23,12 +23,24 @@ package enum QueryValues {
       }
     }
 
-    var decimal: Decimal {
+    /// The number as a decimal; `nil` for a double a decimal cannot hold (an infinity, NaN,
+    /// or a magnitude beyond 10³⁸ or below 10⁻³⁸, where Foundation's conversion traps or loses
+    /// the value).
+    var decimal: Decimal? {
       switch self {
       case .integer(let value): return Decimal(value)
-      case .double(let value): return Decimal(value)
+      case .double(let value):
+        guard value.isFinite, value == 0 || (1e-38...1e38).contains(value.magnitude) else {
+          return nil
+        }
+        return Decimal(value)
       case .decimal(let value): return value
       }
+    }
+
+    var isDecimal: Bool {
+      if case .decimal = self { return true }
+      return false
     }
 
     var isNaN: Bool {
@@ -47,6 +59,23 @@ package enum QueryValues {
       case .decimal(let value): return value < 0
       }
     }
+  }
+
+  enum DecimalOperation { case add, subtract, multiply, divide }
+
+  /// `a` and `b` combined in decimal arithmetic, or `nil` when the result does not fit a
+  /// decimal (Foundation's operators trap on overflow; its functions report it) or `b` is a
+  /// zero divisor.
+  static func decimal(_ operation: DecimalOperation, _ a: Decimal, _ b: Decimal) -> Decimal? {
+    var (x, y, result) = (a, b, Decimal())
+    let error: NSDecimalNumber.CalculationError =
+      switch operation {
+      case .add: NSDecimalAdd(&result, &x, &y, .plain)
+      case .subtract: NSDecimalSubtract(&result, &x, &y, .plain)
+      case .multiply: NSDecimalMultiply(&result, &x, &y, .plain)
+      case .divide: NSDecimalDivide(&result, &x, &y, .plain)
+      }
+    return error == .noError || error == .lossOfPrecision ? result : nil
   }
 
   /// `value` as a number: any integer type, `Double`, `Float`, `Decimal`, and `Bool` as 0 or 1.
@@ -75,8 +104,10 @@ package enum QueryValues {
     case (.double(let a), .integer(let b)):
       return compare(b, a).map(reversed)
     case (.decimal, .decimal), (.decimal, .integer), (.integer, .decimal):
-      guard !left.isNaN, !right.isNaN else { return nil }
-      return order3(left.decimal, right.decimal)
+      guard !left.isNaN, !right.isNaN, let a = left.decimal, let b = right.decimal else {
+        return nil
+      }
+      return order3(a, b)
     default:
       return compare(left.double, right.double)
     }
@@ -233,7 +264,13 @@ package enum QueryValues {
       case (.integer(let a), .integer(let b)):
         let (result, overflow) = a.addingReportingOverflow(b)
         total = overflow ? .double(Double(a) + Double(b)) : .integer(result)
-      case (.decimal, _), (_, .decimal): total = .decimal(total.decimal + number.decimal)
+      case (.decimal, _), (_, .decimal):
+        // A sum a decimal cannot hold goes on in doubles, as an integer sum that overflows does.
+        if let a = total.decimal, let b = number.decimal, let sum = decimal(.add, a, b) {
+          total = .decimal(sum)
+        } else {
+          total = .double(total.double + number.double)
+        }
       default: total = .double(total.double + number.double)
       }
     }
@@ -247,7 +284,9 @@ package enum QueryValues {
   static func average(_ values: [Any], step: String, path: String) throws(QueryError) -> Any? {
     guard !values.isEmpty else { return nil }
     let total = try sum(values, step: step, path: path)
-    if let decimal = total as? Decimal { return decimal / Decimal(values.count) }
+    if let total = total as? Decimal, let mean = decimal(.divide, total, Decimal(values.count)) {
+      return mean
+    }
     return (number(total)?.double ?? 0) / Double(values.count)
   }
 

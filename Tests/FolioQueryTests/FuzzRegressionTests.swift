@@ -32,6 +32,17 @@ struct FuzzRegressionTests {
     #expect(error.description == "column 107: \(tooDeep)")
   }
 
+  @Test("decimal arithmetic that overflows, or meets an infinite double, goes on in doubles")
+  func decimalOverflow() throws {
+    // Found as `8<>-price--.2-3…-97-0258e547…`: a decimal minus an infinite double, and
+    // Foundation's `Decimal(Double)` and decimal operators trap on what a decimal cannot hold.
+    let format = try Self.fixture("predicate-decimal-overflow.txt")
+    let predicate = try QueryPredicate(format: format)
+    let price = Node("Item", ["price": Decimal(string: "19.99")])
+    _ = try predicate.evaluate(with: price)
+    #expect(try QueryPredicate(format: "price - 1e400 < 0").evaluate(with: price))
+  }
+
   @Test("a combining mark after a tab is not a key, so nothing prints that does not read back")
   func markAfterTab() throws {
     // Found as `v>` + 90 tabs + U+05BF; it parsed as `v > ֿ`, which printed with the mark

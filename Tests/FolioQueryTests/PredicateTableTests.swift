@@ -335,6 +335,13 @@ let predicateTable: [PredicateCase] = [
   .init("(1 | 2) & 3 == 3", everyone),
   .init("weight * 2 > 170", "Dmitri"),
   .init("balance + 1 > 1000", "Ann"),
+  // Decimal arithmetic a decimal cannot hold goes on in doubles instead of trapping.
+  .init("balance - 1e400 < 0", everyone),
+  .init(
+    "balance * CAST(\"1e100\", \"NSDecimalNumber\") * CAST(\"1e100\", \"NSDecimalNumber\") > 1e200",
+    "Ann Cécile Dmitri"),
+  .init("{CAST(\"1\", \"NSDecimalNumber\"), 1e400}.@sum > 0", everyone),
+  .init("balance / 1e-300 > 1", "Ann Cécile Dmitri"),
   .init("spendings.@sum.amount * 2 > 100", "Bob eve"),
   .init("birthday + 1 > 0", "Dmitri"),
   .init("(age > 30) AND (age < 40)", "Dmitri"),
