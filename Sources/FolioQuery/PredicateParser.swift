@@ -101,6 +101,19 @@ struct PredicateParser {
     return predicate
   }
 
+  /// A whole format string that is one expression, as `NSExpression(format:)` reads it.
+  mutating func parseWholeExpression() throws(QueryError) -> QueryExpression {
+    guard canStartExpression else { throw expected("an expression") }
+    let expression = try parseExpression()
+    guard current.kind == .end else { throw expected("an operator or end of input") }
+    if argumentIndex < arguments.count {
+      warnings.append(
+        QueryError.unusedArguments(
+          taken: argumentIndex, given: arguments.count, column: current.column))
+    }
+    return expression
+  }
+
   mutating func parseOr(after start: Int? = nil) throws(QueryError) -> QueryPredicate {
     var parts = [try parseAnd(after: start)]
     while isKeyword("OR") || isSymbol("||") {

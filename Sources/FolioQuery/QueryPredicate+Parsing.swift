@@ -70,3 +70,28 @@ extension QueryPredicate {
   /// read, naming the column of its first character past the limit.
   public static let maximumFormatBytes = 1 << 20
 }
+
+extension QueryExpression {
+  /// Parses an expression in Core Data's format syntax, as `NSExpression(format:)` does: a
+  /// key path, a constant, arithmetic, a function (`sum:(spendings.amount) / 2`), filling its
+  /// placeholders from `arguments` in order, as ``QueryPredicate/init(format:arguments:)``
+  /// fills a predicate's. Arguments beyond the placeholders are passed over.
+  ///
+  /// - Throws: `QueryError.syntax` naming the column and what was expected;
+  ///   `.missingArgument` and `.invalidArgument` for placeholders.
+  public init(format: String, arguments: [Any?] = []) throws(QueryError) {
+    guard format.utf8.count <= QueryPredicate.maximumFormatBytes else {
+      throw QueryError.tooLong(format, limit: QueryPredicate.maximumFormatBytes)
+    }
+    var parser = PredicateParser(
+      tokens: try PredicateLexer.tokens(of: format), source: Array(format), arguments: arguments)
+    self = try parser.parseWholeExpression()
+  }
+
+  /// Parses an expression with variadic arguments.
+  ///
+  /// - Throws: see ``init(format:arguments:)``.
+  public init(format: String, _ arguments: Any?...) throws(QueryError) {
+    try self.init(format: format, arguments: arguments)
+  }
+}

@@ -483,6 +483,35 @@ struct PredicateTableTests {
     #expect(try QueryPredicate(format: printed) == predicate)
   }
 
+  @Test("an expression parses on its own, as NSExpression(format:) reads one, and evaluates")
+  func expressionFormat() throws {
+    let ann = makePeople()[0]
+    let cases: [(String, [Any?], String, Double)] = [
+      ("2 + 3", [], "2 + 3", 5),
+      ("%K * 2", ["age"], "age * 2", 60),
+      (
+        "sum:(spendings.amount) / count:(spendings)", [],
+        "sum:(spendings.amount) / count:(spendings)", 39.5 / 3
+      ),
+      ("(4 + 3 - 1 + 2) * 10**2", [], "(4 + 3 - 1 + 2) * 10 ** 2", 800),
+      ("-age", [], "-age", -30),
+      ("%lld", [Int64(7)], "7", 7),
+    ]
+    for (format, arguments, printed, value) in cases {
+      let expression = try QueryExpression(format: format, arguments: arguments)
+      #expect(expression.description == printed)
+      #expect(try QueryExpression(format: printed) == expression)
+      let result = try expression.value(with: ann)
+      #expect(
+        QueryValues.number(result as Any)?.double == value,
+        "\(format) gave \(String(describing: result))")
+    }
+    let error = try #require(throws: QueryError.self) { try QueryExpression(format: "age == 1") }
+    #expect(error.description == "column 5: expected an operator or end of input, found \"==\"")
+    let empty = try #require(throws: QueryError.self) { try QueryExpression(format: "") }
+    #expect(empty.description == "column 1: expected an expression, found end of input")
+  }
+
   @Test("parse, print, parse again, evaluate", arguments: predicateTable)
   func parsePrintParseEvaluate(_ row: PredicateCase) throws {
     let people = makePeople()
