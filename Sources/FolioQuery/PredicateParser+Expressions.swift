@@ -9,7 +9,8 @@ extension PredicateParser {
   /// only, which keep small frames: the operators are parsed in functions of their own, called
   /// only when an operator is there, so a predicate nested to the limit fits a small stack.
   mutating func parseExpression() throws(QueryError) -> QueryExpression {
-    let first = isSymbol("-") || isSymbol("~") ? try parsePrefixed() : try parsePrimary()
+    var first = isSymbol("-") || isSymbol("~") ? try parsePrefixed() : try parsePrimary()
+    if isSymbol("[") { first = try parseIndexes(after: first) }
     return isOperatorAhead ? try parseOperators(after: first, above: 0) : first
   }
 
@@ -65,9 +66,10 @@ extension PredicateParser {
           throw expected("a value after \"\(operatorToken.text)\"")
         }
         right = try nested(at: operatorToken.column) { (parser) throws(QueryError) in
-          let operand =
+          var operand =
             parser.isSymbol("-") || parser.isSymbol("~")
             ? try parser.parsePrefixed() : try parser.parsePrimary()
+          if parser.isSymbol("[") { operand = try parser.parseIndexes(after: operand) }
           return try parser.parseOperators(
             after: operand, above: op.isRightAssociative ? op.level - 1 : op.level)
         }
@@ -80,14 +82,51 @@ extension PredicateParser {
     }
   }
 
+  /// `base[index]`, `base[FIRST]`, `base[LAST]`, `base[SIZE]`, each perhaps followed by a key
+  /// path, at a `[` after an operand: NSExpression's `objectFrom:withIndex:`, its symbolic
+  /// indexes as the functions `FIRST`, `LAST` and `SIZE` of no arguments.
+  @inline(never)
+  mutating func parseIndexes(after base: QueryExpression) throws(QueryError) -> QueryExpression {
+    var result = base
+    var levels = 0
+    while isSymbol("[") {
+      let open = advance()
+      levels += 1
+      guard depth + levels <= Self.maximumDepth else {
+        throw QueryError.tooDeep(Self.maximumDepth, column: open.column)
+      }
+      let position: QueryExpression
+      if case .identifier(let word, false) = current.kind,
+        let symbol = QueryFunctions.indexSymbols.first(where: {
+          $0.caseInsensitiveCompare(word) == .orderedSame
+        }),
+        self.index + 1 < tokens.count, tokens[self.index + 1].kind == .symbol("]")
+      {
+        _ = advance()
+        position = .function(symbol, [])
+      } else {
+        guard canStartExpression else { throw expected("an index, FIRST, LAST or SIZE") }
+        position = try nested(at: open.column) { (parser) throws(QueryError) in
+          try parser.parseExpression()
+        }
+      }
+      try expectSymbol("]", "\"]\" to close \"[\" at column \(open.column)")
+      result = try parseSteps(after: .function(QueryFunctions.index, [result, position]))
+    }
+    return result
+  }
+
   /// `-x` or `~x`, at a `-` or `~`.
   @inline(never)
   private mutating func parsePrefixed() throws(QueryError) -> QueryExpression {
     let prefix = advance()
     guard canStartExpression else { throw expected("a value after \"\(prefix.text)\"") }
     let operand = try nested(at: prefix.column) { (parser) throws(QueryError) in
-      parser.isSymbol("-") || parser.isSymbol("~")
+      var operand =
+        parser.isSymbol("-") || parser.isSymbol("~")
         ? try parser.parsePrefixed() : try parser.parsePrimary()
+      if parser.isSymbol("[") { operand = try parser.parseIndexes(after: operand) }
+      return operand
     }
     if prefix.text == "~" { return .function(ArithmeticOperator.onesComplement, [operand]) }
     return .negation(of: operand)

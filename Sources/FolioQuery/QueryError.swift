@@ -255,6 +255,12 @@ extension QueryError {
       "no function \"\(name)\" of \(arguments) argument\(arguments == 1 ? "" : "s")")
   }
 
+  static func indexOutOfRange(_ index: Int, count: Int) -> QueryError {
+    QueryError(
+      .invalidOperand,
+      "index \(index) is outside a collection of \(count) element\(count == 1 ? "" : "s")")
+  }
+
   static func badShift(_ count: Int, operator symbol: String) -> QueryError {
     QueryError(
       .invalidOperand, "\(symbol) shifts by 0 to 63 bits, found \(count)")

@@ -7,6 +7,12 @@ import Foundation
 /// The operators' functions (`add:to:`…, [ArithmeticOperator]) are among them and may be
 /// written either way: `add:to:(1, 2)` is `1 + 2`.
 enum QueryFunctions {
+  /// Indexing, `array[2]`: NSExpression's name for it.
+  static let index = "objectFrom:withIndex:"
+  /// The symbolic indexes, `array[FIRST]`, as functions of no arguments that only an index
+  /// holds.
+  static let indexSymbols = ["FIRST", "LAST", "SIZE"]
+
   /// Every built-in and the number of its arguments.
   static let arities: [String: Int] = {
     var arities: [String: Int] = [
@@ -33,8 +39,12 @@ enum QueryFunctions {
       return try QueryArithmetic.apply(op, values[0], values[1])
     }
     switch (name, values.count) {
+    case (index, 2): return try element(of: values[0], at: values[1])
     case (ArithmeticOperator.onesComplement, 1):
       return try QueryArithmetic.onesComplement(values[0])
+    case ("FIRST", 0): return IndexSymbol.first
+    case ("LAST", 0): return IndexSymbol.last
+    case ("SIZE", 0): return IndexSymbol.size
     case ("now", 0): return Date()
     case ("random", 0): return Double.random(in: 0..<1)
     case ("noindex:", 1): return values[0]
@@ -66,6 +76,37 @@ enum QueryFunctions {
       throw QueryError.unknownFunction(name, arguments: values.count)
     }
   }
+
+  /// `collection[index]`: an element by number from 0, the first, the last, or the count;
+  /// a dictionary's value by key. Nil for a nil collection.
+  private static func element(of collection: Any?, at index: Any?) throws(QueryError) -> Any? {
+    guard let collection else { return nil }
+    if let dictionary = collection as? [String: Any?], let key = index as? String {
+      return dictionary[key] ?? nil
+    }
+    guard let elements = KeyPathWalker.elements(of: collection) else {
+      throw QueryError.notACollection(collection, for: "[…]")
+    }
+    switch index {
+    case let symbol as IndexSymbol:
+      switch symbol {
+      case .first: return elements.first
+      case .last: return elements.last
+      case .size: return elements.count
+      }
+    default:
+      guard let index, case .integer(let position)? = QueryValues.number(index) else {
+        throw QueryError.notArithmetic(index, operator: "[…]", needsInteger: true)
+      }
+      guard elements.indices.contains(position) else {
+        throw QueryError.indexOutOfRange(position, count: elements.count)
+      }
+      return elements[position]
+    }
+  }
+
+  /// A symbolic index's value while an index is evaluated.
+  enum IndexSymbol { case first, last, size }
 
   private static func number(_ value: Any, _ name: String) throws(QueryError) -> QueryValues.Number
   {

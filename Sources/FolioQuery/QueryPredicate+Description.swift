@@ -77,6 +77,15 @@ extension QueryExpression: CustomStringConvertible {
     {
       return "-" + operand(arguments[1], tighterThan: ArithmeticOperator.prefixLevel - 1)
     }
+    if name == QueryFunctions.index, arguments.count == 2 {
+      let base = operand(arguments[0], tighterThan: ArithmeticOperator.primaryLevel - 1)
+      if case .function(let symbol, []) = arguments[1],
+        QueryFunctions.indexSymbols.contains(symbol)
+      {
+        return "\(base)[\(symbol)]"
+      }
+      return "\(base)[\(arguments[1])]"
+    }
     if name == ArithmeticOperator.onesComplement, arguments.count == 1 {
       return "~" + operand(arguments[0], tighterThan: ArithmeticOperator.prefixLevel - 1)
     }

@@ -60,6 +60,8 @@ let parseErrors: [ParseErrorCase] = [
     "age " + String(repeating: "+ 1 ", count: 101) + "> 2", "column 405: \(tooDeep)"),
   .init(
     "age " + String(repeating: "** 2 ", count: 101) + "> 2", "column 505: \(tooDeep)"),
+  .init("tags[0 == 1", "column 8: expected \"]\" to close \"[\" at column 5, found \"==\""),
+  .init("tags[] == 1", "column 6: expected an index, FIRST, LAST or SIZE, found \"]\""),
   .init("foo(age) == 1", "column 1: no function \"foo\" of 1 argument"),
   .init("sum:(1, 2) == 1", "column 1: no function \"sum:\" of 2 arguments"),
   .init("now(1) == 1", "column 1: no function \"now\" of 1 argument"),
@@ -173,6 +175,9 @@ struct EvaluationErrorCase: Sendable, CustomTestStringConvertible {
 /// Evaluated on Ann.
 let evaluationErrors: [EvaluationErrorCase] = [
   .init("name + 1 > 2", .invalidOperand, "+ needs numbers, found \"Ann\""),
+  .init("tags[5] == \"a\"", .invalidOperand, "index 5 is outside a collection of 2 elements"),
+  .init("name[0] == \"A\"", .invalidOperand, "[…] needs a collection, found \"Ann\""),
+  .init("tags[\"x\"] == 1", .invalidOperand, "[…] needs integers, found \"x\""),
   .init("age * tags > 2", .invalidOperand, "* needs numbers, found a collection"),
   .init("age & 1.5 == 1", .invalidOperand, "& needs integers, found 1.5"),
   .init("~height == 1", .invalidOperand, "~ needs integers, found 1.7"),

@@ -375,6 +375,17 @@ let predicateTable: [PredicateCase] = [
   .init("noindex:(age) == 30", "Ann"),
   .init("add:to:(age, 1) == 31", "Ann"),
   .init("sum:(spendings.amount) / count:(spendings) == 5", "Dmitri"),
+  // Indexing: by number from 0, FIRST, LAST, SIZE, then perhaps a key path.
+  .init("tags[FIRST] == \"swift\"", "Ann Bob"),
+  .init("tags[LAST] == \"rust\"", "Ann Dmitri eve"),
+  .init("tags[SIZE] == 1", "Bob eve"),
+  .init("tags[size] == 0", "Cécile"),
+  .init("spendings[FIRST].category == \"food\"", "Ann Dmitri"),
+  .init("{10, 20, 30}[1] == 20", everyone),
+  .init("{10, 20, 30}[%d] == 30", [.value(2)], everyone),
+  .init("SELF.tags[SIZE] > 2", "Dmitri"),
+  .init("$list[LAST] == age", variables: ["list": .value([25, 30])], "Ann"),
+  .init("spendings[SIZE] * 2 == 8", "Dmitri"),
   // Every printf specifier that takes a number, with length modifiers, flags, width and
   // precision, as Swift code passes Int64, UInt, Int16… values.
   .init("age > %ld", [.value(30)], "Cécile Dmitri"),
@@ -476,6 +487,11 @@ struct PredicateTableTests {
       ("modulus:by:(age, 10) == 5", "modulus:by:(age, 10) == 5"),
       ("sum:(x) + 1 > 2", "sum:(x) + 1 > 2"),
       ("-sum:(x) > 2", "-sum:(x) > 2"),
+      ("tags[first] == 1", "tags[FIRST] == 1"),
+      ("tags[0].name == 1", "tags[0].name == 1"),
+      ("(a + b)[0] == 1", "(a + b)[0] == 1"),
+      ("a[b[1]] == 1", "a[b[1]] == 1"),
+      ("-a[SIZE] < 0", "-a[SIZE] < 0"),
     ])
   func operatorPrinting(_ format: String, _ printed: String) throws {
     let predicate = try QueryPredicate(format: format)
