@@ -167,7 +167,7 @@ extension PredicateParser {
     case .symbol("{"):
       _ = advance()
       let list = try nested(at: token.column) { (parser) throws(QueryError) in
-        try parser.parseList(open: token)
+        try parser.parseElements(closedBy: "}", open: token, each: "a value in \"{…}\"")
       }
       return try parseSteps(after: .aggregate(list))
     case .collectionOperator:
@@ -237,7 +237,7 @@ extension PredicateParser {
     index = next
     let open = advance()
     let arguments = try nested(at: token.column) { (parser) throws(QueryError) in
-      try parser.parseArguments(open: open)
+      try parser.parseElements(closedBy: ")", open: open, each: "an argument")
     }
     let name =
       isSelectorForm
@@ -248,30 +248,6 @@ extension PredicateParser {
         isSelectorForm ? selector : first, arguments: arguments.count, column: token.column)
     }
     return .function(name, arguments)
-  }
-
-  /// A call's arguments after its `(`, to its `)`.
-  private mutating func parseArguments(open: PredicateToken) throws(QueryError)
-    -> [QueryExpression]
-  {
-    var arguments: [QueryExpression] = []
-    if isSymbol(")") {
-      _ = advance()
-      return arguments
-    }
-    while true {
-      guard canStartExpression else { throw expected("an argument") }
-      arguments.append(try parseExpression())
-      if isSymbol(",") {
-        _ = advance()
-        continue
-      }
-      guard isSymbol(")") else {
-        throw expected("\",\" or \")\" to close \"(\" at column \(open.column)")
-      }
-      _ = advance()
-      return arguments
-    }
   }
 
   /// `a.b.@sum.c`, from the current token.
@@ -308,21 +284,26 @@ extension PredicateParser {
     return base.key(try parseKeyPath())
   }
 
-  mutating func parseList(open: PredicateToken) throws(QueryError) -> [QueryExpression] {
+  /// Expressions separated by `,` after `open`, to `closing`: a `{…}` list's elements, a
+  /// call's arguments.
+  mutating func parseElements(closedBy closing: String, open: PredicateToken, each what: String)
+    throws(QueryError) -> [QueryExpression]
+  {
     var elements: [QueryExpression] = []
-    if isSymbol("}") {
+    if isSymbol(closing) {
       _ = advance()
       return elements
     }
     while true {
-      guard canStartExpression else { throw expected("a value in \"{…}\"") }
+      guard canStartExpression else { throw expected(what) }
       elements.append(try parseExpression())
       if isSymbol(",") {
         _ = advance()
         continue
       }
-      guard isSymbol("}") else {
-        throw expected("\",\" or \"}\" to close \"{\" at column \(open.column)")
+      guard isSymbol(closing) else {
+        throw expected(
+          "\",\" or \"\(closing)\" to close \"\(open.text)\" at column \(open.column)")
       }
       _ = advance()
       return elements

@@ -92,13 +92,16 @@ struct PredicateParser {
     if current.kind == .end { throw expected("a predicate") }
     let predicate = try parseOr()
     guard current.kind == .end else { throw expected("AND, OR or end of input") }
-    // Apple's parser passes over arguments no placeholder took; so does this one, saying so.
-    if argumentIndex < arguments.count {
-      warnings.append(
-        QueryError.unusedArguments(
-          taken: argumentIndex, given: arguments.count, column: current.column))
-    }
+    noteUnusedArguments()
     return predicate
+  }
+
+  /// Apple's parser passes over arguments no placeholder took; so does this one, saying so.
+  private mutating func noteUnusedArguments() {
+    guard argumentIndex < arguments.count else { return }
+    warnings.append(
+      QueryError.unusedArguments(
+        taken: argumentIndex, given: arguments.count, column: current.column))
   }
 
   /// A whole format string that is one expression, as `NSExpression(format:)` reads it.
@@ -106,11 +109,7 @@ struct PredicateParser {
     guard canStartExpression else { throw expected("an expression") }
     let expression = try parseExpression()
     guard current.kind == .end else { throw expected("an operator or end of input") }
-    if argumentIndex < arguments.count {
-      warnings.append(
-        QueryError.unusedArguments(
-          taken: argumentIndex, given: arguments.count, column: current.column))
-    }
+    noteUnusedArguments()
     return expression
   }
 

@@ -61,15 +61,20 @@ enum ArithmeticOperator: CaseIterable {
   static let prefixLevel = 8
   static let primaryLevel = 9
 
+  private static let bySymbol = Dictionary(uniqueKeysWithValues: allCases.map { ($0.symbol, $0) })
+  private static let byFunction = Dictionary(
+    uniqueKeysWithValues: allCases.map { ($0.function, $0) })
+
   /// The operator written `symbol`, if any.
   init?(symbol: String) {
-    guard let found = Self.allCases.first(where: { $0.symbol == symbol }) else { return nil }
+    guard let found = Self.bySymbol[symbol] else { return nil }
     self = found
   }
 
-  /// The operator standing for `function` with two arguments, if any.
+  /// The operator standing for `function` with two arguments, if any: looked up once per
+  /// evaluation, so by hash.
   init?(function: String) {
-    guard let found = Self.allCases.first(where: { $0.function == function }) else { return nil }
+    guard let found = Self.byFunction[function] else { return nil }
     self = found
   }
 

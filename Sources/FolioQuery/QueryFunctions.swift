@@ -191,7 +191,15 @@ enum QueryFunctions {
 
   /// Whether `value` is a nil boxed in `Any`.
   private static func isNil(_ value: Any) -> Bool {
-    let mirror = Mirror(reflecting: value)
-    return mirror.displayStyle == .optional && mirror.children.isEmpty
+    (value as? any BoxedOptional)?.isNone == true
   }
+}
+
+/// An `Optional` seen through `Any`, to tell a boxed nil without reflection.
+private protocol BoxedOptional {
+  var isNone: Bool { get }
+}
+
+extension Optional: BoxedOptional {
+  fileprivate var isNone: Bool { self == nil }
 }

@@ -373,6 +373,9 @@ let predicateTable: [PredicateCase] = [
   .init("now() > birthday", "Ann Bob Cécile Dmitri"),
   .init("random() < 1 AND randomn:(10) < 10", everyone),
   .init("noindex:(age) == 30", "Ann"),
+  .init(
+    "count:($list) == 2 AND sum:($list) == 3",
+    variables: ["list": .value([1, nil, 2] as [Int?])], everyone),
   .init("add:to:(age, 1) == 31", "Ann"),
   .init("sum:(spendings.amount) / count:(spendings) == 5", "Dmitri"),
   // Indexing: by number from 0, FIRST, LAST, SIZE, then perhaps a key path.
