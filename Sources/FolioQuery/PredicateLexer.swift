@@ -55,8 +55,11 @@ struct PredicateLexer {
   static let keywords: Set<String> = [
     "AND", "OR", "NOT", "ANY", "ALL", "NONE", "SOME", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH",
     "CONTAINS", "LIKE", "MATCHES", "TRUEPREDICATE", "FALSEPREDICATE", "NIL", "NULL", "SELF",
-    "TRUE", "FALSE", "YES", "NO", "SUBQUERY", "CAST",
+    "TRUE", "FALSE", "YES", "NO", "SUBQUERY", "CAST", "UTI-CONFORMS-TO", "UTI-EQUALS",
   ]
+
+  /// The operators spelled with hyphens, read as one word after `UTI`.
+  private static let hyphenatedOperators = ["-CONFORMS-TO", "-EQUALS"]
 
   private var cursor: LexerCursor<Character>
 
@@ -96,6 +99,16 @@ struct PredicateLexer {
     character == "_" || character.isLetter || character.isNumber
   }
 
+  /// Whether the source continues with `text`, in any case, and no name character follows it.
+  private func startsHere(_ text: String) -> Bool {
+    let units = cursor.units
+    let end = cursor.index + text.count
+    guard end <= units.count else { return false }
+    let word = String(units[cursor.index..<end])
+    guard word.uppercased() == text else { return false }
+    return end == units.count || !Self.isIdentifierPart(units[end])
+  }
+
   private mutating func readName() -> String {
     let start = cursor.index
     cursor.skip(while: Self.isIdentifierPart)
@@ -109,7 +122,14 @@ struct PredicateLexer {
       return PredicateToken(kind: .end, text: "", column: start + 1, start: start, end: start)
     }
     if Self.isIdentifierStart(character) {
-      let name = readName()
+      var name = readName()
+      if name.uppercased() == "UTI" {
+        for rest in Self.hyphenatedOperators where startsHere(rest) {
+          cursor.index += rest.count
+          name += rest
+          break
+        }
+      }
       return token(.identifier(name, isEscaped: false), from: start)
     }
     if character.isASCII,

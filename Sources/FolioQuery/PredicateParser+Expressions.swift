@@ -145,7 +145,7 @@ extension PredicateParser {
         throw expected("\")\" to close \"(\" at column \(token.column)")
       }
       _ = advance()
-      return inner
+      return try parseSteps(after: inner)
     case .integer(let value):
       _ = advance()
       return .constant(.integer(value))
@@ -154,7 +154,7 @@ extension PredicateParser {
       return .constant(.double(value))
     case .string(let value):
       _ = advance()
-      return .constant(.string(value))
+      return try parseSteps(after: .constant(.string(value)))
     case .date(let value):
       _ = advance()
       return .constant(.date(value))
@@ -175,6 +175,16 @@ extension PredicateParser {
     case .identifier:
       switch token.keyword {
       case nil:
+        if isCall(to: "TERNARY") {
+          return try nested(at: token.column) { (parser) throws(QueryError) in
+            try parser.parseTernary()
+          }
+        }
+        if isCall(to: QueryFunctions.method) {
+          return try nested(at: token.column) { (parser) throws(QueryError) in
+            try parser.parseMethodCall()
+          }
+        }
         if let call = try parseFunctionCall() { return call }
         return .keyPath(try parseKeyPath())
       case "NIL", "NULL":
@@ -197,15 +207,57 @@ extension PredicateParser {
         return try parseSteps(after: subquery)
       case "CAST":
         _ = advance()
-        return try nested(at: token.column) { (parser) throws(QueryError) in
-          try parser.parseCast()
-        }
+        return try parseSteps(
+          after: try nested(at: token.column) { (parser) throws(QueryError) in
+            try parser.parseCast()
+          })
       default:
         throw expected("a value")
       }
     default:
       throw expected("a value")
     }
+  }
+
+  /// Whether `word` (in any case, not escaped with `#`) stands here with `(` after it.
+  private func isCall(to word: String) -> Bool {
+    guard case .identifier(let name, false) = current.kind, index + 1 < tokens.count,
+      tokens[index + 1].kind == .symbol("("), name.count == word.count
+    else { return false }
+    return name.uppercased() == word
+  }
+
+  /// `TERNARY(predicate, whenTrue, whenFalse)`, at `TERNARY`.
+  private mutating func parseTernary() throws(QueryError) -> QueryExpression {
+    _ = advance()
+    let open = index
+    try expectSymbol("(", "\"(\" after TERNARY")
+    let predicate = try parseOr(after: open)
+    try expectSymbol(",", "\",\" after the predicate in TERNARY")
+    guard canStartExpression else { throw expected("a value in TERNARY") }
+    let whenTrue = try parseExpression()
+    try expectSymbol(",", "\",\" after the first value in TERNARY")
+    guard canStartExpression else { throw expected("a value in TERNARY") }
+    let whenFalse = try parseExpression()
+    try expectSymbol(")", "\")\" to close TERNARY")
+    return try parseSteps(after: .conditional(predicate, whenTrue, whenFalse))
+  }
+
+  /// `FUNCTION(receiver, "selector:", arguments…)`, at `FUNCTION`: the selector a constant
+  /// string with one colon per argument.
+  private mutating func parseMethodCall() throws(QueryError) -> QueryExpression {
+    let token = advance()
+    let open = advance()
+    let arguments = try parseElements(closedBy: ")", open: open, each: "an argument")
+    guard arguments.count >= 2, case .constant(.string(let selector)) = arguments[1],
+      !selector.isEmpty
+    else {
+      throw QueryError.badMethodCall(column: token.column)
+    }
+    guard QueryFunctionRegistry.arity(of: selector) == arguments.count - 2 else {
+      throw QueryError.badSelector(selector, arguments: arguments.count - 2, column: token.column)
+    }
+    return try parseSteps(after: .function(QueryFunctions.method, arguments))
   }
 
   /// `name:(…)`, `raise:toPower:(…)` or `name(…)` at the current key, if a call stands there:
@@ -338,7 +390,10 @@ extension PredicateParser {
     let typeToken = advance()
     try expectSymbol(")", "\")\" to close CAST")
     guard case .constant(let constant) = value else {
-      throw QueryError.badCast(valueToken.text, to: type, column: valueToken.column)
+      guard QueryValue.castTypes.contains(type) else {
+        throw QueryError.unsupportedCast(type, column: typeToken.column)
+      }
+      return .function(QueryFunctions.cast, [value, .constant(.string(type))])
     }
     if type == "NSDate", case .string(let text) = constant {
       do {
@@ -376,7 +431,9 @@ extension PredicateParser {
       return try parseSteps(after: .keyPath(try keyPathArgument(specifier, token: token)))
     case .object:
       let argument = try nextArgument(specifier.text, token: token)
-      return try Self.expression(for: argument, placeholder: specifier.text, column: token.column)
+      return try parseSteps(
+        after: try Self.expression(for: argument, placeholder: specifier.text, column: token.column)
+      )
     case .integer(let bits, let isUnsigned):
       let argument = try nextArgument(specifier.text, token: token)
       let integer: Int
@@ -471,20 +528,47 @@ extension QueryValue {
     case ("NSDate", .double(let seconds)):
       return .date(Date(timeIntervalSinceReferenceDate: seconds))
     case ("NSDate", .date): return value
-    case ("NSNumber", .integer), ("NSNumber", .double), ("NSNumber", .boolean): return value
+    case ("NSNumber", .integer), ("NSNumber", .double), ("NSNumber", .boolean),
+      ("NSNumber", .decimal):
+      return value
+    case ("NSNumber", .date(let date)): return .double(date.timeIntervalSinceReferenceDate)
     case ("NSNumber", .string(let text)):
       if let integer = Int(text) { return .integer(integer) }
       return Double(text).map { .double($0) }
     case ("NSDecimalNumber", .string(let text)):
       return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
     case ("NSDecimalNumber", .integer(let integer)): return .decimal(Decimal(integer))
+    case ("NSDecimalNumber", .double(let number)) where number.isFinite:
+      return .decimal(Decimal(number))
     case ("NSDecimalNumber", .decimal): return value
     case ("NSString", .string): return value
     case ("NSString", .integer(let integer)): return .string(String(integer))
+    case ("NSString", .double(let number)): return .string(number.description)
+    case ("NSString", .decimal(let number)): return .string(number.description)
+    // NSNumber's stringValue of a Boolean.
+    case ("NSString", .boolean(let flag)): return .string(flag ? "1" : "0")
+    case ("NSString", .uuid(let uuid)): return .string(uuid.uuidString)
+    case ("NSString", .uri(let url)): return .string(url.absoluteString)
     case ("NSUUID", .string(let text)): return UUID(uuidString: text).map { .uuid($0) }
     case ("NSURL", .string(let text)): return URL(string: text).map { .uri($0) }
     case ("NSData", .string(let text)): return Data(base64Encoded: text).map { .binaryData($0) }
     default: return nil
     }
+  }
+
+  /// `CAST(value, "type")` of a value read while evaluating: nil stays nil; a string becomes
+  /// a date as an ISO 8601 date does in a constant.
+  static func cast(_ value: Any?, to type: String) throws(QueryError) -> Any? {
+    guard let value else { return nil }
+    if type == "NSDate", let text = value as? String {
+      guard let date = try? ISODate.date(from: text) else {
+        throw QueryError.runtimeCast(value, to: type)
+      }
+      return date
+    }
+    guard let constant = QueryValue(value), let result = cast(constant, to: type) else {
+      throw QueryError.runtimeCast(value, to: type)
+    }
+    return result.anyValue
   }
 }

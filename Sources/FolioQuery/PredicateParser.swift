@@ -203,6 +203,7 @@ struct PredicateParser {
     let words: [String: QueryComparison.Operator] = [
       "BETWEEN": .between, "IN": .in, "BEGINSWITH": .beginsWith, "ENDSWITH": .endsWith,
       "CONTAINS": .contains, "LIKE": .like, "MATCHES": .matches,
+      "UTI-CONFORMS-TO": .utiConformsTo, "UTI-EQUALS": .utiEquals,
     ]
     let found: QueryComparison.Operator?
     if case .symbol(let text) = current.kind {
@@ -226,13 +227,14 @@ struct PredicateParser {
     guard isSymbol("[") else { return [] }
     let open = advance()
     guard case .identifier(let letters, false) = current.kind else {
-      throw expected("c, d or cd after \"[\"")
+      throw expected("c, d, cd or n after \"[\"")
     }
     var options: QueryComparison.Options = []
     for letter in letters.lowercased() {
       switch letter {
       case "c": options.insert(.caseInsensitive)
       case "d": options.insert(.diacriticInsensitive)
+      case "n": options.insert(.normalized)
       default: throw QueryError.unknownOption(letters, column: open.column)
       }
     }

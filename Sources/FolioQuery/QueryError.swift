@@ -33,10 +33,13 @@ public struct QueryErrorCode: Hashable, Sendable, CustomStringConvertible {
   public static let invalidOperand = QueryErrorCode(.invalidOperand)
   /// A `MATCHES` pattern that is not a regular expression.
   public static let invalidRegularExpression = QueryErrorCode(.invalidRegularExpression)
+  /// `FUNCTION` named a selector that nothing answers (see ``QueryFunctionRegistry``), or a
+  /// registered function threw; ``QueryError/underlying`` holds what it threw.
+  public static let function = QueryErrorCode(.function)
 
   private enum Kind: Hashable, Sendable {
     case syntax, missingArgument, invalidArgument, unusedArgument, unboundVariable, unknownKey,
-      invalidKeyPath, invalidOperand, invalidRegularExpression
+      invalidKeyPath, invalidOperand, invalidRegularExpression, function
   }
 
   private var kind: Kind
@@ -72,9 +75,16 @@ extension QueryError {
     QueryError(.syntax, "string has no closing quote", at: InputLocation(column: column))
   }
 
+  /// An escape the format does not have. A letter's escape is most often a regular expression's
+  /// (`\w`, `\d`) written with one backslash, which NSPredicate reads as the bare letter.
   static func badEscape(_ escape: String, column: Int) -> QueryError {
-    QueryError(
-      .syntax, "unknown escape \"\\\(escape)\" in a string", at: InputLocation(column: column))
+    let hint =
+      escape.count == 1
+      ? ": a backslash is written \"\\\\\" (a regular expression's \\\(escape) as \"\\\\\(escape)\";"
+        + " NSPredicate would drop the backslash)" : ""
+    return QueryError(
+      .syntax, "unknown escape \"\\\(escape)\" in a string" + hint,
+      at: InputLocation(column: column))
   }
 
   static func unexpectedCharacter(_ character: Character, column: Int) -> QueryError {
@@ -83,7 +93,7 @@ extension QueryError {
 
   static func unknownOption(_ text: String, column: Int) -> QueryError {
     QueryError(
-      .syntax, "unknown option \"[\(text)]\", expected [c], [d] or [cd]",
+      .syntax, "unknown option \"[\(text)]\", expected [c], [d], [cd] or [n]",
       at: InputLocation(column: column))
   }
 
@@ -253,6 +263,44 @@ extension QueryError {
     QueryError(
       .invalidOperand,
       "no function \"\(name)\" of \(arguments) argument\(arguments == 1 ? "" : "s")")
+  }
+
+  static func unregisteredFunction(_ selector: String) -> QueryError {
+    QueryError(
+      .function,
+      "no function \"\(selector)\" is registered: FUNCTION calls the built-in selectors and those"
+        + " given to QueryFunctionRegistry.register")
+  }
+
+  static func functionFailed(_ selector: String, underlying: any Error) -> QueryError {
+    QueryError(
+      .function, "FUNCTION \"\(selector)\" failed: \(underlying)",
+      underlying: underlying)
+  }
+
+  static func notOneKey(_ path: String, function name: String) -> QueryError {
+    QueryError(
+      .invalidKeyPath,
+      "\(name) reads one key, found the key path \"\(path)\" (valueForKeyPath: reads one)")
+  }
+
+  static func badMethodCall(column: Int) -> QueryError {
+    QueryError(
+      .syntax, "FUNCTION takes a receiver, a selector string such as \"name:\", and its arguments",
+      at: InputLocation(column: column))
+  }
+
+  static func badSelector(_ selector: String, arguments: Int, column: Int) -> QueryError {
+    QueryError(
+      .syntax,
+      "FUNCTION's selector \"\(selector)\" takes \(QueryFunctionRegistry.arity(of: selector))"
+        + " argument\(QueryFunctionRegistry.arity(of: selector) == 1 ? "" : "s") (one per colon),"
+        + " found \(arguments)",
+      at: InputLocation(column: column))
+  }
+
+  static func runtimeCast(_ value: Any?, to type: String) -> QueryError {
+    QueryError(.invalidOperand, "cannot CAST \(QueryValue.describe(value)) to \"\(type)\"")
   }
 
   static func indexOutOfRange(_ index: Int, count: Int) -> QueryError {

@@ -23,7 +23,14 @@ public indirect enum QueryExpression: Sendable, Hashable {
   /// One of NSExpression's functions, by its selector-style name, applied to `arguments`:
   /// `a + b` is `.function("add:to:", [a, b])`, `-x` is `.function("from:subtract:", [0, x])`
   /// and `~x` is `.function("onesComplement:", [x])`.
+  ///
+  /// `FUNCTION(receiver, "selector:", arguments…)` is `.function("FUNCTION", [receiver,
+  /// "selector:", arguments…])`, and `CAST(value, "NSNumber")` of a value that is not a
+  /// constant is `.function("castObject:toType:", [value, "NSNumber"])`.
   case function(String, [QueryExpression])
+  /// `TERNARY(predicate, whenTrue, whenFalse)`: `whenTrue` where the predicate holds,
+  /// `whenFalse` where it does not.
+  case conditional(QueryPredicate, QueryExpression, QueryExpression)
 
   /// The key path `path` from the evaluated object: `.key("friend.name")`.
   public static func key(_ path: String) -> QueryExpression { .keyPath(path) }

@@ -9,6 +9,10 @@ import Foundation
 enum QueryFunctions {
   /// Indexing, `array[2]`: NSExpression's name for it.
   static let index = "objectFrom:withIndex:"
+  /// `CAST(value, "type")` of a value known only when evaluated: NSExpression's name for it.
+  static let cast = "castObject:toType:"
+  /// `FUNCTION(receiver, "selector:", arguments…)`: a method of ``QueryFunctionRegistry``.
+  static let method = "FUNCTION"
   /// The symbolic indexes, `array[FIRST]`, as functions of no arguments that only an index
   /// holds.
   static let indexSymbols = ["FIRST", "LAST", "SIZE"]
@@ -40,6 +44,16 @@ enum QueryFunctions {
     }
     switch (name, values.count) {
     case (index, 2): return try element(of: values[0], at: values[1])
+    case (cast, 2):
+      guard let type = values[1] as? String else {
+        throw QueryError.notText(values[1], function: "CAST")
+      }
+      return try QueryValue.cast(values[0], to: type)
+    case (method, 2...):
+      guard let selector = values[1] as? String else {
+        throw QueryError.notText(values[1], function: method)
+      }
+      return try QueryFunctionRegistry.call(selector, on: values[0], Array(values.dropFirst(2)))
     case (ArithmeticOperator.onesComplement, 1):
       return try QueryArithmetic.onesComplement(values[0])
     case ("FIRST", 0): return IndexSymbol.first

@@ -56,13 +56,19 @@ extension QueryExpression: CustomStringConvertible {
     case .evaluatedObject: return "SELF"
     case .keyPath(let path): return Self.describe(path: path)
     case .variable(let name): return "$" + name
-    case .keyPathFrom(let base, let path): return "\(base).\(Self.describe(path: path))"
+    case .keyPathFrom(let base, let path):
+      // A number would read its `.` as a decimal point, an operator would take the path.
+      let parenthesised =
+        base.isNumberConstant || base.bindingLevel < ArithmeticOperator.primaryLevel
+      return (parenthesised ? "(\(base))" : "\(base)") + "." + Self.describe(path: path)
     case .aggregate(let elements):
       return "{" + elements.map(\.description).joined(separator: ", ") + "}"
     case .subquery(let collection, let variable, let predicate):
       return "SUBQUERY(\(collection), $\(variable), \(predicate))"
     case .function(let name, let arguments):
       return Self.describe(function: name, arguments)
+    case .conditional(let predicate, let whenTrue, let whenFalse):
+      return "TERNARY(\(predicate), \(whenTrue), \(whenFalse))"
     }
   }
 
@@ -85,6 +91,9 @@ extension QueryExpression: CustomStringConvertible {
         return "\(base)[\(symbol)]"
       }
       return "\(base)[\(arguments[1])]"
+    }
+    if name == QueryFunctions.cast, arguments.count == 2 {
+      return "CAST(\(arguments[0]), \(arguments[1]))"
     }
     if name == ArithmeticOperator.onesComplement, arguments.count == 1 {
       return "~" + operand(arguments[0], tighterThan: ArithmeticOperator.prefixLevel - 1)

@@ -144,6 +144,9 @@ struct PredicateEvaluator {
       var values: [Any?] = []
       for argument in arguments { values.append(try value(of: argument, on: object)) }
       return try QueryFunctions.evaluate(name, values)
+    case .conditional(let predicate, let whenTrue, let whenFalse):
+      return try value(
+        of: try evaluate(predicate, on: object) ? whenTrue : whenFalse, on: object)
     }
   }
 
@@ -204,6 +207,9 @@ struct PredicateEvaluator {
         return false
       }
       return try matches(subject, pattern: pattern, options: options)
+    case .utiConformsTo, .utiEquals:
+      // No type hierarchy on Linux: an identifier conforms to itself, without case.
+      return try strings(left, right, op, fold: .caseInsensitive) { $0 == $1 }
     }
   }
 

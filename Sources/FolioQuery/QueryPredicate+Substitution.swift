@@ -83,6 +83,11 @@ extension QueryExpression {
         result.append(try argument.substituting(variables, bound: bound))
       }
       return .function(name, result)
+    case .conditional(let predicate, let whenTrue, let whenFalse):
+      return .conditional(
+        try predicate.substituting(variables, bound: bound),
+        try whenTrue.substituting(variables, bound: bound),
+        try whenFalse.substituting(variables, bound: bound))
     }
   }
 }

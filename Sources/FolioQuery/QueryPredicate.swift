@@ -62,6 +62,11 @@ public struct QueryComparison: Sendable, Hashable {
     case like
     /// `MATCHES`: an ICU regular expression matching the whole string.
     case matches
+    /// `UTI-CONFORMS-TO`: the left uniform type identifier conforms to the right one. Linux
+    /// has no type hierarchy: an identifier conforms to itself only, compared without case.
+    case utiConformsTo
+    /// `UTI-EQUALS`: the two uniform type identifiers are the same, compared without case.
+    case utiEquals
 
     /// The operator as the format syntax writes it.
     public var symbol: String {
@@ -79,11 +84,13 @@ public struct QueryComparison: Sendable, Hashable {
       case .contains: return "CONTAINS"
       case .like: return "LIKE"
       case .matches: return "MATCHES"
+      case .utiConformsTo: return "UTI-CONFORMS-TO"
+      case .utiEquals: return "UTI-EQUALS"
       }
     }
   }
 
-  /// String comparison options: `[c]`, `[d]`, `[cd]`.
+  /// String comparison options: `[c]`, `[d]`, `[cd]`, `[n]`.
   public struct Options: OptionSet, Sendable, Hashable {
     /// The bits.
     public let rawValue: Int
@@ -93,12 +100,16 @@ public struct QueryComparison: Sendable, Hashable {
     public static let caseInsensitive = Options(rawValue: 1)
     /// `[d]`: letters compare without diacritics (`é` is `e`).
     public static let diacriticInsensitive = Options(rawValue: 2)
+    /// `[n]`: the strings are already normalized (folded as the application wants them
+    /// compared), so they compare as they are. As NSPredicate's, it supersedes `[c]` and `[d]`.
+    public static let normalized = Options(rawValue: 4)
 
-    /// `[c]`, `[d]`, `[cd]`, or empty.
+    /// `[c]`, `[d]`, `[cd]`, `[n]`, or empty.
     public var symbol: String {
       var text = ""
       if contains(.caseInsensitive) { text += "c" }
       if contains(.diacriticInsensitive) { text += "d" }
+      if contains(.normalized) { text += "n" }
       return text.isEmpty ? "" : "[\(text)]"
     }
   }

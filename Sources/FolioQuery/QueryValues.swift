@@ -160,9 +160,10 @@ package enum QueryValues {
     }
   }
 
-  /// `text` without case (Unicode case folding) and/or diacritics, as `options` ask.
+  /// `text` without case (Unicode case folding) and/or diacritics, as `options` ask; as it is
+  /// under `[n]`, whose strings are folded already.
   static func fold(_ text: String, _ options: QueryComparison.Options) -> String {
-    guard !options.isEmpty else { return text }
+    guard !options.isEmpty, !options.contains(.normalized) else { return text }
     if text.utf8.allSatisfy({ $0 < 0x80 }) {
       // ASCII has no diacritics, and its case folding is A–Z to a–z: no Foundation call.
       guard options.contains(.caseInsensitive),

@@ -40,10 +40,14 @@ let parseErrors: [ParseErrorCase] = [
     "(age == 30", "column 11: expected \")\" to close \"(\" at column 1, found end of input"),
   .init("()", "column 2: expected a predicate after \"(\", found \")\""),
   .init("name == \"Ann", "column 9: string has no closing quote"),
-  .init("name == \"a\\q\"", "column 11: unknown escape \"\\q\" in a string"),
+  .init(
+    "name == \"a\\q\"",
+    "column 11: unknown escape \"\\q\" in a string: a backslash is written \"\\\\\""
+      + " (a regular expression's \\q as \"\\\\q\"; NSPredicate would drop the backslash)"),
   .init("name == \"\\u+041\"", "column 10: unknown escape \"\\u+041\" in a string"),
   .init("age § 3", "column 5: unexpected character \"§\""),
-  .init("name BEGINSWITH[x] \"a\"", "column 16: unknown option \"[x]\", expected [c], [d] or [cd]"),
+  .init(
+    "name BEGINSWITH[x] \"a\"", "column 16: unknown option \"[x]\", expected [c], [d], [cd] or [n]"),
   .init("name BEGINSWITH[c \"a\"", "column 19: expected \"]\" after \"[c\", found \"\"a\"\""),
   .init("age == %s", "column 8: unknown placeholder \"%s\", expected \(numberSpecifiers)"),
   .init("age == %l@", "column 8: unknown placeholder \"%l@\", expected \(numberSpecifiers)"),
@@ -138,6 +142,31 @@ let parseErrors: [ParseErrorCase] = [
   .init(
     "%K.%K == 1", [.value("friend"), .value(2)], .invalidArgument,
     "column 4: %K needs a key path string, found 2"),
+  // FUNCTION, TERNARY and CAST of a value read at evaluation.
+  .init(
+    "FUNCTION(name, 'stringByAppendingString:') == 1",
+    "column 1: FUNCTION's selector \"stringByAppendingString:\" takes 1 argument (one per colon),"
+      + " found 0"),
+  .init(
+    "FUNCTION(name, 'length', 2) == 1",
+    "column 1: FUNCTION's selector \"length\" takes 0 arguments (one per colon), found 1"),
+  .init(
+    "FUNCTION(name, length) == 1",
+    "column 1: FUNCTION takes a receiver, a selector string such as \"name:\", and its arguments"),
+  .init(
+    "FUNCTION(name) == 1",
+    "column 1: FUNCTION takes a receiver, a selector string such as \"name:\", and its arguments"),
+  .init(
+    "TERNARY(age, 1, 0) == 1", "column 12: expected an operator after \"age\", found \",\""),
+  .init(
+    "TERNARY(age > 1, 1) == 1",
+    "column 19: expected \",\" after the first value in TERNARY, found \")\""),
+  .init(
+    "CAST(age, 'NSColor') == 1",
+    "column 11: cannot CAST to \"NSColor\", expected \"NSDate\", \"NSNumber\", \"NSDecimalNumber\","
+      + " \"NSString\", \"NSUUID\", \"NSURL\" or \"NSData\""),
+  .init(
+    "\"a\" UTI-CONFORMS \"b\"", "column 5: expected an operator after \"\"a\"\", found \"UTI\""),
   // Nesting deeper than 100 levels; the message names the column of the 101st level.
   .init(
     String(repeating: "(", count: 101) + "age == 30" + String(repeating: ")", count: 101),
@@ -232,6 +261,23 @@ let evaluationErrors: [EvaluationErrorCase] = [
   .init("age BEGINSWITH \"3\"", .invalidOperand, "BEGINSWITH needs strings, found 30"),
   .init("name MATCHES \"(\"", .invalidRegularExpression, "\"(\" is not a regular expression"),
   .init("age > $x", .unboundVariable, "no value for variable $x"),
+  .init(
+    "FUNCTION(name, 'mgl_has:', 'x') == 1", .function,
+    "no function \"mgl_has:\" is registered: FUNCTION calls the built-in selectors and those"
+      + " given to QueryFunctionRegistry.register"),
+  .init(
+    "FUNCTION(age, 'uppercaseString') == 1", .invalidOperand,
+    "uppercaseString needs a string, found 30"),
+  .init(
+    "FUNCTION(SELF, 'valueForKey:', 'friend.name') == 1", .invalidKeyPath,
+    "valueForKey: reads one key, found the key path \"friend.name\" (valueForKeyPath: reads one)"),
+  .init(
+    "FUNCTION(SELF, 'valueForKey:', 'nmae') == 1", .unknownKey,
+    "cannot read \"nmae\" of key path \"nmae\": Person has no key \"nmae\""),
+  .init("CAST(name, 'NSNumber') == 1", .invalidOperand, "cannot CAST \"Ann\" to \"NSNumber\""),
+  .init("CAST(name, 'NSDate') == 1", .invalidOperand, "cannot CAST \"Ann\" to \"NSDate\""),
+  .init("CAST(tags, 'NSString') == 1", .invalidOperand, "cannot CAST a collection to \"NSString\""),
+  .init("age UTI-EQUALS 'public.data'", .invalidOperand, "UTI-EQUALS needs strings, found 30"),
 ]
 
 @Suite("Predicate errors")
@@ -261,6 +307,50 @@ struct PredicateErrorTests {
       #expect(error.code == row.code)
       return true
     }
+  }
+
+  @Test("FUNCTION calls what an application registers, reports what it throws, and forgets it")
+  func registeredFunctions() throws {
+    struct Refused: Error, CustomStringConvertible {
+      var description: String { "refused by the test" }
+    }
+    let selector = "folioTestScale:by:"
+    let predicate = try QueryPredicate(format: "FUNCTION(age, %@, 2, 5) == 300", selector)
+    let ann = makePeople()[0]
+    #expect(throws: QueryError.self) { try predicate.evaluate(with: ann) }
+    QueryFunctionRegistry.register(selector) { receiver, arguments in
+      guard let value = receiver as? Int, let a = arguments[0] as? Int, let b = arguments[1] as? Int
+      else { throw Refused() }
+      return value * a * b
+    }
+    defer { QueryFunctionRegistry.unregister(selector) }
+    #expect(try predicate.evaluate(with: ann))
+    #expect(predicate.description == "FUNCTION(age, \"folioTestScale:by:\", 2, 5) == 300")
+    #expect(try QueryPredicate(format: predicate.description) == predicate)
+    let failing = try QueryPredicate(format: "FUNCTION(name, %@, 2, 5) == 1", selector)
+    let error = try #require(throws: QueryError.self) { try failing.evaluate(with: ann) }
+    #expect(error.code == .function)
+    #expect(error.description == "FUNCTION \"folioTestScale:by:\" failed: refused by the test")
+    #expect(error.underlying is Refused)
+    // A built-in selector may be replaced, and answers again once unregistered.
+    let length = try QueryPredicate(format: "FUNCTION(name, 'length') == 3")
+    QueryFunctionRegistry.register("length") { _, _ in 0 }
+    #expect(try !length.evaluate(with: ann))
+    QueryFunctionRegistry.unregister("length")
+    #expect(try length.evaluate(with: ann))
+  }
+
+  @Test("MATCHES takes a regular expression's escapes written with two backslashes or as %@")
+  func regularExpressionEscapes() throws {
+    let ann = makePeople()[0]
+    for predicate in [
+      try QueryPredicate(format: #"email MATCHES '\\w+@\\w+\\.com'"#),
+      try QueryPredicate(format: "email MATCHES %@", #"\w+@\w+\.com"#),
+    ] {
+      #expect(try predicate.evaluate(with: ann))
+      #expect(try QueryPredicate(format: predicate.description) == predicate)
+    }
+    #expect(try !QueryPredicate(format: #"email MATCHES '\\d+@.*'"#).evaluate(with: ann))
   }
 
   @Test("a format string of 1 MiB parses; one byte more is refused at the column past it")
