@@ -52,9 +52,21 @@ int folio_flush_standard_output(void) {
 }
 
 int folio_write_standard_output(const void *bytes, unsigned long count) {
-  errno = 0;
   if (count == 0) return 0;
-  if (fwrite(bytes, 1, count, stdout) != count) return errno != 0 ? errno : EIO;
+  // What stdio holds goes first; then the bytes go straight to the descriptor, whose write
+  // reports its own errno (stdio's buffered path can lose it, reporting no error at all).
+  errno = 0;
+  if (fflush(stdout) != 0) return errno != 0 ? errno : EIO;
+  const char *next = bytes;
+  while (count > 0) {
+    ssize_t written = write(STDOUT_FILENO, next, count);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return errno != 0 ? errno : EIO;
+    }
+    next += written;
+    count -= (unsigned long)written;
+  }
   return 0;
 }
 

@@ -17,6 +17,7 @@ let cases: [(name: String, argument: String?)] = [
   ("document-load", "folio:1000000"),
   ("sqlite-store", "1000000"),
   ("fetch", "1000000"),
+  ("query", "1000000"),
   ("document-session", "folio:1000000"), ("document-session", "xml:1000000"),
   ("xml-store", "10000"), ("xml-store", "100000"), ("xml-store", "1000000"),
   ("migration", "folio:1000000"), ("migration", "sqlite:1000000"),
@@ -56,6 +57,11 @@ func runCase(_ name: String, _ argument: String?) throws {
   case "fetch":
     let count = Int(argument ?? "") ?? 1_000_000
     report("Fetching from \(count.formatted()) objects", try fetchBenchmark(objects: count))
+  case "query":
+    let count = Int(argument ?? "") ?? 1_000_000
+    report(
+      "Predicates and grouped fetches over \(count.formatted()) objects",
+      try queryBenchmark(objects: count))
   case "document-write":
     try writeDocumentStore(argument ?? "")
   case "document-load":

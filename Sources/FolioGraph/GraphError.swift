@@ -41,11 +41,15 @@ public struct GraphError: Error, Sendable, CustomStringConvertible, DiagnosticEr
     /// another class already registered, or class inheritance that does not follow entity
     /// inheritance.
     public static let invalidClass = Code(.invalidClass)
+    /// A fetch request that cannot be answered as it asks: a result type its `Result` does
+    /// not hold, grouping without dictionary results, a fetched property that is neither
+    /// grouped nor aggregated.
+    public static let invalidFetchRequest = Code(.invalidFetchRequest)
 
     private enum Kind: Hashable, Sendable, CaseIterable {
       case unknownEntity, unknownKey, typeMismatch, abstractEntity, notRegistered, objectNotFound,
         readOnly, validation, deny, invalidKeyPath, invalidPredicate, store, mergeConflict,
-        invalidClass
+        invalidClass, invalidFetchRequest
     }
 
     private var kind: Kind

@@ -105,7 +105,7 @@ struct PredicateLexer {
     let end = cursor.index + text.count
     guard end <= units.count else { return false }
     let word = String(units[cursor.index..<end])
-    guard word.uppercased() == text else { return false }
+    guard word.utf8.allSatisfy({ $0 < 0x80 }), word.uppercased() == text else { return false }
     return end == units.count || !Self.isIdentifierPart(units[end])
   }
 
@@ -123,7 +123,7 @@ struct PredicateLexer {
     }
     if Self.isIdentifierStart(character) {
       var name = readName()
-      if name.uppercased() == "UTI" {
+      if name.utf8.count == 3, name.uppercased() == "UTI" {
         for rest in Self.hyphenatedOperators where startsHere(rest) {
           cursor.index += rest.count
           name += rest

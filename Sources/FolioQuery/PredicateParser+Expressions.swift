@@ -222,9 +222,10 @@ extension PredicateParser {
   /// Whether `word` (in any case, not escaped with `#`) stands here with `(` after it.
   private func isCall(to word: String) -> Bool {
     guard case .identifier(let name, false) = current.kind, index + 1 < tokens.count,
-      tokens[index + 1].kind == .symbol("("), name.count == word.count
+      tokens[index + 1].kind == .symbol("("), name.utf8.count == word.utf8.count
     else { return false }
-    return name.uppercased() == word
+    // ASCII only, as keywords are: no Unicode spelling upper-cases into the word.
+    return name.utf8.allSatisfy { $0 < 0x80 } && name.uppercased() == word
   }
 
   /// `TERNARY(predicate, whenTrue, whenFalse)`, at `TERNARY`.
@@ -538,17 +539,22 @@ extension QueryValue {
     case ("NSDecimalNumber", .string(let text)):
       return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
     case ("NSDecimalNumber", .integer(let integer)): return .decimal(Decimal(integer))
-    case ("NSDecimalNumber", .double(let number)) where number.isFinite:
-      return .decimal(Decimal(number))
+    case ("NSDecimalNumber", .double(let number)):
+      return QueryValues.Number.double(number).decimal.map { .decimal($0) }
     case ("NSDecimalNumber", .decimal): return value
-    case ("NSString", .string): return value
     case ("NSString", .integer(let integer)): return .string(String(integer))
-    case ("NSString", .double(let number)): return .string(number.description)
+    // NSNumber's stringValue: a whole double without its ".0".
+    case ("NSString", .double(let number)):
+      let text = number.description
+      return .string(text.hasSuffix(".0") ? String(text.dropLast(2)) : text)
     case ("NSString", .decimal(let number)): return .string(number.description)
     // NSNumber's stringValue of a Boolean.
     case ("NSString", .boolean(let flag)): return .string(flag ? "1" : "0")
     case ("NSString", .uuid(let uuid)): return .string(uuid.uuidString)
     case ("NSString", .uri(let url)): return .string(url.absoluteString)
+    case (_, .null): return castTypes.contains(type) ? value : nil
+    case ("NSUUID", .uuid), ("NSURL", .uri), ("NSData", .binaryData), ("NSString", .string):
+      return value
     case ("NSUUID", .string(let text)): return UUID(uuidString: text).map { .uuid($0) }
     case ("NSURL", .string(let text)): return URL(string: text).map { .uri($0) }
     case ("NSData", .string(let text)): return Data(base64Encoded: text).map { .binaryData($0) }

@@ -48,8 +48,10 @@ struct PredicateParser {
     case .integer, .double:
       return next.text.hasPrefix("-")
     case .identifier:
-      return ["BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES"]
-        .contains(next.keyword ?? "")
+      return [
+        "BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
+        "UTI-CONFORMS-TO", "UTI-EQUALS",
+      ].contains(next.keyword ?? "")
     default:
       return false
     }

@@ -79,7 +79,7 @@ extension QueryError {
   /// (`\w`, `\d`) written with one backslash, which NSPredicate reads as the bare letter.
   static func badEscape(_ escape: String, column: Int) -> QueryError {
     let hint =
-      escape.count == 1
+      escape.count == 1 && escape != "u"
       ? ": a backslash is written \"\\\\\" (a regular expression's \\\(escape) as \"\\\\\(escape)\";"
         + " NSPredicate would drop the backslash)" : ""
     return QueryError(
@@ -263,6 +263,13 @@ extension QueryError {
     QueryError(
       .invalidOperand,
       "no function \"\(name)\" of \(arguments) argument\(arguments == 1 ? "" : "s")")
+  }
+
+  static func notAggregate(_ expression: QueryExpression) -> QueryError {
+    QueryError(
+      .invalidOperand,
+      "\(expression) is not an aggregate function (sum:, count:, min:, max:, average:, median:,"
+        + " mode:, stddev: of one argument)")
   }
 
   static func unregisteredFunction(_ selector: String) -> QueryError {

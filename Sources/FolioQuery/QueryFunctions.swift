@@ -217,3 +217,45 @@ private protocol BoxedOptional {
 extension Optional: BoxedOptional {
   fileprivate var isNone: Bool { self == nil }
 }
+
+extension QueryExpression {
+  /// The functions that fold a collection into one value, as a grouped fetch applies them to
+  /// each group.
+  static let aggregateFunctions: Set<String> = [
+    "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:",
+  ]
+
+  /// Whether the expression is an aggregate function of one argument, `sum:(amount)`,
+  /// `count:(tags)`, `max:(date)`…: NSExpression's functions that fold a collection into one
+  /// value (`sum:`, `count:`, `min:`, `max:`, `average:`, `median:`, `mode:`, `stddev:`).
+  public var isAggregate: Bool {
+    guard case .function(let name, let arguments) = self else { return false }
+    return arguments.count == 1 && Self.aggregateFunctions.contains(name)
+  }
+
+  /// The aggregate function's value over `objects`, as a fetch with a dictionary result
+  /// computes it for a group: its argument evaluated for each object (a collection's elements
+  /// each counted, as a to-many key path's rows are in a store), nils left out, and the
+  /// function applied to all the values together.
+  ///
+  /// - Throws: `QueryError` with code `invalidOperand` when the expression is not an aggregate
+  ///   (see ``isAggregate``); otherwise as ``value(with:variables:)``.
+  public func aggregateValue<Objects: Sequence>(
+    over objects: Objects, variables: [String: Any?] = [:]
+  ) throws(QueryError) -> Any? where Objects.Element: KeyValueReadable {
+    guard case .function(let name, let arguments) = self, isAggregate else {
+      throw QueryError.notAggregate(self)
+    }
+    var evaluator = PredicateEvaluator(variables: variables)
+    var values: [Any] = []
+    for object in objects {
+      guard let value = try evaluator.value(of: arguments[0], on: object) else { continue }
+      if let elements = KeyPathWalker.elements(of: value) {
+        values.append(contentsOf: elements)
+      } else {
+        values.append(value)
+      }
+    }
+    return try QueryFunctions.evaluate(name, [values])
+  }
+}

@@ -57,10 +57,7 @@ extension QueryExpression: CustomStringConvertible {
     case .keyPath(let path): return Self.describe(path: path)
     case .variable(let name): return "$" + name
     case .keyPathFrom(let base, let path):
-      // A number would read its `.` as a decimal point, an operator would take the path.
-      let parenthesised =
-        base.isNumberConstant || base.bindingLevel < ArithmeticOperator.primaryLevel
-      return (parenthesised ? "(\(base))" : "\(base)") + "." + Self.describe(path: path)
+      return (base.takesKeyPath ? "\(base)" : "(\(base))") + "." + Self.describe(path: path)
     case .aggregate(let elements):
       return "{" + elements.map(\.description).joined(separator: ", ") + "}"
     case .subquery(let collection, let variable, let predicate):
@@ -69,6 +66,27 @@ extension QueryExpression: CustomStringConvertible {
       return Self.describe(function: name, arguments)
     case .conditional(let predicate, let whenTrue, let whenFalse):
       return "TERNARY(\(predicate), \(whenTrue), \(whenFalse))"
+    }
+  }
+
+  /// Whether a key path may follow the expression as it prints, `base.key`: it prints as a
+  /// form the parser lets a path follow. A number would read the `.` as its decimal point,
+  /// `YES` and `nil` take none, an operator would take the path for its last operand, and a
+  /// built-in function call takes none.
+  fileprivate var takesKeyPath: Bool {
+    switch self {
+    case .evaluatedObject, .keyPath, .variable, .keyPathFrom, .aggregate, .subquery,
+      .conditional:
+      return true
+    case .constant(let value):
+      switch value {
+      case .string, .decimal, .date, .binaryData, .uuid, .uri: return true
+      case .double(let number): return number.isNaN || number.isInfinite
+      case .null, .boolean, .integer, .object: return false
+      }
+    case .function(let name, let arguments):
+      return name == QueryFunctions.method || (name == QueryFunctions.cast && arguments.count == 2)
+        || (name == QueryFunctions.index && arguments.count == 2)
     }
   }
 

@@ -234,6 +234,8 @@ struct PredicateEvaluator {
   mutating func matches(_ subject: String, pattern: String, options: QueryComparison.Options)
     throws(QueryError) -> Bool
   {
+    // `[n]` supersedes `[c]` and `[d]`: the strings are folded already.
+    let options: QueryComparison.Options = options.contains(.normalized) ? [] : options
     let expression = try RegularExpressionCache.shared.expression(pattern, options: options)
     let text =
       options.contains(.diacriticInsensitive)

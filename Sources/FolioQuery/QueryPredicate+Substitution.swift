@@ -82,6 +82,16 @@ extension QueryExpression {
       for argument in arguments {
         result.append(try argument.substituting(variables, bound: bound))
       }
+      // A CAST whose value became a constant converts now, as the parser converts it: the
+      // same text, the same tree.
+      if name == QueryFunctions.cast, result.count == 2, case .constant(let value) = result[0],
+        case .constant(.string(let type)) = result[1]
+      {
+        guard let cast = QueryValue.cast(value, to: type) else {
+          throw QueryError.runtimeCast(value.anyValue, to: type)
+        }
+        return .constant(cast)
+      }
       return .function(name, result)
     case .conditional(let predicate, let whenTrue, let whenFalse):
       return .conditional(

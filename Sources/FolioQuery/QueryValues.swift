@@ -10,7 +10,7 @@ import Foundation
 /// NSNumber's `compare:` placement (`sortOrder`): every NaN equal to
 /// every other, after every number below zero and before zero and every number above it.
 package enum QueryValues {
-  enum Number {
+  package enum Number {
     case integer(Int)
     case double(Double)
     case decimal(Decimal)
@@ -26,7 +26,7 @@ package enum QueryValues {
     /// The number as a decimal; `nil` for a double a decimal cannot hold (an infinity, NaN,
     /// or a magnitude beyond 10³⁸ or below 10⁻³⁸, where Foundation's conversion traps or loses
     /// the value).
-    var decimal: Decimal? {
+    package var decimal: Decimal? {
       switch self {
       case .integer(let value): return Decimal(value)
       case .double(let value):

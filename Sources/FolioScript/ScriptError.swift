@@ -53,6 +53,9 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
     public static let mergeConflict = Code(kind: .mergeConflict)
     /// A class that does not fit its entity (`GraphError.Code.invalidClass`).
     public static let invalidClass = Code(kind: .invalidClass)
+    /// A grouped fetch that cannot be answered: a key neither grouped nor an aggregate
+    /// (`GraphError.Code.invalidFetchRequest`).
+    public static let invalidFetchRequest = Code(kind: .invalidFetchRequest)
     /// Undo or redo with nested groups open, or while undoing (`UndoError.Code.openGroup`).
     public static let openGroup = Code(kind: .openGroup)
     /// `end` with no group open, or a change with no group while not grouping by event
@@ -85,6 +88,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
       case invalidPredicate = "invalid-predicate"
       case mergeConflict = "merge-conflict"
       case invalidClass = "invalid-class"
+      case invalidFetchRequest = "invalid-fetch-request"
       case openGroup = "open-group"
       case noOpenGroup = "no-open-group"
       case enableWithoutDisable = "enable-without-disable"
@@ -144,6 +148,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
       case .invalidPredicate: self = .invalidPredicate
       case .mergeConflict: self = .mergeConflict
       case .invalidClass: self = .invalidClass
+      case .invalidFetchRequest: self = .invalidFetchRequest
       default: self = .store
       }
     }

@@ -22,6 +22,16 @@ struct QueryCommand: ParsableCommand {
         folio query Samples/Expenses/Expenses.xml Spending --where "amount > 10" \\
           --sort amount:desc --keys content,amount,person.name --format csv
 
+      A key may be an expression (amount * 2, uppercase:(content)), named NAME=EXPRESSION. \
+      --group-by makes one row per group of equal values, holding the grouped keys and \
+      aggregates over the group: sum:, count:, min:, max:, average:, median:, mode:, stddev:. \
+      Aggregates without --group-by make one row of every match. --having keeps the groups \
+      whose row it holds for; --sort orders the rows by their keys' names. JSON output holds \
+      {"groups": [...]}. Example:
+        folio query Samples/Expenses/Expenses.xml Spending \\
+          --group-by person.name --keys 'person.name,total=sum:(amount)' \\
+          --having 'total > 20' --sort total:desc
+
       \(progressHelp)
       """)
 
@@ -52,9 +62,29 @@ struct QueryCommand: ParsableCommand {
   var limit: Int?
 
   @Option(
-    help: "Comma-separated key paths to print (default: the entity's attributes).",
+    help: ArgumentHelp(
+      "Comma-separated key paths or expressions to print, each perhaps named NAME=…"
+        + " (default: the entity's attributes; with --group-by, the groups' keys and a count).",
+      valueName: "key,…"),
     completion: Completions.typed)
   var keys: String?
+
+  @Option(
+    name: .customLong("group-by"),
+    help: ArgumentHelp(
+      "Comma-separated key paths (or expressions) whose equal values make one group: one row per"
+        + " group, its --keys each grouped or an aggregate such as sum:(amount).",
+      valueName: "key,…"),
+    completion: Completions.typed)
+  var groupBy: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --group-by, a predicate on each group's row, by the names of --keys:"
+        + " \"total > 100\".",
+      valueName: "predicate"),
+    completion: Completions.typed)
+  var having: String?
 
   @Option(
     help: "The output: table (or text), csv, tsv, json or jsonl.",
@@ -100,6 +130,7 @@ struct QueryCommand: ParsableCommand {
 
   func validate() throws {
     if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+    if having != nil, groupBy == nil { throw ValidationError("--having needs --group-by") }
     if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
     for (flag, alias) in [(json, QueryFormat.json), (jsonl, .jsonl)]
     where flag && format != .table && format != alias {
@@ -119,16 +150,42 @@ struct QueryCommand: ParsableCommand {
       }
     }
     let descriptors = sort.map { QuerySortDescriptor(keyPath: $0.keyPath, ascending: $0.ascending) }
+    var properties = try keys.map { text throws in try Self.properties(text, option: "--keys") }
+    let grouping = try groupBy.map { text throws in try Self.properties(text, option: "--group-by")
+    }
+    var havingPredicate: QueryPredicate?
+    if let having {
+      do {
+        havingPredicate = try QueryPredicate(format: having)
+      } catch {
+        throw ArgumentValueError("--having \"\(having)\": \(error.description)")
+      }
+    }
+    if let grouping, properties == nil {
+      properties =
+        grouping + [
+          FetchProperty(name: "count", expression: .function("count:", [.evaluatedObject]))
+        ]
+    }
     let progress = try store.progress()
     defer { progress.finish() }
     let source = try store.open(progress: progress)
+    if grouping != nil || properties?.contains(where: \.isAggregate) == true {
+      let rows = try groupRows(
+        source, predicate: parsed, descriptors: descriptors, properties: properties ?? [],
+        grouping: grouping, having: havingPredicate, progress: progress)
+      progress.finish()
+      printRows(rows, columns: (properties ?? []).map(\.name), noun: "group")
+      return
+    }
     let columns =
-      keys.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+      properties.map { $0.map(\.name) }
       ?? (source.model.entity(named: entity)?.allAttributes.map(\.name) ?? [])
+    let expressions = properties.map { $0.map(\.expression) } ?? columns.map { .keyPath($0) }
     // Objects come in the order of their IDs, sorted or not: ties in ID order. A query of
     // stored attributes alone is answered from the records as they are read.
     var answered: [[Any?]]?
-    if !load,
+    if !load, expressions.allSatisfy({ if case .keyPath = $0 { true } else { false } }),
       var query = RecordQuery(
         model: source.model, entity: entity, predicate: parsed,
         sortKeys: descriptors.map(\.keyPath), columns: columns)
@@ -141,10 +198,42 @@ struct QueryCommand: ParsableCommand {
     var rows =
       try answered
       ?? contextRows(
-        source, predicate: parsed, descriptors: descriptors, columns: columns, progress: progress)
+        source, predicate: parsed, descriptors: descriptors, expressions: expressions,
+        progress: progress)
     if let limit, limit > 0, rows.count > limit { rows.removeLast(rows.count - limit) }
     progress.finish()
     printRows(rows, columns: columns)
+  }
+
+  /// The comma-separated keys of `text` (``FetchProperty/list(_:)``), or bad usage naming
+  /// the column.
+  static func properties(_ text: String, option: String) throws -> [FetchProperty] {
+    do {
+      return try FetchProperty.list(text)
+    } catch {
+      throw ArgumentValueError("\(option) \"\(text)\": \(error.description)")
+    }
+  }
+
+  /// The rows of a grouped or aggregate query: one per group, fetched as dictionaries from a
+  /// context holding the store.
+  private func groupRows(
+    _ source: StoreOptions.Source, predicate: QueryPredicate?,
+    descriptors: [QuerySortDescriptor], properties: [FetchProperty], grouping: [FetchProperty]?,
+    having: QueryPredicate?, progress: ProgressReporter
+  ) throws -> [[Any?]] {
+    let context = try store.loadContext(source, progress: progress)
+    var request = FetchRequest<[String: Any]>(entityName: entity)
+    request.predicate = predicate
+    request.sortDescriptors = descriptors
+    request.propertiesToFetch = properties
+    request.propertiesToGroupBy = grouping
+    request.havingPredicate = having
+    request.fetchLimit = limit ?? 0
+    progress.begin(.init(name: "grouping \(entity)"))
+    return try context.fetch(request).map { row in
+      properties.map { Self.named(row[$0.name]) }
+    }
   }
 
   /// The rows of the records `matches` (their IDs, the values of `columns` columns, then of
@@ -169,7 +258,7 @@ struct QueryCommand: ParsableCommand {
   /// The rows of the objects the query matches, fetched from a context holding the store.
   private func contextRows(
     _ source: StoreOptions.Source, predicate: QueryPredicate?,
-    descriptors: [QuerySortDescriptor], columns: [String], progress: ProgressReporter
+    descriptors: [QuerySortDescriptor], expressions: [QueryExpression], progress: ProgressReporter
   ) throws -> [[Any?]] {
     let context = try store.loadContext(source, progress: progress)
     var request = FetchRequest(entityName: entity)
@@ -194,7 +283,18 @@ struct QueryCommand: ParsableCommand {
     }
     // Objects are named now, while the context that holds them is there.
     return try objects.map { object in
-      try columns.map { column in Self.named(try object.value(forKeyPath: column)) }
+      try expressions.map { expression in
+        guard case .keyPath(let path) = expression else {
+          do throws(QueryError) {
+            return Self.named(try expression.value(with: object))
+          } catch {
+            throw GraphError(
+              .invalidPredicate, "\(expression): \(error.message)",
+              at: InputLocation(entity: object.entityName), underlying: error)
+          }
+        }
+        return Self.named(try object.value(forKeyPath: path))
+      }
     }
   }
 
@@ -223,7 +323,7 @@ struct QueryCommand: ParsableCommand {
   }
 
   /// Prints `values`, a row per object, in the chosen format.
-  private func printRows(_ values: [[Any?]], columns: [String]) {
+  private func printRows(_ values: [[Any?]], columns: [String], noun: String = "object") {
     let output: QueryFormat = json ? .json : jsonl ? .jsonl : format == .text ? .table : format
     switch output {
     case .json, .jsonl:
@@ -235,7 +335,7 @@ struct QueryCommand: ParsableCommand {
       if output == .jsonl {
         for line in lines { print(line) }
       } else {
-        print("{\"objects\":[")
+        print("{\"\(noun)s\":[")
         for (index, line) in lines.enumerated() {
           print(line + (index < lines.count - 1 ? "," : ""))
         }
@@ -264,7 +364,7 @@ struct QueryCommand: ParsableCommand {
       print(line(columns))
       print(line(widths.map { String(repeating: "-", count: $0) }))
       for row in rows { print(line(row)) }
-      print("(\(rows.count) object\(rows.count == 1 ? "" : "s"))")
+      print("(\(rows.count) \(noun)\(rows.count == 1 ? "" : "s"))")
     }
   }
 

@@ -70,7 +70,7 @@ struct RecordQuery: StoreRecordConsumer {
         all += keys
       }
       return all
-    case .evaluatedObject, .variable, .keyPathFrom, .subquery, .function: return nil
+    case .evaluatedObject, .variable, .keyPathFrom, .subquery, .function, .conditional: return nil
     }
   }
 

@@ -456,6 +456,110 @@ struct QueryCommandTests {
   }
 }
 
+@Suite("folio query --group-by, --having and expressions")
+struct GroupedQueryCommandTests {
+  let expenses = "Samples/Expenses/Expenses.xml"
+
+  @Test("one row per group, with aggregates, a having predicate and a sort by an aggregate")
+  func grouped() throws {
+    let result = try run(
+      folio,
+      [
+        "query", expenses, "Spending", "--group-by", "person.name", "--keys",
+        "person.name,total=sum:(amount),n=count:(amount),max:(amount)", "--having",
+        "total > 10", "--sort", "total:desc",
+      ])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      result.standardOutput == """
+        person.name      total  n  max:(amount)
+        ---------------  -----  -  ------------
+        Charles Babbage  275.2  2  240.0
+        Ada Lovelace     13.25  2  12.5
+        (2 groups)
+
+        """)
+  }
+
+  @Test("the sums agree with the amounts the plain query prints, summed by hand")
+  func sumsAgreeWithRows() throws {
+    let plain = try run(
+      folio, ["query", expenses, "Spending", "--keys", "person.name,amount", "--jsonl"])
+    #expect(plain.status == 0)
+    var expected: [String: Double] = [:]
+    for line in plain.standardOutput.split(separator: "\n") {
+      let row = try #require(
+        try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      let name = row["person.name"] as? String ?? "-"
+      expected[name, default: 0] += row["amount"] as? Double ?? 0
+    }
+    let grouped = try run(
+      folio,
+      [
+        "query", expenses, "Spending", "--group-by", "person.name", "--keys",
+        "person.name,total=sum:(amount)", "--json",
+      ])
+    #expect(grouped.status == 0)
+    let document = try #require(
+      try JSONSerialization.jsonObject(with: Data(grouped.standardOutput.utf8)) as? [String: Any])
+    let rows = try #require(document["groups"] as? [[String: Any]])
+    var found: [String: Double] = [:]
+    for row in rows { found[row["person.name"] as? String ?? "-"] = row["total"] as? Double }
+    #expect(found.count == expected.count)
+    for (name, total) in expected { #expect(abs((found[name] ?? .nan) - total) < 1e-9, "\(name)") }
+  }
+
+  @Test("grouping alone counts each group; aggregates alone make one row; expressions per object")
+  func defaultsAndExpressions() throws {
+    let counted = try run(
+      folio, ["query", expenses, "Spending", "--group-by", "person.name", "--format", "csv"])
+    #expect(counted.status == 0)
+    #expect(
+      counted.standardOutput
+        == "person.name,count\r\nAda Lovelace,2\r\nCharles Babbage,2\r\nMary Somerville,1\r\n")
+    let whole = try run(
+      folio,
+      ["query", expenses, "Spending", "--keys", "n=count:(SELF),min:(amount)", "--format", "tsv"])
+    #expect(whole.standardOutput == "n\tmin:(amount)\n5\t0.75\n", "\(whole.standardError)")
+    let perObject = try run(
+      folio,
+      [
+        "query", expenses, "Spending", "--where", "amount > 30", "--sort", "amount", "--keys",
+        "content,twice=amount * 2,raise:toPower:(2, 3)", "--format", "csv",
+      ])
+    #expect(
+      perObject.standardOutput
+        == "content,twice,\"raise:toPower:(2, 3)\"\r\nPunched cards,70.4,8.0\r\n"
+        + "Brass gears,480.0,8.0\r\n", "\(perObject.standardError)")
+  }
+
+  @Test("what a group cannot show is refused, naming the key; a bad key is bad usage")
+  func refusals() throws {
+    let ungrouped = try run(
+      folio,
+      [
+        "query", expenses, "Spending", "--group-by", "person.name", "--keys",
+        "content,sum:(amount)",
+      ])
+    #expect(ungrouped.status == 1)
+    #expect(
+      ungrouped.standardError.contains(
+        "content is neither grouped nor an aggregate: add it to propertiesToGroupBy"))
+    let having = try run(folio, ["query", expenses, "Spending", "--having", "n > 1"])
+    #expect(having.status == 64)
+    #expect(having.standardError.contains("--having needs --group-by"))
+    let malformed = try run(
+      folio, ["query", expenses, "Spending", "--group-by", "person.name", "--keys", "sum:(amount"])
+    #expect(malformed.status == 64)
+    #expect(malformed.standardError.contains("--keys \"sum:(amount\": column"))
+    let unknown = try run(
+      folio,
+      ["query", expenses, "Spending", "--group-by", "person.name", "--having", "total > 1"])
+    #expect(unknown.status == 1)
+    #expect(unknown.standardError.contains("the dictionaries have no key \"total\""))
+  }
+}
+
 @Suite("folio dump's text")
 struct DumpTextTests {
   @Test("a to-one prints as the object or nil, and a string with line breaks stays on its line")

@@ -565,6 +565,51 @@ struct PredicateTableTests {
     #expect(empty.description == "column 1: expected an expression, found end of input")
   }
 
+  @Test("a key path after any expression prints in a form that reads back as the same tree")
+  func keyPathsAfterExpressionsReadBack() throws {
+    let bases: [QueryExpression] = [
+      .constant(.boolean(true)), .constant(.null), .constant(.integer(5)),
+      .constant(.double(-2.5)), .constant(.string("abc")),
+      .constant(.date(Date(timeIntervalSinceReferenceDate: 3))),
+      .function("add:to:", [.keyPath("a"), .constant(.integer(1))]),
+      .function("sum:", [.keyPath("tags")]), .function("now", []),
+      .negation(of: .keyPath("a")),
+      .function("castObject:toType:", [.keyPath("a"), .constant(.string("NSString"))]),
+      .function("FUNCTION", [.keyPath("a"), .constant(.string("length"))]),
+      .function("objectFrom:withIndex:", [.keyPath("tags"), .function("LAST", [])]),
+      .conditional(.constant(true), .keyPath("a"), .keyPath("b")),
+      .aggregate([.constant(.integer(1))]),
+    ]
+    for base in bases {
+      let expression = QueryExpression.keyPathFrom(base, "count")
+      let printed = expression.description
+      #expect(try QueryExpression(format: printed) == expression, "\(printed)")
+    }
+    // A CAST whose value a substitution makes constant converts then, as a parsed one does.
+    let template = try QueryPredicate(format: "CAST($x, 'NSNumber') == 2")
+    let substituted = try template.withSubstitutionVariables(["x": "2"])
+    #expect(try QueryPredicate(format: substituted.description) == substituted)
+    #expect(substituted.description == "2 == 2")
+    #expect(throws: QueryError.self) { try template.withSubstitutionVariables(["x": "two"]) }
+    // `[n]` supersedes `[c]` in MATCHES too; UTI operators after a parenthesised expression.
+    let ann = makePeople()[0]
+    #expect(try !QueryPredicate(format: "name MATCHES[cn] 'ann'").evaluate(with: ann))
+    #expect(try QueryPredicate(format: "name MATCHES[c] 'ann'").evaluate(with: ann))
+    #expect(try QueryPredicate(format: "(name) UTI-EQUALS 'ANN'").evaluate(with: ann))
+    // Only ASCII spells TERNARY, FUNCTION and the UTI operators.
+    #expect(throws: QueryError.self) { try QueryPredicate(format: "functıon(a, 'length') == 1") }
+    #expect(throws: QueryError.self) { try QueryPredicate(format: "a utı-equals 'b'") }
+    // CAST of nil is nil; casts to the type a value has keep it.
+    #expect(try QueryExpression(format: "CAST(nil, 'NSNumber')") == .constant(.null))
+    #expect(try QueryPredicate(format: "CAST(id, 'NSUUID') == id").evaluate(with: ann))
+    #expect(try QueryPredicate(format: "CAST(homepage, 'NSURL') == homepage").evaluate(with: ann))
+    #expect(try QueryPredicate(format: "CAST(30.0, 'NSString') == '30'").evaluate(with: ann))
+    #expect(try QueryPredicate(format: "CAST(2.5, 'NSString') == '2.5'").evaluate(with: ann))
+    #expect(throws: QueryError.self) {
+      try QueryExpression(format: "CAST(1e300, 'NSDecimalNumber')")
+    }
+  }
+
   @Test("parse, print, parse again, evaluate", arguments: predicateTable)
   func parsePrintParseEvaluate(_ row: PredicateCase) throws {
     let people = makePeople()

@@ -355,6 +355,14 @@ struct ParserTests {
       "fetch clauses out of order", "fetch Person limit 3 where \"x\"",
       "t.undo:1:22: expected \"as\" or the end of the line, found \"where\""),
     SyntaxCase(
+      "having before group-by", "fetch Person having \"n > 1\"",
+      "t.undo:1:14: expected \"where\", \"group-by\", \"keys\", \"sort\", \"limit\", \"as\" or the"
+        + " end of the line, found \"having\""),
+    SyntaxCase(
+      "rows bind no object", "fetch Person group-by \"name\" as $p",
+      "t.undo:1:30: expected the end of the line (a fetch with group-by or keys prints rows and"
+        + " binds no object), found \"as\""),
+    SyntaxCase(
       "fetch sort without direction", "fetch Person sort name",
       "t.undo:1:23: expected \"asc\" or \"desc\", found the end of the line"),
     SyntaxCase(

@@ -34,6 +34,47 @@ extension ScriptRunnerTests {
       ])
   }
 
+  @Test("fetch with group-by or keys prints one row per group or object, values in script syntax")
+  func fetchRows() {
+    let result = replay(
+      adaExpenses + """
+        insert Person $bob name="Bob"
+        insert Spending $tea amount=4 content="Tea" person=$bob
+        fetch Spending group-by "person.name" keys "person.name, total=sum:(amount), n=count:(amount)" sort total desc
+        fetch Spending group-by "person.name" having "count > 1"
+        fetch Spending where "amount > 10" keys "content, twice=amount * 2" sort amount asc limit 1
+        fetch Spending keys "sum:(amount), max:(date)"
+        """)
+    #expect(result.failure == nil, "\(String(describing: result.failure))")
+    #expect(
+      result.output == [
+        "{person.name: \"Ada\", total: 42.5, n: 2}",
+        "{person.name: \"Bob\", total: 4.0, n: 1}",
+        "{person.name: nil, total: 2.5, n: 1}",
+        "{person.name: \"Ada\", count: 2}",
+        "{content: \"Lunch\", twice: 25.0}",
+        "{sum:(amount): 49.0, max:(date): @2026-11-21T12:30:00Z}",
+      ])
+    let refused = replay(
+      adaExpenses + """
+        fetch Spending group-by "person.name" keys "content"
+        """)
+    #expect(refused.error?.code == .invalidFetchRequest)
+    #expect(
+      refused.error?.message
+        == "content is neither grouped nor an aggregate: add it to propertiesToGroupBy"
+        + " (grouped: person.name)")
+    let malformed = replay(
+      adaExpenses + """
+        fetch Spending keys "content, sum:(amount"
+        """)
+    #expect(malformed.error?.code == .invalidPredicate)
+    #expect(
+      malformed.error?.message
+        == "keys \"content, sum:(amount\": column 21: expected \",\" or \")\" to close \"(\" at column 14,"
+        + " found end of input")
+  }
+
   @Test(
     "dump prints objects in the order they were met, properties in model order; a deletion's rules wait for process"
   )

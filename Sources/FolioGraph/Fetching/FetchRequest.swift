@@ -23,7 +23,7 @@ import Foundation
 /// ```swift
 /// let books: [Book] = try context.fetch(Book.fetchRequest())
 /// ```
-public struct FetchRequest<Result: ManagedObject> {
+public struct FetchRequest<Result: FetchRequestResult> {
   /// What a fetch returns.
   public typealias ResultType = FetchRequestResultType
 
@@ -43,11 +43,22 @@ public struct FetchRequest<Result: ManagedObject> {
   /// objects inserted since the save are left out and deleted ones found. The default is
   /// `true`.
   public var includesPendingChanges = true
-  /// The shape of the results. The default is ``ResultType/managedObjects``.
-  public var resultType: ResultType = .managedObjects
-  /// For dictionary results, the properties to include; `nil` means every attribute. The
-  /// default is `nil`.
-  public var propertiesToFetch: [String]?
+  /// The shape of the results: the one `Result` holds (objects for an entity class,
+  /// ``ResultType/dictionaries`` for `[String: Any]`, ``ResultType/objectIDs`` for
+  /// ``ManagedObjectID``, ``ResultType/count`` for `Int`), which ``ManagedObjectContext/fetch(_:)-(FetchRequest<Result>)``
+  /// checks.
+  public var resultType: ResultType = Result.fetchResultType
+  /// For dictionary results, the values each dictionary holds: key paths, or named
+  /// expressions such as `sum:(amount)`; `nil` means every attribute. The default is `nil`.
+  public var propertiesToFetch: [FetchProperty]?
+  /// For dictionary results, the values whose equal combinations make one group, and one
+  /// dictionary: each of ``propertiesToFetch`` must be one of them or an aggregate. `nil`
+  /// groups nothing. The default is `nil`.
+  public var propertiesToGroupBy: [FetchProperty]?
+  /// For grouped dictionary results, which groups are kept, tested on each group's
+  /// dictionary: its keys are the names of ``propertiesToFetch`` (`total > 100`). The default
+  /// is `nil`, every group.
+  public var havingPredicate: QueryPredicate?
   /// For dictionary results, whether equal dictionaries are returned once. The default is
   /// `false`.
   public var returnsDistinctResults = false
@@ -64,6 +75,34 @@ public struct FetchRequest<Result: ManagedObject> {
   }
 }
 
+/// What a fetch request's results are: managed objects (an entity class), object IDs
+/// (``ManagedObjectID``), dictionaries (`[String: Any]`) or a count (`Int`), as Core Data's
+/// `NSFetchRequestResult` types are.
+public protocol FetchRequestResult {
+  /// The result type a request for this type has.
+  static var fetchResultType: FetchRequestResultType { get }
+}
+
+extension ManagedObject: FetchRequestResult {
+  /// ``FetchRequestResultType/managedObjects``.
+  public static var fetchResultType: FetchRequestResultType { .managedObjects }
+}
+
+extension ManagedObjectID: FetchRequestResult {
+  /// ``FetchRequestResultType/objectIDs``.
+  public static var fetchResultType: FetchRequestResultType { .objectIDs }
+}
+
+extension Dictionary: FetchRequestResult where Key == String, Value == Any {
+  /// ``FetchRequestResultType/dictionaries``.
+  public static var fetchResultType: FetchRequestResultType { .dictionaries }
+}
+
+extension Int: FetchRequestResult {
+  /// ``FetchRequestResultType/count``.
+  public static var fetchResultType: FetchRequestResultType { .count }
+}
+
 /// What a fetch returns (Core Data's `NSFetchRequestResultType`).
 public enum FetchRequestResultType: Sendable, Hashable {
   /// The objects.
@@ -77,6 +116,28 @@ public enum FetchRequestResultType: Sendable, Hashable {
   case count
 }
 
+extension FetchRequestResultType {
+  /// What the results are, in a message: `dictionaries`.
+  var noun: String {
+    switch self {
+    case .managedObjects: "objects"
+    case .objectIDs: "object IDs"
+    case .dictionaries: "dictionaries"
+    case .count: "a count"
+    }
+  }
+
+  /// A request for these results, in a message.
+  var request: String {
+    switch self {
+    case .managedObjects: "a FetchRequest<ManagedObject> or of an entity class"
+    case .objectIDs: "a FetchRequest<ManagedObjectID>"
+    case .dictionaries: "a FetchRequest<[String: Any]>"
+    case .count: "a FetchRequest<Int>"
+    }
+  }
+}
+
 extension FetchRequest where Result == ManagedObject {
   /// Creates a request for objects of `entityName`.
   public init(
@@ -86,23 +147,6 @@ extension FetchRequest where Result == ManagedObject {
     self.entityName = entityName
     self.predicate = predicate
     self.sortDescriptors = sortDescriptors
-  }
-}
-
-extension FetchRequest {
-  /// The same request, returning plain ``ManagedObject``s.
-  var untyped: FetchRequest<ManagedObject> {
-    var request = FetchRequest<ManagedObject>(entityName: entityName)
-    request.predicate = predicate
-    request.sortDescriptors = sortDescriptors
-    request.fetchLimit = fetchLimit
-    request.fetchOffset = fetchOffset
-    request.includesSubentities = includesSubentities
-    request.includesPendingChanges = includesPendingChanges
-    request.resultType = resultType
-    request.propertiesToFetch = propertiesToFetch
-    request.returnsDistinctResults = returnsDistinctResults
-    return request
   }
 }
 
@@ -133,7 +177,8 @@ extension ManagedObjectContext {
   ///   compare.
   /// - Complexity: O(*n*) in the entity's objects, plus O(*m* log *m*) to sort *m* matches.
   public func fetch(_ request: FetchRequest<ManagedObject>) throws(GraphError) -> [ManagedObject] {
-    try fetchObjects(request)
+    try Self.check(request)
+    return try fetchObjects(request)
   }
 
   /// The objects `request` describes, in its order and window, as instances of `Result`.
@@ -141,7 +186,10 @@ extension ManagedObjectContext {
   /// - Throws: as ``fetch(_:)-(FetchRequest<ManagedObject>)``; `.typeMismatch` when the
   ///   entity's objects are not instances of `Result` (its registered class is not `Result`
   ///   or a subclass of it).
-  public func fetch<Result>(_ request: FetchRequest<Result>) throws(GraphError) -> [Result] {
+  public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws(GraphError)
+    -> [Result]
+  {
+    try Self.check(request)
     if let layout = layoutByName[request.entityName], !(layout.objectClass is Result.Type) {
       throw GraphError(
         .typeMismatch,
@@ -151,7 +199,56 @@ extension ManagedObjectContext {
     return try fetchObjects(request).map { unsafeDowncast($0, to: Result.self) }
   }
 
-  private func fetchObjects<Result>(_ request: FetchRequest<Result>) throws(GraphError)
+  /// The IDs of the objects `request` describes: a request for ``ManagedObjectID``s.
+  ///
+  /// - Throws: as ``fetch(_:)-(FetchRequest<ManagedObject>)``.
+  public func fetch(_ request: FetchRequest<ManagedObjectID>) throws(GraphError)
+    -> [ManagedObjectID]
+  {
+    try Self.check(request)
+    return try fetchObjectIDs(request)
+  }
+
+  /// The dictionaries `request` describes: each object's values, or each group's, as
+  /// ``fetchDictionaries(_:)`` computes them.
+  ///
+  /// - Throws: as ``fetchDictionaries(_:)``.
+  public func fetch(_ request: FetchRequest<[String: Any]>) throws(GraphError) -> [[String: Any]] {
+    try Self.check(request)
+    return try fetchDictionaries(request)
+  }
+
+  /// How many objects (or groups) `request` describes, as the one element of the array, as
+  /// Core Data's count result type returns it.
+  ///
+  /// - Throws: as ``count(for:)``.
+  public func fetch(_ request: FetchRequest<Int>) throws(GraphError) -> [Int] {
+    try Self.check(request)
+    return [try count(for: request)]
+  }
+
+  /// Refuses a request whose result type is not the one its `Result` holds, and grouping in a
+  /// request that does not return dictionaries.
+  private static func check<Result>(_ request: FetchRequest<Result>) throws(GraphError) {
+    if request.resultType != Result.fetchResultType {
+      throw GraphError(
+        .invalidFetchRequest,
+        "a FetchRequest<\(Result.self)> cannot return \(request.resultType.noun), its"
+          + " resultType: use \(request.resultType.request)",
+        at: InputLocation(entity: request.entityName))
+    }
+    if request.resultType != .dictionaries,
+      request.propertiesToGroupBy?.isEmpty == false || request.havingPredicate != nil
+    {
+      throw GraphError(
+        .invalidFetchRequest,
+        "grouping (propertiesToGroupBy, havingPredicate) needs dictionary results:"
+          + " a FetchRequest<[String: Any]>",
+        at: InputLocation(entity: request.entityName))
+    }
+  }
+
+  func fetchObjects<Result>(_ request: FetchRequest<Result>) throws(GraphError)
     -> [ManagedObject]
   {
     processPendingChanges()
@@ -255,38 +352,14 @@ extension ManagedObjectContext {
     try fetchObjects(request).map(\.objectID)
   }
 
-  /// For each object `request` describes, a dictionary of its ``FetchRequest/propertiesToFetch``
-  /// (every attribute when `nil`); once per distinct dictionary with
-  /// ``FetchRequest/returnsDistinctResults``.
-  ///
-  /// - Throws: as ``fetch(_:)``; `.unknownKey` for a property the entity does not have.
-  public func fetchDictionaries<Result>(_ request: FetchRequest<Result>) throws(GraphError)
-    -> [[String: Any]]
-  {
-    let objects = try fetchObjects(request)
-    guard let layout = layoutByName[request.entityName] else { return [] }
-    let keys = request.propertiesToFetch ?? layout.entity.allAttributes.map(\.name)
-    var results: [[String: Any]] = []
-    var seen: Set<String> = []
-    for object in objects {
-      var dictionary: [String: Any] = [:]
-      for key in keys {
-        if let value = try object.value(forKeyPath: key) { dictionary[key] = value }
-      }
-      if request.returnsDistinctResults {
-        let signature = keys.map { "\(dictionary[$0] ?? "nil")" }.joined(separator: "\u{1F}")
-        guard seen.insert(signature).inserted else { continue }
-      }
-      results.append(dictionary)
-    }
-    return results
-  }
-
   /// How many objects `request` would fetch (its window applied).
   ///
   /// - Throws: as ``fetch(_:)``.
   public func count<Result>(for request: FetchRequest<Result>) throws(GraphError) -> Int {
-    try fetchObjects(request).count
+    if request.propertiesToGroupBy?.isEmpty == false {
+      return try fetchDictionaries(request).count
+    }
+    return try fetchObjects(request).count
   }
 
   /// `rows` in the order of `descriptors`. A stored attribute's keys come straight from the

@@ -179,16 +179,35 @@ struct Parser {
 
   private mutating func fetch() throws(ScriptError) -> ScriptFetch {
     var fetch = ScriptFetch(entity: try word("an entity name"))
-    // Clauses in their order: where, sort…, limit, as.
-    var stage = 0
+    // Clauses in their order: where, group-by, having, keys, sort…, limit, as.
+    let clauses = ["where", "group-by", "having", "keys", "sort", "limit", "as"]
+    // The index of the last clause read.
+    var stage = -1
     while true {
       let token = try peek()
-      switch token.kind {
-      case .word("where") where stage < 1:
+      let clause: Int?
+      if case .word(let word) = token.kind, let index = clauses.firstIndex(of: word),
+        index > stage || (index == stage && word == "sort"),
+        word != "having" || fetch.groupBy != nil
+      {
+        clause = index
+      } else {
+        clause = nil
+      }
+      switch clause {
+      case 0?:
         _ = try next()
         fetch.predicate = try string("a predicate in quotes")
-        stage = 1
-      case .word("sort") where stage <= 2:
+      case 1?:
+        _ = try next()
+        fetch.groupBy = try string("keys to group by in quotes")
+      case 2?:
+        _ = try next()
+        fetch.having = try string("a predicate in quotes")
+      case 3?:
+        _ = try next()
+        fetch.keys = try string("keys in quotes")
+      case 4?:
         _ = try next()
         let key = try word("a key to sort by")
         let direction = try next()
@@ -199,30 +218,30 @@ struct Parser {
           throw ScriptError.expected(
             "\"asc\" or \"desc\"", found: direction.found, at: location(of: direction))
         }
-        stage = 2
-      case .word("limit") where stage < 3:
+      case 5?:
         _ = try next()
         fetch.limit = try count("a limit (0 or more)")
-        stage = 3
-      case .word("as") where stage < 4:
+      case 6?:
+        guard !fetch.printsRows else {
+          throw ScriptError.expected(
+            "the end of the line (a fetch with group-by or keys prints rows and binds no"
+              + " object)", found: token.found, at: location(of: token))
+        }
         _ = try next()
         fetch.variable = try variable()
-        stage = 4
-      case .end:
-        return fetch
       default:
-        let allowed: [String]
-        switch stage {
-        case 0: allowed = ["where", "sort", "limit", "as"]
-        case 1, 2: allowed = ["sort", "limit", "as"]
-        case 3: allowed = ["as"]
-        default: allowed = []
+        guard token.kind == .end else {
+          let allowed = clauses.indices.filter { index in
+            index > stage || (index == stage && clauses[index] == "sort")
+          }.map { clauses[$0] }.filter { $0 != "having" || fetch.groupBy != nil }
+          let words = allowed.map { "\"\($0)\"" }.joined(separator: ", ")
+          throw ScriptError.expected(
+            words.isEmpty ? "the end of the line" : "\(words) or the end of the line",
+            found: token.found, at: location(of: token))
         }
-        let words = allowed.map { "\"\($0)\"" }.joined(separator: ", ")
-        throw ScriptError.expected(
-          words.isEmpty ? "the end of the line" : "\(words) or the end of the line",
-          found: token.found, at: location(of: token))
+        return fetch
       }
+      stage = clause ?? stage
     }
   }
 

@@ -209,18 +209,31 @@ public struct ScriptFetch: Sendable, Hashable {
   public var limit: Int?
   /// The variable bound to the first object fetched.
   public var variable: String?
+  /// The keys whose equal values make one group (`group-by "person.name"`), comma-separated.
+  public var groupBy: String?
+  /// Which groups are kept, tested on each group's row.
+  public var having: String?
+  /// The keys each row holds, comma-separated: key paths, or expressions such as
+  /// `total=sum:(amount)`. With these or ``groupBy``, the fetch prints rows.
+  public var keys: String?
 
   /// Creates a fetch; only the entity is required.
   public init(
     entity: String, predicate: String? = nil, sorts: [Sort] = [], limit: Int? = nil,
-    variable: String? = nil
+    variable: String? = nil, groupBy: String? = nil, having: String? = nil, keys: String? = nil
   ) {
     self.entity = entity
     self.predicate = predicate
     self.sorts = sorts
     self.limit = limit
     self.variable = variable
+    self.groupBy = groupBy
+    self.having = having
+    self.keys = keys
   }
+
+  /// Whether the fetch prints rows of values rather than naming objects.
+  public var printsRows: Bool { groupBy != nil || keys != nil }
 }
 
 extension ScriptError {

@@ -125,8 +125,12 @@ extension ScriptCommand {
       case .close: (.stores, ["close"], "Close the document and every context.")
       case .fetch:
         (
-          .fetching, ["fetch ENTITY [where \"PREDICATE\"] {sort KEY asc|desc} [limit N] [as $var]"],
-          "Fetch objects, naming them; as $var binds the first."
+          .fetching,
+          [
+            "fetch ENTITY [where \"PREDICATE\"] [group-by \"KEYS\" [having \"PREDICATE\"]]"
+              + " [keys \"KEYS\"] {sort KEY asc|desc} [limit N] [as $var]"
+          ],
+          "Fetch objects, naming them (as $var binds the first); with group-by or keys, print rows."
         )
       case .context:
         (
