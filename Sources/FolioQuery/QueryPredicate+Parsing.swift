@@ -1,3 +1,4 @@
+import FolioModel
 import Foundation
 
 // The grammar, loosest binding first, as Core Data's NSPredicate reads it:
@@ -93,5 +94,81 @@ extension QueryExpression {
   /// - Throws: see ``init(format:arguments:)``.
   public init(format: String, _ arguments: Any?...) throws(QueryError) {
     try self.init(format: format, arguments: arguments)
+  }
+}
+
+extension QueryExpression {
+  /// The expressions of a comma-separated list, as `folio query --keys` and undo scripts'
+  /// `keys` write them: `person.name, total=sum:(amount), amount * 2`. Each item is an
+  /// expression, perhaps named by `NAME=` before it (a name, then `=` that does not start
+  /// `==`); commas inside parentheses, braces, brackets and quotes do not separate.
+  ///
+  /// - Returns: for each item its name (`nil` without `NAME=`), its text as written (white
+  ///   space around it left out) and its expression.
+  /// - Throws: `QueryError` for an empty item or one that is not an expression, with columns
+  ///   counted in `list`.
+  public static func namedList(_ list: String) throws(QueryError)
+    -> [(name: String?, text: String, expression: QueryExpression)]
+  {
+    var items: [(text: Substring, column: Int)] = []
+    let characters = Array(list)
+    var start = 0
+    var depth = 0
+    var quote: Character?
+    var escaped = false
+    for (index, character) in characters.enumerated() {
+      if let open = quote {
+        if escaped {
+          escaped = false
+        } else if character == "\\" {
+          escaped = true
+        } else if character == open {
+          quote = nil
+        }
+      } else if character == "\"" || character == "'" {
+        quote = character
+      } else if "([{".contains(character) {
+        depth += 1
+      } else if ")]}".contains(character) {
+        depth -= 1
+      } else if character == ",", depth == 0 {
+        items.append((Substring(String(characters[start..<index])), start))
+        start = index + 1
+      }
+    }
+    items.append((Substring(String(characters[start...])), start))
+    var result: [(name: String?, text: String, expression: QueryExpression)] = []
+    for (item, offset) in items {
+      var text = item
+      var column = offset + 1
+      func skipSpaces() {
+        while let first = text.first, first.isWhitespace {
+          text = text.dropFirst()
+          column += 1
+        }
+      }
+      skipSpaces()
+      var name: String?
+      if let equals = text.firstIndex(of: "="), text[..<equals].first?.isLetter == true,
+        text[..<equals].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
+        text[text.index(after: equals)...].first != "="
+      {
+        name = String(text[..<equals])
+        column += text.distance(from: text.startIndex, to: equals) + 1
+        text = text[text.index(after: equals)...]
+        skipSpaces()
+      }
+      let format = text.trimmingCharacters(in: .whitespaces)
+      guard !format.isEmpty else {
+        throw QueryError(
+          .syntax, "expected a key or an expression", at: InputLocation(column: column))
+      }
+      // Parsed behind as many spaces as precede it, so every column an error names (its own
+      // and any in its message) is a column of the list.
+      let expression = try QueryExpression(
+        format: String(repeating: " ", count: column - 1) + format)
+      result.append((name, format, expression))
+    }
+    return result
   }
 }

@@ -72,71 +72,12 @@ public struct FetchProperty: Sendable, Hashable, ExpressibleByStringLiteral,
   /// - Throws: `QueryError` for an item that is not an expression, or is empty, with the
   ///   column in `list`.
   public static func list(_ list: String) throws(QueryError) -> [FetchProperty] {
-    var items: [(text: Substring, column: Int)] = []
-    let characters = Array(list)
-    var start = 0
-    var depth = 0
-    var quote: Character?
-    var escaped = false
-    for (index, character) in characters.enumerated() {
-      if let open = quote {
-        if escaped {
-          escaped = false
-        } else if character == "\\" {
-          escaped = true
-        } else if character == open {
-          quote = nil
-        }
-      } else if character == "\"" || character == "'" {
-        quote = character
-      } else if "([{".contains(character) {
-        depth += 1
-      } else if ")]}".contains(character) {
-        depth -= 1
-      } else if character == ",", depth == 0 {
-        items.append((Substring(String(characters[start..<index])), start))
-        start = index + 1
+    try QueryExpression.namedList(list).map { item in
+      if case .keyPath(let path) = item.expression, item.name == nil || item.name == path {
+        return FetchProperty(path)
       }
+      return FetchProperty(name: item.name ?? item.text, expression: item.expression)
     }
-    items.append((Substring(String(characters[start...])), start))
-    var properties: [FetchProperty] = []
-    for (item, offset) in items {
-      var text = item
-      var column = offset + 1
-      func skipSpaces() {
-        while let first = text.first, first.isWhitespace {
-          text = text.dropFirst()
-          column += 1
-        }
-      }
-      skipSpaces()
-      var name: String?
-      // `NAME=EXPRESSION`: a name, then `=` that is not the start of `==`.
-      if let equals = text.firstIndex(of: "="), text[..<equals].first?.isLetter == true,
-        text[..<equals].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
-        text[text.index(after: equals)...].first != "="
-      {
-        name = String(text[..<equals])
-        column += text.distance(from: text.startIndex, to: equals) + 1
-        text = text[text.index(after: equals)...]
-        skipSpaces()
-      }
-      let format = text.trimmingCharacters(in: .whitespaces)
-      guard !format.isEmpty else {
-        throw QueryError(
-          .syntax, "expected a key or an expression", at: InputLocation(column: column))
-      }
-      // Parsed behind as many spaces as precede it, so every column an error names (its own
-      // and any in its message) is a column of the list.
-      let expression = try QueryExpression(
-        format: String(repeating: " ", count: column - 1) + format)
-      if case .keyPath(let path) = expression, name == nil || name == path {
-        properties.append(FetchProperty(path))
-      } else {
-        properties.append(FetchProperty(name: name ?? format, expression: expression))
-      }
-    }
-    return properties
   }
 
   /// Whether the value aggregates a group rather than describing one object.
