@@ -247,15 +247,36 @@ extension QueryExpression {
       throw QueryError.notAggregate(self)
     }
     var evaluator = PredicateEvaluator(variables: variables)
-    var values: [Any] = []
-    for object in objects {
-      guard let value = try evaluator.value(of: arguments[0], on: object) else { continue }
+    var values: [Any?] = []
+    for object in objects { values.append(try evaluator.value(of: arguments[0], on: object)) }
+    return try Self.aggregate(name, values)
+  }
+
+  /// The aggregate function's value over its argument's values, one per object, read by the
+  /// caller (a fetch reads a stored attribute's straight from the objects): the same as
+  /// ``aggregateValue(over:variables:)`` over the objects that gave them.
+  ///
+  /// - Throws: as ``aggregateValue(over:variables:)``.
+  public func aggregateValue(ofArgumentValues values: [Any?]) throws(QueryError) -> Any? {
+    guard case .function(let name, _) = self, isAggregate else {
+      throw QueryError.notAggregate(self)
+    }
+    return try Self.aggregate(name, values)
+  }
+
+  /// `name` applied to `values` together, a collection's elements each counted, nils left
+  /// out.
+  private static func aggregate(_ name: String, _ values: [Any?]) throws(QueryError) -> Any? {
+    var flat: [Any] = []
+    flat.reserveCapacity(values.count)
+    for value in values {
+      guard let value else { continue }
       if let elements = KeyPathWalker.elements(of: value) {
-        values.append(contentsOf: elements)
+        flat.append(contentsOf: elements)
       } else {
-        values.append(value)
+        flat.append(value)
       }
     }
-    return try QueryFunctions.evaluate(name, [values])
+    return try QueryFunctions.evaluate(name, [flat])
   }
 }

@@ -53,11 +53,10 @@ extension ManagedObjectContext {
       keys = [[]]
     } else {
       var groupByKey: [GroupKey: Int] = [:]
+      let readers = grouping.map { ValueReader($0.expression, layout: layout) }
       for object in objects {
         var values: [Any?] = []
-        for property in grouping {
-          values.append(try Self.value(of: property.expression, for: object, entity: layout.name))
-        }
+        for reader in readers { values.append(try reader.value(for: object)) }
         let key = GroupKey(values)
         if let group = groupByKey[key] {
           groups[group].append(object)
@@ -74,9 +73,13 @@ extension ManagedObjectContext {
       var row: [String: Any] = [:]
       for property in properties {
         let value: Any?
-        if property.isAggregate {
+        if property.isAggregate, case .function(_, let arguments) = property.expression {
+          let reader = ValueReader(arguments[0], layout: layout)
+          var values: [Any?] = []
+          values.reserveCapacity(members.count)
+          for member in members { values.append(try reader.value(for: member)) }
           do {
-            value = try property.expression.aggregateValue(over: members)
+            value = try property.expression.aggregateValue(ofArgumentValues: values)
           } catch {
             throw Self.fetchError(error, entity: layout.name)
           }
@@ -123,12 +126,13 @@ extension ManagedObjectContext {
     }
     var rows: [[String: Any]] = []
     var seen: Set<GroupKey> = []
+    guard let layout = layoutByName[request.entityName] else { return [] }
+    let readers = properties.map { ValueReader($0.expression, layout: layout) }
     for object in try fetchObjects(all) {
       var row: [String: Any] = [:]
       var values: [Any?] = []
-      for property in properties {
-        let value = try property.converted(
-          try Self.value(of: property.expression, for: object, entity: entity))
+      for (property, reader) in zip(properties, readers) {
+        let value = try property.converted(try reader.value(for: object))
         if request.returnsDistinctResults { values.append(value) }
         if let value { row[property.name] = value }
       }
@@ -150,7 +154,7 @@ extension ManagedObjectContext {
 
   /// `expression`'s value for `object`: a key path read the object's way (so an unknown key
   /// is the object's error), anything else evaluated.
-  private static func value(
+  fileprivate static func value(
     of expression: QueryExpression, for object: ManagedObject, entity: String
   ) throws(GraphError) -> Any? {
     if case .keyPath(let path) = expression { return try object.value(forKeyPath: path) }
@@ -192,6 +196,36 @@ extension ManagedObjectContext {
             + " (grouped: \(grouping.map(\.name).joined(separator: ", ")))")
       }
     }
+  }
+}
+
+/// Reads an expression's value from objects: a stored attribute of the entity straight from
+/// its slot, as `value(forKey:)` gives it, without a key path's lookups; anything else as
+/// `value(forKeyPath:)` and evaluation give it.
+private struct ValueReader {
+  let expression: QueryExpression
+  let layout: EntityLayout
+  /// The attribute's slot and type, when the expression is one of `layout`'s attributes.
+  let attribute: (slot: Int, type: AttributeType)?
+
+  init(_ expression: QueryExpression, layout: EntityLayout) {
+    self.expression = expression
+    self.layout = layout
+    if case .keyPath(let key) = expression, let slot = layout.slotByName[key],
+      case .attribute(let description) = layout.properties[slot].kind
+    {
+      attribute = (slot, description.attributeType)
+    } else {
+      attribute = nil
+    }
+  }
+
+  func value(for object: ManagedObject) throws(GraphError) -> Any? {
+    // A subentity's object may keep the attribute in another slot: it is read by name.
+    if let attribute, object.layout === layout {
+      return object.slots[attribute.slot].publicValue(as: attribute.type)
+    }
+    return try ManagedObjectContext.value(of: expression, for: object, entity: layout.name)
   }
 }
 
