@@ -56,9 +56,10 @@ if [ -d "$corpus/models" ]; then
   find "$corpus/stores" -type f -size -64k | while read -r file; do copy "$out/FuzzXMLStore" "$file"; done
 fi
 
-# Predicates: the format strings of the predicate tests and the `where` clauses of the samples.
+# Predicates: the format strings of the predicate tests, of the corpus gathered from public
+# code, and the `where` clauses of the samples.
 python3 - "$out/FuzzPredicate" Tests/FolioQueryTests/*.swift Tests/FolioGraphTests/*.swift \
-  Samples/*/*.undo <<'PYTHON'
+  Samples/*/*.undo Tests/FolioQueryTests/Fixtures/predicate-corpus.txt <<'PYTHON'
 import re, sys, os
 out = sys.argv[1]
 formats = set()
@@ -75,7 +76,9 @@ def unescape(literal):
 
 for path in sys.argv[2:]:
     text = open(path, encoding="utf-8").read()
-    if path.endswith(".undo"):
+    if path.endswith(".txt"):
+        formats.update(line for line in text.split("\n") if line and not line.startswith("#"))
+    elif path.endswith(".undo"):
         formats.update(m.group(1) for m in re.finditer(r"\bwhere (.*?)(?: sort | limit |$)", text, re.M))
     else:
         for m in re.finditer(r'(?:\.init\(|format: )"((?:[^"\\]|\\.)*)"', text):
