@@ -218,7 +218,10 @@ EXPRESSIONS = [
     "add:to:(1)", "TRUE", "false", "NULL", "'single'", "function($manager, 'sel:')",
     '"\\uD83D\\uDE00"', "  $source . name  ", "((1))", ".5", "99999999999999999999",
     "$source.a $source.b", '"a\\qb"', "12abc", "(1 + 2", 'CAST(1, "NSString")',
-    'CAST("soon", "NSDate")', "- $source.a",
+    'CAST("soon", "NSDate")', "- $source.a", "foo(1)", "bar:baz:(1, 2)", "$source.#in",
+    "(now()).timeIntervalSinceNow", "2 ** 3 & ~$source.a << 1", "@2001-01-02", "0x1F",
+    "SELF", "{1, 2}", "$source.tags[0]", "CAST($source.age, 'NSString')",
+    'CAST("12.5", "NSDecimalNumber")', "TERNARY($source.a > 1, 1, 2)",
 ]
 for index, text in enumerate(EXPRESSIONS):
     write("expression-%02d.txt" % (index + 1), 1, text.encode("utf-8"))

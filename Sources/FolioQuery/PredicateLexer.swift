@@ -83,6 +83,12 @@ struct PredicateLexer {
       end: cursor.index)
   }
 
+  /// Whether `text` reads as one name: a key, a key path's step, a variable's name after `$`.
+  static func isName(_ text: some StringProtocol) -> Bool {
+    guard let first = text.first, isIdentifierStart(first) else { return false }
+    return text.dropFirst().allSatisfy(isIdentifierPart)
+  }
+
   /// `_` or a letter that does not start with a combining mark. A mark stands alone as a
   /// character only after a control character (a tab, a line break); printed back after the
   /// space that replaces that white space, it would join the space and not read back.

@@ -5,9 +5,11 @@ extension PredicateParser {
   /// An expression with NSExpression's operators, loosest first: `|`, `^`, `&`, `<<` `>>`,
   /// `+` `-`, `*` `/`, `**` (right-associative), then the prefix `-` and `~`.
   ///
-  /// Nesting (`{…}`, `(…)`, `SUBQUERY`) recurses through this function and ``parsePrimary()``
-  /// only, which keep small frames: the operators are parsed in functions of their own, called
-  /// only when an operator is there, so a predicate nested to the limit fits a small stack.
+  /// Nesting (`{…}`, `(…)`, calls, `SUBQUERY`) recurses through this function,
+  /// ``parsePrimary(parenthesisLevels:)`` and the function that reads the form, which keep
+  /// small frames: the operators are parsed in functions of their own, called only when an
+  /// operator is there, and each form in its own, so a predicate nested to the limit fits a
+  /// small stack.
   mutating func parseExpression() throws(QueryError) -> QueryExpression {
     var first = isSymbol("-") || isSymbol("~") ? try parsePrefixed() : try parsePrimary()
     if isSymbol("[") { first = try parseIndexes(after: first) }
@@ -33,7 +35,8 @@ extension PredicateParser {
     // Each operator nests the expression so far one level deeper: a chain counts as nesting.
     var chained = 0
     while true {
-      let operatorToken = current
+      let operatorIndex = index
+      let column = current.column
       let op: ArithmeticOperator
       var right: QueryExpression?
       switch current.kind {
@@ -46,10 +49,7 @@ extension PredicateParser {
       case .integer(let value) where current.text.hasPrefix("-"):
         // `a -1`: the lexer read a negative number where a subtraction stands.
         guard ArithmeticOperator.subtract.level > level else { return left }
-        guard value != .min else {
-          throw QueryError.integerOutOfRange(
-            String(current.text.dropFirst()), column: current.column)
-        }
+        guard value != .min else { throw subtractedIntegerOutOfRange() }
         op = .subtract
         right = .constant(.integer(-value))
         _ = advance()
@@ -62,24 +62,38 @@ extension PredicateParser {
         return left
       }
       if right == nil {
-        guard canStartExpression else {
-          throw expected("a value after \"\(operatorToken.text)\"")
-        }
-        right = try nested(at: operatorToken.column) { (parser) throws(QueryError) in
+        guard canStartExpression else { throw valueExpected(after: operatorIndex) }
+        right = try nested(at: column) { (parser) throws(QueryError) in
+          // In a mapping expression, parentheses around the operand are the operator's level.
           var operand =
             parser.isSymbol("-") || parser.isSymbol("~")
-            ? try parser.parsePrefixed() : try parser.parsePrimary()
+            ? try parser.parsePrefixed()
+            : try parser.parsePrimary(parenthesisLevels: parser.readsMappingExpression ? 0 : 1)
           if parser.isSymbol("[") { operand = try parser.parseIndexes(after: operand) }
           return try parser.parseOperators(
             after: operand, above: op.isRightAssociative ? op.level - 1 : op.level)
         }
       }
       chained += 1
-      guard depth + chained <= Self.maximumDepth else {
-        throw QueryError.tooDeep(Self.maximumDepth, column: operatorToken.column)
+      guard depth + chained <= depthLimit else { throw tooDeep(at: column) }
+      if let right {
+        left = .function(op.function, [left, right])
+        try checkMappingDepth(of: left, at: column)
       }
-      if let right { left = .function(op.function, [left, right]) }
     }
+  }
+
+  /// The error for an operator, the token at `operatorIndex`, with no value after it.
+  @inline(never)
+  private func valueExpected(after operatorIndex: Int) -> QueryError {
+    expected("a value after \"\(tokens[operatorIndex].text)\"")
+  }
+
+  /// The error for `-9223372036854775808` read as a subtraction of 9223372036854775808, at the
+  /// current token.
+  @inline(never)
+  private func subtractedIntegerOutOfRange() -> QueryError {
+    QueryError.integerOutOfRange(String(current.text.dropFirst()), column: current.column)
   }
 
   /// `base[index]`, `base[FIRST]`, `base[LAST]`, `base[SIZE]`, each perhaps followed by a key
@@ -92,9 +106,7 @@ extension PredicateParser {
     while isSymbol("[") {
       let open = advance()
       levels += 1
-      guard depth + levels <= Self.maximumDepth else {
-        throw QueryError.tooDeep(Self.maximumDepth, column: open.column)
-      }
+      guard depth + levels <= depthLimit else { throw tooDeep(at: open.column) }
       let position: QueryExpression
       if case .identifier(let word, false) = current.kind,
         let symbol = QueryFunctions.indexSymbols.first(where: {
@@ -111,6 +123,7 @@ extension PredicateParser {
         }
       }
       try expectSymbol("]", "\"]\" to close \"[\" at column \(open.column)")
+      try checkIndexMappable(at: open.column)
       result = try parseSteps(after: .function(QueryFunctions.index, [result, position]))
     }
     return result
@@ -128,24 +141,88 @@ extension PredicateParser {
       if parser.isSymbol("[") { operand = try parser.parseIndexes(after: operand) }
       return operand
     }
-    if prefix.text == "~" { return .function(ArithmeticOperator.onesComplement, [operand]) }
-    return .negation(of: operand)
+    return try applying(prefix, to: operand)
   }
 
-  mutating func parsePrimary() throws(QueryError) -> QueryExpression {
+  /// `-operand` or `~operand`, for the `-` or `~` token `prefix`.
+  @inline(never)
+  private func applying(_ prefix: PredicateToken, to operand: QueryExpression) throws(QueryError)
+    -> QueryExpression
+  {
+    let result =
+      prefix.text == "~"
+      ? QueryExpression.function(ArithmeticOperator.onesComplement, [operand])
+      : .negation(of: operand)
+    try checkMappingDepth(of: result, at: prefix.column)
+    return result
+  }
+
+  /// A constant, a key path, a call or another operand, with what follows it that binds to it.
+  /// Parentheses around an expression open `parenthesisLevels` levels (one but where a mapping
+  /// expression's operator counts them).
+  ///
+  /// Nesting recurses through here, so each form is read by a function of its own, and this
+  /// one keeps a small frame.
+  mutating func parsePrimary(parenthesisLevels: Int = 1) throws(QueryError) -> QueryExpression {
+    switch current.kind {
+    case .symbol("("): return try parseParenthesised(levels: parenthesisLevels)
+    case .symbol("{"): return try parseList()
+    case .identifier(_, false) where !PredicateLexer.isKeyword(current.text):
+      return try parseNamed()
+    default: return try parseOperand()
+    }
+  }
+
+  /// `(expression)` and a key path after it, at `(`.
+  @inline(never)
+  private mutating func parseParenthesised(levels: Int) throws(QueryError) -> QueryExpression {
+    let open = advance()
+    let inner = try nested(at: open.column, levels: levels) { (parser) throws(QueryError) in
+      guard parser.canStartExpression else { throw parser.expected("a value after \"(\"") }
+      return try parser.parseExpression()
+    }
+    guard isSymbol(")") else {
+      throw expected("\")\" to close \"(\" at column \(open.column)")
+    }
+    _ = advance()
+    return try parseSteps(after: inner)
+  }
+
+  /// `{a, b, …}` and a key path after it, at `{`.
+  @inline(never)
+  private mutating func parseList() throws(QueryError) -> QueryExpression {
+    let open = advance()
+    let list = try nested(at: open.column) { (parser) throws(QueryError) in
+      try parser.parseElements(closedBy: "}", open: open, each: "a value in \"{…}\"")
+    }
+    return try parseSteps(after: .aggregate(list), refusingUnmappableAt: open.column)
+  }
+
+  /// `TERNARY(…)`, `FUNCTION(…)`, a function call or a key path, at a name that is not a
+  /// keyword.
+  @inline(never)
+  private mutating func parseNamed() throws(QueryError) -> QueryExpression {
+    let column = current.column
+    if isCall(to: "TERNARY") {
+      return try nested(at: column) { (parser) throws(QueryError) in
+        try parser.parseTernary()
+      }
+    }
+    if isCall(to: QueryFunctions.method) {
+      return try nested(at: column) { (parser) throws(QueryError) in
+        try parser.parseMethodCall()
+      }
+    }
+    if let call = try parseFunctionCall() { return call }
+    return try parseKeyPathFromObject(at: column)
+  }
+
+  /// A literal, a variable, a placeholder, a key path from a collection operator, a keyword's
+  /// value, `SELF`, `SUBQUERY(…)` or `CAST(…)`, at the current token.
+  @inline(never)
+  private mutating func parseOperand() throws(QueryError) -> QueryExpression {
     let token = current
     switch token.kind {
-    case .symbol("("):
-      _ = advance()
-      let inner = try nested(at: token.column) { (parser) throws(QueryError) in
-        guard parser.canStartExpression else { throw parser.expected("a value after \"(\"") }
-        return try parser.parseExpression()
-      }
-      guard isSymbol(")") else {
-        throw expected("\")\" to close \"(\" at column \(token.column)")
-      }
-      _ = advance()
-      return try parseSteps(after: inner)
     case .integer(let value):
       _ = advance()
       return .constant(.integer(value))
@@ -164,29 +241,12 @@ extension PredicateParser {
     case .placeholder(let specifier):
       _ = advance()
       return try parsePlaceholder(specifier, token: token)
-    case .symbol("{"):
-      _ = advance()
-      let list = try nested(at: token.column) { (parser) throws(QueryError) in
-        try parser.parseElements(closedBy: "}", open: token, each: "a value in \"{…}\"")
-      }
-      return try parseSteps(after: .aggregate(list))
     case .collectionOperator:
-      return .keyPath(try parseKeyPath())
+      return try parseKeyPathFromObject(at: token.column)
     case .identifier:
       switch token.keyword {
       case nil:
-        if isCall(to: "TERNARY") {
-          return try nested(at: token.column) { (parser) throws(QueryError) in
-            try parser.parseTernary()
-          }
-        }
-        if isCall(to: QueryFunctions.method) {
-          return try nested(at: token.column) { (parser) throws(QueryError) in
-            try parser.parseMethodCall()
-          }
-        }
-        if let call = try parseFunctionCall() { return call }
-        return .keyPath(try parseKeyPath())
+        return try parseNamed()
       case "NIL", "NULL":
         _ = advance()
         return .constant(.null)
@@ -198,18 +258,18 @@ extension PredicateParser {
         return .constant(.boolean(false))
       case "SELF":
         _ = advance()
-        return try parseSteps(after: .evaluatedObject)
+        return try parseSteps(after: .evaluatedObject, refusingUnmappableAt: token.column)
       case "SUBQUERY":
         _ = advance()
         let subquery = try nested(at: token.column) { (parser) throws(QueryError) in
           try parser.parseSubquery()
         }
-        return try parseSteps(after: subquery)
+        return try parseSteps(after: subquery, refusingUnmappableAt: token.column)
       case "CAST":
         _ = advance()
         return try parseSteps(
-          after: try nested(at: token.column) { (parser) throws(QueryError) in
-            try parser.parseCast()
+          after: try nested(at: token.column, extra: castNesting) { (parser) throws(QueryError) in
+            try parser.mappableCast(try parser.parseCast(), at: token.column)
           })
       default:
         throw expected("a value")
@@ -230,7 +290,7 @@ extension PredicateParser {
 
   /// `TERNARY(predicate, whenTrue, whenFalse)`, at `TERNARY`.
   private mutating func parseTernary() throws(QueryError) -> QueryExpression {
-    _ = advance()
+    let token = advance()
     let open = index
     try expectSymbol("(", "\"(\" after TERNARY")
     let predicate = try parseOr(after: open)
@@ -241,31 +301,61 @@ extension PredicateParser {
     guard canStartExpression else { throw expected("a value in TERNARY") }
     let whenFalse = try parseExpression()
     try expectSymbol(")", "\")\" to close TERNARY")
-    return try parseSteps(after: .conditional(predicate, whenTrue, whenFalse))
+    return try parseSteps(
+      after: .conditional(predicate, whenTrue, whenFalse), refusingUnmappableAt: token.column)
   }
 
   /// `FUNCTION(receiver, "selector:", arguments…)`, at `FUNCTION`: the selector a constant
-  /// string with one colon per argument.
+  /// string with one colon per argument (in a mapping expression, any string and any number of
+  /// arguments, as a mapping model may hold them).
   private mutating func parseMethodCall() throws(QueryError) -> QueryExpression {
     let token = advance()
     let open = advance()
     let arguments = try parseElements(closedBy: ")", open: open, each: "an argument")
+    return try parseSteps(after: try methodCall(arguments, at: token.column))
+  }
+
+  /// `FUNCTION(arguments…)` at `column`, its arguments read: checked as ``parseMethodCall()``
+  /// says.
+  @inline(never)
+  private func methodCall(_ arguments: [QueryExpression], at column: Int) throws(QueryError)
+    -> QueryExpression
+  {
     guard arguments.count >= 2, case .constant(.string(let selector)) = arguments[1],
-      !selector.isEmpty
+      readsMappingExpression || !selector.isEmpty
     else {
-      throw QueryError.badMethodCall(column: token.column)
+      throw QueryError.badMethodCall(column: column)
     }
-    guard QueryFunctionRegistry.arity(of: selector) == arguments.count - 2 else {
-      throw QueryError.badSelector(selector, arguments: arguments.count - 2, column: token.column)
+    guard
+      readsMappingExpression || QueryFunctionRegistry.arity(of: selector) == arguments.count - 2
+    else {
+      throw QueryError.badSelector(selector, arguments: arguments.count - 2, column: column)
     }
-    return try parseSteps(after: .function(QueryFunctions.method, arguments))
+    let call = QueryExpression.function(QueryFunctions.method, arguments)
+    try checkMappingDepth(of: call, at: column)
+    return call
   }
 
   /// `name:(…)`, `raise:toPower:(…)` or `name(…)` at the current key, if a call stands there:
-  /// a built-in function of ``QueryFunctions``.
+  /// a built-in function of ``QueryFunctions``; in a mapping expression, any name with any
+  /// number of arguments, named as written.
   private mutating func parseFunctionCall() throws(QueryError) -> QueryExpression? {
-    let token = current
-    guard case .identifier(let first, false) = token.kind else { return nil }
+    let column = current.column
+    guard let (name, isSelectorForm) = try readFunctionName() else { return nil }
+    let open = advance()
+    let arguments = try nested(at: column) { (parser) throws(QueryError) in
+      try parser.parseElements(closedBy: ")", open: open, each: "an argument")
+    }
+    return try functionCall(name, isSelectorForm: isSelectorForm, arguments, at: column)
+  }
+
+  /// The name of the call at the current key, `name` or `raise:toPower:`, with the parser left
+  /// at its `(`; `nil`, with the parser where it was, when no call stands there.
+  @inline(never)
+  private mutating func readFunctionName() throws(QueryError)
+    -> (name: String, isSelectorForm: Bool)?
+  {
+    guard case .identifier(let first, false) = current.kind else { return nil }
     var selector = first
     var next = index + 1
     var isSelectorForm = false
@@ -288,19 +378,27 @@ extension PredicateParser {
       throw expected("\"(\" after \"\(selector)\"")
     }
     index = next
-    let open = advance()
-    let arguments = try nested(at: token.column) { (parser) throws(QueryError) in
-      try parser.parseElements(closedBy: ")", open: open, each: "an argument")
+    return (isSelectorForm ? selector : first, isSelectorForm)
+  }
+
+  /// A call of `name`, written `name:(…)` when `isSelectorForm` and `name(…)` otherwise, at
+  /// `column`, its arguments read: a built-in function, or in a mapping expression any.
+  @inline(never)
+  private func functionCall(
+    _ name: String, isSelectorForm: Bool, _ arguments: [QueryExpression], at column: Int
+  ) throws(QueryError) -> QueryExpression {
+    let function =
+      readsMappingExpression
+      ? name
+      : isSelectorForm
+        ? (QueryFunctions.arities[name] == arguments.count ? name : nil)
+        : QueryFunctions.function(calling: name, arguments: arguments.count)
+    guard let function else {
+      throw QueryError.unknownFunctionName(name, arguments: arguments.count, column: column)
     }
-    let name =
-      isSelectorForm
-      ? (QueryFunctions.arities[selector] == arguments.count ? selector : nil)
-      : QueryFunctions.function(calling: first, arguments: arguments.count)
-    guard let name else {
-      throw QueryError.unknownFunctionName(
-        isSelectorForm ? selector : first, arguments: arguments.count, column: token.column)
-    }
-    return .function(name, arguments)
+    let call = QueryExpression.function(function, arguments)
+    try checkMappingDepth(of: call, at: column)
+    return call
   }
 
   /// `a.b.@sum.c`, from the current token.
@@ -330,11 +428,17 @@ extension PredicateParser {
     }
   }
 
-  /// `.key.path` after `$x`, `SELF`, `SUBQUERY(…)` or `{…}`, if any.
-  mutating func parseSteps(after base: QueryExpression) throws(QueryError) -> QueryExpression {
+  /// `.key.path` after `$x`, `SELF`, `SUBQUERY(…)` or `{…}`, if any. With a column, `base`,
+  /// which starts there, is refused first when a mapping expression cannot hold it.
+  mutating func parseSteps(after base: QueryExpression, refusingUnmappableAt column: Int? = nil)
+    throws(QueryError) -> QueryExpression
+  {
+    if let column { try checkMappable(base, at: column) }
     guard isSymbol(".") else { return base }
-    _ = advance()
-    return base.key(try parseKeyPath())
+    let dot = advance()
+    let path = base.key(try parseKeyPath())
+    try checkMappingDepth(of: path, at: dot.column)
+    return path
   }
 
   /// Expressions separated by `,` after `open`, to `closing`: a `{…}` list's elements, a
@@ -354,13 +458,16 @@ extension PredicateParser {
         _ = advance()
         continue
       }
-      guard isSymbol(closing) else {
-        throw expected(
-          "\",\" or \"\(closing)\" to close \"\(open.text)\" at column \(open.column)")
-      }
+      guard isSymbol(closing) else { throw unclosed(open, by: closing) }
       _ = advance()
       return elements
     }
+  }
+
+  /// The error for elements after `open` that `closing` does not close.
+  @inline(never)
+  private func unclosed(_ open: PredicateToken, by closing: String) -> QueryError {
+    expected("\",\" or \"\(closing)\" to close \"\(open.text)\" at column \(open.column)")
   }
 
   mutating func parseSubquery() throws(QueryError) -> QueryExpression {
@@ -413,9 +520,14 @@ extension PredicateParser {
     return .constant(cast)
   }
 
+  /// The argument for the placeholder `placeholder` at `token`, the next one given; a mapping
+  /// expression, which is given none, has no placeholders.
   mutating func nextArgument(_ placeholder: String, token: PredicateToken) throws(QueryError)
     -> Any?
   {
+    guard !readsMappingExpression else {
+      throw QueryError.notMappable("a placeholder \"\(placeholder)\"", column: token.column)
+    }
     guard argumentIndex < arguments.count else {
       throw QueryError.missingArgument(
         placeholder, number: argumentIndex + 1, given: arguments.count, column: token.column)

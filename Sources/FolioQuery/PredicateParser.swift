@@ -1,13 +1,22 @@
 import Foundation
 
 struct PredicateParser {
-  /// How deeply parentheses, `NOT`, lists and `SUBQUERY` may nest. The parser, the printer and
-  /// the evaluator recurse once per level, and a few thousand levels overflow the stack.
+  /// How deeply parentheses, `NOT`, lists and `SUBQUERY` may nest unless a reader asks for
+  /// less. The parser, the printer and the evaluator recurse once per level, and a few
+  /// thousand levels overflow the stack.
   static let maximumDepth = 100
 
   let tokens: [PredicateToken]
   let source: [Character]
   let arguments: [Any?]
+  /// How deeply constructs may nest: ``maximumDepth``, or less for text that a larger
+  /// expression holds.
+  let depthLimit: Int
+  /// Whether the text is a mapping model's value expression
+  /// (``QueryExpression/init(mappingFormat:depthLimit:)``): any name may be called with any
+  /// number of arguments, forms a mapping expression cannot hold are refused, and depth is
+  /// measured as `PredicateParser+Mapping.swift` says.
+  let readsMappingExpression: Bool
   var index = 0
   var argumentIndex = 0
   /// What the parse passed over that a caller may want to know: arguments no placeholder took.
@@ -18,10 +27,15 @@ struct PredicateParser {
   /// For each `(` token, the index of the `)` that closes it; -1 for none.
   let closing: [Int]
 
-  init(tokens: [PredicateToken], source: [Character], arguments: [Any?]) {
+  init(
+    tokens: [PredicateToken], source: [Character], arguments: [Any?],
+    depthLimit: Int = maximumDepth, readsMappingExpression: Bool = false
+  ) {
     self.tokens = tokens
     self.source = source
     self.arguments = arguments
+    self.depthLimit = depthLimit
+    self.readsMappingExpression = readsMappingExpression
     var closing = Array(repeating: -1, count: tokens.count)
     var open: [Int] = []
     for (index, token) in tokens.enumerated() {
@@ -81,6 +95,8 @@ struct PredicateParser {
     return String(source[tokens[start].start..<tokens[index - 1].end])
   }
 
+  /// The error for `what`, expected at the current token.
+  @inline(never)
   func expected(_ what: String) -> QueryError {
     QueryError.expected(what, found: current.found, column: current.column)
   }
@@ -135,17 +151,25 @@ struct PredicateParser {
     return parts.count == 1 ? parts[0] : .and(parts)
   }
 
-  /// Runs `body` one level deeper, for the nesting construct that starts at `column`:
-  /// `(`, `NOT` or `!`, `{`, `SUBQUERY` or `CAST`. Input nested past ``maximumDepth`` is refused.
+  /// Runs `body` `levels` levels deeper (one unless told), for the nesting construct that
+  /// starts at `column`: `(`, `NOT` or `!`, `{`, `SUBQUERY` or `CAST`. Input nested past
+  /// ``depthLimit`` is refused; `extra` levels past it are allowed.
   mutating func nested<Result>(
-    at column: Int, _ body: (inout PredicateParser) throws(QueryError) -> Result
+    at column: Int, levels: Int = 1, extra: Int = 0,
+    _ body: (inout PredicateParser) throws(QueryError) -> Result
   ) throws(QueryError) -> Result {
-    guard depth < Self.maximumDepth else {
-      throw QueryError.tooDeep(Self.maximumDepth, column: column)
-    }
-    depth += 1
-    defer { depth -= 1 }
+    guard depth + levels <= depthLimit + extra else { throw tooDeep(at: column) }
+    depth += levels
+    defer { depth -= levels }
     return try body(&self)
+  }
+
+  /// The error for nesting past ``depthLimit`` at `column`, worded for what is read.
+  @inline(never)
+  func tooDeep(at column: Int) -> QueryError {
+    readsMappingExpression
+      ? QueryError.mappingTooDeep(depthLimit, column: column)
+      : QueryError.tooDeep(depthLimit, column: column)
   }
 
   mutating func parseUnary(after start: Int?) throws(QueryError) -> QueryPredicate {

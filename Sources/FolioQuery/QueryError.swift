@@ -63,11 +63,12 @@ extension QueryError {
       at: InputLocation(column: column))
   }
 
-  static func tooLong(_ format: String, limit: Int) -> QueryError {
+  /// A format string longer than `limit` bytes; `what` names what it holds.
+  static func tooLong(_ format: String, limit: Int, what: String = "predicate") -> QueryError {
     let past = format.utf8.index(format.startIndex, offsetBy: limit)
     return QueryError(
       .syntax,
-      "the predicate is \(format.utf8.count) bytes long, more than the limit of"
+      "the \(what) is \(format.utf8.count) bytes long, more than the limit of"
         + " \(limit) bytes", at: InputLocation(column: format[..<past].count + 1))
   }
 

@@ -125,7 +125,7 @@ extension QueryExpression: CustomStringConvertible {
   }
 
   /// Escapes steps spelled like keywords with `#`.
-  static func describe(path: String) -> String {
+  package static func describe(path: String) -> String {
     path.split(separator: ".", omittingEmptySubsequences: false).map { step in
       PredicateLexer.isKeyword(step) ? "#" + step : String(step)
     }.joined(separator: ".")

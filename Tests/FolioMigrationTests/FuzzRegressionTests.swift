@@ -60,6 +60,33 @@ struct FuzzRegressionTests {
     #expect(error.description == "column 1001: the expression nests more than 100 levels deep")
   }
 
+  @Test("calls and parentheses nested to the limit fit the fuzzers' 1 MiB stack")
+  func deepCallsAndParentheses() throws {
+    // Found as calls and parentheses 104 deep: the 100 levels before the limit overflowed the
+    // fuzzers' stack, each going through the parser's largest frame. The forms are now read by
+    // functions of their own, and the frame nesting goes through stays small.
+    let format = try Self.text("mapping-model-deep-calls-and-parentheses.txt")
+    #expect(format.hasPrefix("((XDDevMappin(((("))
+    let error = try #require(throws: MappingModelError.self) {
+      try MappingExpression(format: format)
+    }
+    #expect(error.description == "column 137: the expression nests more than 100 levels deep")
+  }
+
+  @Test("operands in parentheses still nest a level per operator, so a long chain is refused")
+  func parenthesisedOperands() throws {
+    // Parentheses that are an operator's operand are that operator's level: `1 + (1 + (…))`
+    // 100 operators deep reads, as its calls do. A right-associative chain of them still goes
+    // a level deeper at each operator, and is refused at the 101st rather than overflowing
+    // the stack.
+    let deep = String(repeating: "1 + (", count: 99) + "1 + 1" + String(repeating: ")", count: 99)
+    #expect(try MappingExpression(format: deep).description == deep)
+    let error = try #require(throws: MappingModelError.self) {
+      try MappingExpression(format: "2" + String(repeating: " ** (2)", count: 10_000))
+    }
+    #expect(error.description == "column 703: the expression nests more than 100 levels deep")
+  }
+
   @Test("a literal that prints as a CAST at the deepest level parses back")
   func infinityAtDepth() throws {
     // `1e400` is infinity, which prints as `CAST("inf", "NSNumber")`; the CAST counted a level,

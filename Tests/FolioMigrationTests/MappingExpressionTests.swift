@@ -88,6 +88,22 @@ struct ExpressionText: CustomTestStringConvertible, Sendable {
         .builtin("add:to:", arguments: [.keyPath(source, "a"), .constant(.integer(1))]),
         "description")),
     ExpressionText("add:to:(1)", .builtin("add:to:", arguments: [.constant(.integer(1))])),
+    ExpressionText("foo(1)", .builtin("foo", arguments: [.constant(.integer(1))])),
+    ExpressionText(
+      "bar:baz:(1, 2)",
+      .builtin("bar:baz:", arguments: [.constant(.integer(1)), .constant(.integer(2))])),
+    ExpressionText(
+      "uppercase($source.name)", .builtin("uppercase", arguments: [.keyPath(source, "name")])),
+    ExpressionText("$source.#in.size.@count", .keyPath(source, "in.size.@count")),
+    ExpressionText(
+      "(now()).timeIntervalSinceNow",
+      .keyPath(.builtin("now", arguments: []), "timeIntervalSinceNow")),
+    ExpressionText("(5).description", .keyPath(.constant(.integer(5)), "description")),
+    ExpressionText("(YES).description", .keyPath(.constant(.boolean(true)), "description")),
+    ExpressionText("\"abc\".length", .keyPath(.constant(.string("abc")), "length")),
+    ExpressionText(
+      "CAST(0.0, \"NSDate\").timeIntervalSinceNow",
+      .keyPath(.constant(.date(0)), "timeIntervalSinceNow")),
   ]
 }
 
@@ -108,34 +124,45 @@ struct BadExpressionText: CustomTestStringConvertible, Sendable {
       "name",
       "column 1: the key path \"name\" starts from no variable; write it from one, as in"
         + " \"$source.name\""),
-    BadExpressionText(
-      "$source.", "column 9: expected a key or @operator after \".\", found end of input"),
+    BadExpressionText("$source.", "column 9: expected a key, found end of input"),
     BadExpressionText("$source.name #", "column 14: unexpected character \"#\""),
     BadExpressionText(
       "$source.a $source.b", "column 11: expected an operator or end of input, found \"$source\""),
     BadExpressionText("\"open", "column 1: string has no closing quote"),
-    BadExpressionText("\"a\\qb\"", "column 3: unknown escape \"\\q\" in a string"),
+    BadExpressionText(
+      "\"a\\qb\"",
+      "column 3: unknown escape \"\\q\" in a string: a backslash is written \"\\\\\" (a regular"
+        + " expression's \\q as \"\\\\q\"; NSPredicate would drop the backslash)"),
     BadExpressionText("\"\\u12\"", "column 2: unknown escape \"\\u12\"\" in a string"),
-    BadExpressionText("12abc", "column 1: \"12abc\" is not a number"),
-    BadExpressionText("1 +", "column 4: expected an expression, found end of input"),
-    BadExpressionText("- $source.a", "column 3: expected a number after \"-\", found \"$source\""),
+    BadExpressionText("12abc", "column 3: expected an operator or end of input, found \"abc\""),
+    BadExpressionText(
+      "99999999999999999999",
+      "column 1: \"99999999999999999999\" does not fit a 64-bit integer (write"
+        + " 99999999999999999999.0 for a double)"),
+    BadExpressionText("1 +", "column 4: expected a value after \"+\", found end of input"),
+    BadExpressionText("-", "column 2: expected a value after \"-\", found end of input"),
     BadExpressionText(
       "(1 + 2", "column 7: expected \")\" to close \"(\" at column 1, found end of input"),
     BadExpressionText(
       "FUNCTION($manager)",
-      "column 9: expected a receiver and a selector string in FUNCTION, found 1 argument"),
+      "column 1: FUNCTION takes a receiver, a selector string such as \"name:\", and its"
+        + " arguments"),
     BadExpressionText(
       "FUNCTION($manager, $source)",
-      "column 20: expected a selector string as the second argument of FUNCTION, found"
-        + " \"$source\""),
+      "column 1: FUNCTION takes a receiver, a selector string such as \"name:\", and its"
+        + " arguments"),
     BadExpressionText(
-      "now(1 2)", "column 7: expected \",\" or \")\" in the arguments of \"now\", found \"2\""),
+      "now(1 2)", "column 7: expected \",\" or \")\" to close \"(\" at column 4, found \"2\""),
     BadExpressionText(
       "uppercase:", "column 11: expected \"(\" after \"uppercase:\", found end of input"),
     BadExpressionText(
-      "CAST(1, \"NSString\")",
-      "column 9: cannot CAST to \"NSString\", expected \"NSDate\" or \"NSNumber\""),
-    BadExpressionText("CAST(\"soon\", \"NSDate\")", "column 6: cannot CAST \"soon\" to \"NSDate\""),
+      "CAST(1, \"NSColor\")",
+      "column 9: cannot CAST to \"NSColor\", expected \"NSDate\", \"NSNumber\", \"NSDecimalNumber\","
+        + " \"NSString\", \"NSUUID\", \"NSURL\" or \"NSData\""),
+    BadExpressionText(
+      "CAST(\"soon\", \"NSDate\")",
+      "column 6: cannot CAST \"soon\" to \"NSDate\": expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS"
+        + " with Z or an offset such as +02:00"),
     BadExpressionText("$", "column 1: unexpected character \"$\""),
     BadExpressionText(
       String(repeating: "(", count: 101) + "1" + String(repeating: ")", count: 101),
@@ -143,6 +170,61 @@ struct BadExpressionText: CustomTestStringConvertible, Sendable {
     BadExpressionText(
       Array(repeating: "1", count: 102).joined(separator: " + "),
       "column 403: the expression nests more than 100 levels deep"),
+    // 99 operators in parentheses, then two more: 101 levels of the value, though the text
+    // nests no more than 100 at any token.
+    BadExpressionText(
+      "(" + Array(repeating: "1", count: 100).joined(separator: " + ") + ") + 1 + 1",
+      "column 405: the expression nests more than 100 levels deep"),
+    // What a mapping expression cannot hold.
+    BadExpressionText(
+      "SELF",
+      "column 1: SELF is not a mapping expression, which has no object of its own; start"
+        + " from a variable, as in \"$source\""),
+    BadExpressionText(
+      "SELF.name",
+      "column 1: SELF is not a mapping expression, which has no object of its own; start"
+        + " from a variable, as in \"$source\""),
+    BadExpressionText(
+      "1 + #in.b",
+      "column 5: the key path \"#in.b\" starts from no variable; write it from one, as in"
+        + " \"$source.#in.b\""),
+    BadExpressionText("{1, 2}", "column 1: a list \"{…}\" is not a mapping expression"),
+    BadExpressionText(
+      "SUBQUERY($source.tags, $t, $t.name == 'a')", "column 1: SUBQUERY is not a mapping expression"
+    ),
+    BadExpressionText(
+      "TERNARY($source.age > 17, 'adult', 'minor')",
+      "column 1: TERNARY is not a mapping expression"),
+    BadExpressionText("$source.tags[0]", "column 13: an index \"[…]\" is not a mapping expression"),
+    BadExpressionText(
+      "CAST($source.age, \"NSString\")",
+      "column 1: a CAST of a value that is not a constant is not a mapping expression"),
+    BadExpressionText(
+      "1 + CAST(\"12.5\", \"NSDecimalNumber\")",
+      "column 5: a decimal number (NSDecimalNumber) is not a mapping expression, whose constants"
+        + " are nil, strings, numbers, Booleans and dates"),
+    BadExpressionText(
+      "CAST(\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", \"NSUUID\")",
+      "column 1: a UUID (NSUUID) is not a mapping expression, whose constants are nil, strings,"
+        + " numbers, Booleans and dates"),
+    BadExpressionText(
+      "CAST(\"https://example.com\", \"NSURL\")",
+      "column 1: a URL (NSURL) is not a mapping expression, whose constants are nil, strings,"
+        + " numbers, Booleans and dates"),
+    BadExpressionText(
+      "CAST(\"AAEC\", \"NSData\")",
+      "column 1: data (NSData) is not a mapping expression, whose constants are nil, strings,"
+        + " numbers, Booleans and dates"),
+    BadExpressionText(
+      "now().timeIntervalSinceNow",
+      "column 6: expected an operator or end of input, found \".\""),
+    BadExpressionText(
+      "5.description", "column 2: expected an operator or end of input, found \".\""),
+    BadExpressionText(
+      "$source.name == 1", "column 14: expected an operator or end of input, found \"==\""),
+    BadExpressionText(
+      "$source.%K", "column 9: a placeholder \"%K\" is not a mapping expression"),
+    BadExpressionText("%@", "column 1: a placeholder \"%@\" is not a mapping expression"),
   ]
 }
 
@@ -173,7 +255,13 @@ struct MappingExpressionFormatTests {
       ("CAST(0, \"NSDate\")", "CAST(0.0, \"NSDate\")"), ("CAST(\"2.5\", \"NSNumber\")", "2.5"),
       ("  $source . name  ", "$source.name"), ("((1))", "1"), (".5", "0.5"),
       ("\"\\uD83D\\uDE00\"", "\"😀\""), ("(1 + 2) + 3", "1 + 2 + 3"),
-      ("99999999999999999999", "1e+20"),
+      ("99999999999999999999.0", "1e+20"), ("- $source.a", "0 - $source.a"),
+      ("CAST(1, \"NSString\")", "\"1\""), ("CAST(\"2\", \"NSNumber\")", "2"),
+      ("2 ** 3", "raise:toPower:(2, 3)"), ("0x1F", "31"),
+      ("-$source.a * ~$source.b", "(0 - $source.a) * onesComplement:($source.b)"),
+      ("@2001-01-02", "CAST(86400.0, \"NSDate\")"),
+      ("FUNCTION($entityPolicy, 'f:g:')", "FUNCTION($entityPolicy, \"f:g:\")"),
+      ("($source.a).b", "$source.a.b"), ("$source.#a", "$source.a"),
     ]
     for (text, canonical) in spellings {
       #expect(try MappingExpression(format: text).description == canonical, "\(text)")

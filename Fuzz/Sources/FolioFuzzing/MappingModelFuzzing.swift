@@ -1,5 +1,6 @@
 import FolioMigration
 import FolioModel
+import FolioQuery
 import FolioStores
 import Foundation
 
@@ -17,7 +18,7 @@ import Foundation
 /// `.modelMismatch`; resolving again must change nothing. An expression that parses must print
 /// as text that parses back to an equal expression (a NaN equal to a NaN), as `description`
 /// promises; so must every expression a mapping reads with, unless it holds a name the text
-/// cannot write (§7.3). The harness traps when one does not.
+/// cannot write (`Formats/xcmappingmodel.md` §7.4). The harness traps when one does not.
 package enum MappingModelFuzzing: FuzzTarget {
   private static let scratch = ScratchFile("xcmapping.xml")
 
@@ -142,7 +143,7 @@ package enum MappingModelFuzzing: FuzzTarget {
       precondition(error.code == .syntax, "\(text) throws \(error.code): \(error)")
       let column = error.location?.column ?? 0
       precondition(
-        (1...text.unicodeScalars.count + 1).contains(column),
+        (1...text.count + 1).contains(column),
         "\(text) throws at column \(column), outside the text: \(error)")
       return
     }
@@ -185,44 +186,38 @@ package enum MappingModelFuzzing: FuzzTarget {
 
   // MARK: Names the text can write
 
-  /// Whether every name in `expression` can be written as format text (§7.1): variables and
-  /// key path steps are names (a step may be an `@` operator), built-ins are names with
-  /// colons, or names that are not keywords. The reader reads any string there, and
-  /// `description` documents that those others do not parse back.
+  /// Whether every name in `expression` can be written as format text
+  /// (`Formats/predicate-format.md` §2.1): variables and key path steps are names (a step may
+  /// be an `@` operator, and prints escaped with `#` when spelled like a keyword); a built-in
+  /// is a name that is not a keyword, `TERNARY` or `FUNCTION`, or names each followed by a
+  /// colon (`add:to:`, some but the first may be left out, `a::`), the first not a keyword.
+  /// The reader reads any string there, and `description` documents that those others do not
+  /// parse back.
   static func isWritable(_ expression: MappingExpression) -> Bool {
     switch expression {
     case .constant:
       return true
     case .variable(let name):
-      return isName(Substring(name))
+      return QueryExpression.isName(name)
     case .keyPath(let base, let path):
       let steps = path.split(separator: ".", omittingEmptySubsequences: false)
       return isWritable(base)
-        && steps.allSatisfy { isName($0) || ($0.first == "@" && isName($0.dropFirst())) }
+        && steps.allSatisfy {
+          QueryExpression.isName($0) || ($0.first == "@" && QueryExpression.isName($0.dropFirst()))
+        }
     case .function(let receiver, _, let arguments):
       return isWritable(receiver) && arguments.allSatisfy(isWritable)
     case .builtin(let name, let arguments):
       let parts = name.split(separator: ":", omittingEmptySubsequences: false)
-      let isKeyword = name.utf8.allSatisfy { $0 < 0x80 } && keywords.contains(name.uppercased())
+      let first = parts[0]
+      guard QueryExpression.isName(first), !QueryExpression.isKeyword(first) else { return false }
       let isCallable =
         parts.count == 1
-        ? isName(parts[0]) && !isKeyword
-        : isName(parts[0]) && parts.dropFirst().allSatisfy { $0.isEmpty || isName($0) }
+        ? !(first.utf8.allSatisfy { $0 < 0x80 }
+          && ["TERNARY", "FUNCTION"].contains(first.uppercased()))
+        : parts.last?.isEmpty == true
+          && parts.dropFirst().dropLast().allSatisfy { $0.isEmpty || QueryExpression.isName($0) }
       return isCallable && arguments.allSatisfy(isWritable)
-    }
-  }
-
-  private static let keywords: Set<String> = [
-    "YES", "NO", "TRUE", "FALSE", "NIL", "NULL", "FUNCTION", "CAST",
-  ]
-
-  /// A name of the format text: `_` or a letter, then those, digits and other numerals.
-  private static func isName(_ text: Substring) -> Bool {
-    guard let first = text.unicodeScalars.first,
-      first == "_" || first.properties.isAlphabetic
-    else { return false }
-    return text.unicodeScalars.allSatisfy {
-      $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil
     }
   }
 }

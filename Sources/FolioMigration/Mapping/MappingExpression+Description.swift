@@ -12,8 +12,11 @@ extension MappingExpression: CustomStringConvertible {
   /// The four arithmetic built-ins with two arguments print as operators (`add:to:` as `+`,
   /// `from:subtract:` as `-`, `multiply:by:` as `*`, `divide:by:` as `/`), with the parentheses
   /// their order needs; any other built-in prints as its name and its arguments in parentheses
-  /// (`uppercase:($source.name)`). A key path whose steps are not names and `@` operators, or
-  /// a built-in or variable name that is not a name, prints as it is and does not parse back.
+  /// (`uppercase:($source.name)`). A key path's steps spelled like keywords print escaped
+  /// (`$source.#in`), and its base in parentheses when no key path may follow it as it prints
+  /// (`($source.a + 1).b`, `(now()).b`, `(5).b`). A key path whose steps are not names and `@`
+  /// operators, or a built-in or variable name that is not a name (or is a keyword, `TERNARY`
+  /// or `FUNCTION`), prints as it is and does not parse back.
   public var description: String {
     switch self {
     case .constant(let constant):
@@ -21,7 +24,8 @@ extension MappingExpression: CustomStringConvertible {
     case .variable(let name):
       return "$" + name
     case .keyPath(let base, let path):
-      return base.operandDescription(above: .postfix) + "." + path
+      let written = QueryExpression.describe(path: path)
+      return (base.takesKeyPath ? base.description : "(\(base))") + "." + written
     case .function(let receiver, let selector, let arguments):
       let parts =
         [receiver.description, Quoting.formatString(selector)] + arguments.map(\.description)
@@ -35,12 +39,27 @@ extension MappingExpression: CustomStringConvertible {
     }
   }
 
+  /// Whether a key path may follow the expression as it prints, `base.key`, as FolioQuery's
+  /// grammar reads it: after a variable, a key path, `FUNCTION(…)`, a string and a constant
+  /// that prints as a `CAST`; not after a number literal, `YES`, `NO`, `nil`, an operator or a
+  /// built-in function's call.
+  private var takesKeyPath: Bool {
+    switch self {
+    case .variable, .keyPath, .function: true
+    case .builtin: false
+    case .constant(let constant):
+      switch constant {
+      case .string, .date: true
+      case .double(let number): number.isNaN || number.isInfinite
+      case .null, .boolean, .integer: false
+      }
+    }
+  }
+
   /// How tightly an expression binds, for deciding where parentheses go.
   enum Precedence: Int, Comparable {
     case additive
     case multiplicative
-    /// A key path step: `.key` after an operand.
-    case postfix
     case primary
 
     static func < (left: Precedence, right: Precedence) -> Bool {
@@ -55,17 +74,6 @@ extension MappingExpression: CustomStringConvertible {
     case "from:subtract:": ("-", .additive)
     case "multiply:by:": ("*", .multiplicative)
     case "divide:by:": ("/", .multiplicative)
-    default: nil
-    }
-  }
-
-  /// The built-in name of an arithmetic operator symbol.
-  static func builtinName(ofOperator symbol: String) -> String? {
-    switch symbol {
-    case "+": "add:to:"
-    case "-": "from:subtract:"
-    case "*": "multiply:by:"
-    case "/": "divide:by:"
     default: nil
     }
   }

@@ -1,4 +1,5 @@
 import FolioModel
+import FolioQuery
 import FolioStores
 import Foundation
 
@@ -11,7 +12,8 @@ import Foundation
 /// `Mapping.property` (`xcmapping.xml: EmployeeToCompany.name`); messages about one object of
 /// the file name its ID in the file (`object z104`). For format text it is the 1-based column
 /// of the bad token (`column 12`). The static factories below are the only places that word a
-/// message, and the tests assert them word for word.
+/// message, but for format text, whose messages are FolioQuery's (its grammar reads the text);
+/// the tests assert them word for word.
 public typealias MappingModelError = CodedError<MappingModelErrorCode>
 
 /// What went wrong in a `MappingModelError`, to switch on: `MappingModelError.Code`.
@@ -205,51 +207,9 @@ extension MappingModelError {
 
   // MARK: Format text
 
-  static func expected(_ what: String, found: String, column: Int) -> MappingModelError {
-    MappingModelError(
-      .syntax, "expected \(what), found \(found)", at: InputLocation(column: column))
-  }
-
-  static func unterminatedString(column: Int) -> MappingModelError {
-    MappingModelError(.syntax, "string has no closing quote", at: InputLocation(column: column))
-  }
-
-  static func badEscape(_ escape: String, column: Int) -> MappingModelError {
-    MappingModelError(
-      .syntax, "unknown escape \"\\\(escape)\" in a string", at: InputLocation(column: column))
-  }
-
-  static func unexpectedCharacter(_ character: Unicode.Scalar, column: Int) -> MappingModelError {
-    MappingModelError(
-      .syntax, "unexpected character \"\(character)\"", at: InputLocation(column: column))
-  }
-
-  static func badNumber(_ text: String, column: Int) -> MappingModelError {
-    MappingModelError(.syntax, "\"\(text)\" is not a number", at: InputLocation(column: column))
-  }
-
-  static func keyPathFromSelf(_ name: String, column: Int) -> MappingModelError {
-    MappingModelError(
-      .syntax,
-      "the key path \"\(name)\" starts from no variable; write it from one, as in "
-        + "\"$source.\(name)\"",
-      at: InputLocation(column: column))
-  }
-
-  static func unsupportedCast(_ type: String, column: Int) -> MappingModelError {
-    MappingModelError(
-      .syntax, "cannot CAST to \"\(type)\", expected \"NSDate\" or \"NSNumber\"",
-      at: InputLocation(column: column))
-  }
-
-  static func badCast(_ value: String, to type: String, column: Int) -> MappingModelError {
-    MappingModelError(
-      .syntax, "cannot CAST \(value) to \"\(type)\"", at: InputLocation(column: column))
-  }
-
-  static func tooDeep(_ limit: Int, column: Int) -> MappingModelError {
-    MappingModelError(
-      .syntax, "the expression nests more than \(limit) levels deep",
-      at: InputLocation(column: column))
+  /// The error for format text that does not parse: FolioQuery's error, whose grammar reads
+  /// it, as a `.syntax` error at the same column with the same message.
+  static func syntax(_ error: QueryError) -> MappingModelError {
+    MappingModelError(.syntax, error.message, at: error.location, underlying: error)
   }
 }
