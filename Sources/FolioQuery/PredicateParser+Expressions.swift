@@ -64,11 +64,11 @@ extension PredicateParser {
       if right == nil {
         guard canStartExpression else { throw valueExpected(after: operatorIndex) }
         right = try nested(at: column) { (parser) throws(QueryError) in
-          // In a mapping expression, parentheses around the operand are the operator's level.
+          // Parentheses around the operand are the operator's level, as the tree has it.
           var operand =
             parser.isSymbol("-") || parser.isSymbol("~")
             ? try parser.parsePrefixed()
-            : try parser.parsePrimary(parenthesisLevels: parser.readsMappingExpression ? 0 : 1)
+            : try parser.parsePrimary(parenthesisLevels: 0)
           if parser.isSymbol("[") { operand = try parser.parseIndexes(after: operand) }
           return try parser.parseOperators(
             after: operand, above: op.isRightAssociative ? op.level - 1 : op.level)
@@ -78,7 +78,7 @@ extension PredicateParser {
       guard depth + chained <= depthLimit else { throw tooDeep(at: column) }
       if let right {
         left = .function(op.function, [left, right])
-        try checkMappingDepth(of: left, at: column)
+        try checkDepth(of: left, at: column)
       }
     }
   }
@@ -153,7 +153,7 @@ extension PredicateParser {
       prefix.text == "~"
       ? QueryExpression.function(ArithmeticOperator.onesComplement, [operand])
       : .negation(of: operand)
-    try checkMappingDepth(of: result, at: prefix.column)
+    try checkDepth(of: result, at: prefix.column)
     return result
   }
 
@@ -332,7 +332,7 @@ extension PredicateParser {
       throw QueryError.badSelector(selector, arguments: arguments.count - 2, column: column)
     }
     let call = QueryExpression.function(QueryFunctions.method, arguments)
-    try checkMappingDepth(of: call, at: column)
+    try checkDepth(of: call, at: column)
     return call
   }
 
@@ -397,7 +397,7 @@ extension PredicateParser {
       throw QueryError.unknownFunctionName(name, arguments: arguments.count, column: column)
     }
     let call = QueryExpression.function(function, arguments)
-    try checkMappingDepth(of: call, at: column)
+    try checkDepth(of: call, at: column)
     return call
   }
 
@@ -437,7 +437,7 @@ extension PredicateParser {
     guard isSymbol(".") else { return base }
     let dot = advance()
     let path = base.key(try parseKeyPath())
-    try checkMappingDepth(of: path, at: dot.column)
+    try checkDepth(of: path, at: dot.column)
     return path
   }
 

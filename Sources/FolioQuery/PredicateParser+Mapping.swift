@@ -38,18 +38,18 @@ extension QueryExpression {
     self = try parser.parseWholeExpression()
   }
 
-  /// How many levels deep a mapping expression of this expression nests: none for a constant
-  /// or a variable, and for any other expression one more than its deepest part.
-  var mappingDepth: Int {
+  /// How many levels deep the expression's tree nests: none for a constant, a variable, `SELF`
+  /// or a key path, and for any other expression one more than its deepest part.
+  var treeDepth: Int {
     switch self {
     case .constant, .variable, .evaluatedObject, .keyPath:
       return 0
     case .keyPathFrom(let base, _), .subquery(let base, _, _):
-      return base.mappingDepth + 1
+      return base.treeDepth + 1
     case .aggregate(let parts), .function(_, let parts):
-      return (parts.lazy.map(\.mappingDepth).max() ?? 0) + 1
+      return (parts.lazy.map(\.treeDepth).max() ?? 0) + 1
     case .conditional(_, let whenTrue, let whenFalse):
-      return max(whenTrue.mappingDepth, whenFalse.mappingDepth) + 1
+      return max(whenTrue.treeDepth, whenFalse.treeDepth) + 1
     }
   }
 
@@ -97,11 +97,12 @@ extension PredicateParser {
   // The checks below are functions of their own, out of the recursive parsing functions, so
   // that those keep the small frames that let input nested to the limit fit a small stack.
 
-  /// Refuses a mapping expression that nests past ``depthLimit`` now that `expression`, which
-  /// starts at `column`, is made; any other text passes.
+  /// Refuses an expression that nests past ``depthLimit`` now that `expression`, which starts
+  /// at `column`, is made: the tree's depth, however the text is parenthesised, so that every
+  /// expression read prints text that reads back.
   @inline(never)
-  func checkMappingDepth(of expression: QueryExpression, at column: Int) throws(QueryError) {
-    guard readsMappingExpression, expression.mappingDepth > depthLimit else { return }
+  func checkDepth(of expression: QueryExpression, at column: Int) throws(QueryError) {
+    guard expression.treeDepth > depthLimit else { return }
     throw tooDeep(at: column)
   }
 

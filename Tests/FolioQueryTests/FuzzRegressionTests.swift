@@ -20,6 +20,22 @@ struct FuzzRegressionTests {
     #expect(error.description == "column 101: \(tooDeep)")
   }
 
+  @Test("depth is the tree's: every predicate within the limit prints text that reads back")
+  func depthIsTheTrees() throws {
+    // Operands in parentheses, nested: 60 levels of the tree, written with 60 parentheses.
+    let nested =
+      String(repeating: "1 + (", count: 60) + "1" + String(repeating: ")", count: 60) + " > 2"
+    let predicate = try QueryPredicate(format: nested)
+    #expect(try QueryPredicate(format: predicate.description) == predicate)
+    // A chain in parentheses continued outside them: 98 operators, then 5 more, is a tree
+    // 103 levels deep however it is written, and refused where it passes the limit.
+    let chain =
+      "(" + Array(repeating: "age", count: 99).joined(separator: " + ") + ")"
+      + String(repeating: " + 1", count: 5) + " > 2"
+    let error = try #require(throws: QueryError.self) { try QueryPredicate(format: chain) }
+    #expect(error.description.hasSuffix(tooDeep))
+  }
+
   @Test("lists nested 100 deep on an operator's right fit the fuzzers' 1 MiB stack")
   func deepListsAfterOperator() throws {
     // Found as `(2 ** 3-{{…{ ** 4 == 64`: each level went through the operator functions'
