@@ -17,6 +17,25 @@ func undoContext(
 
 @Suite("Undo in the context")
 struct ContextUndoTests {
+  @Test("a transient attribute's change undoes and redoes, as a stored one's does")
+  func transientUndo() throws {
+    let (context, undo, loop) = try undoContext()
+    let employee = try context.insertNewObject(forEntityName: "Employee")
+    try employee.setValue("first", forKey: "scratch")
+    loop.endTurn()
+    try employee.setValue("second", forKey: "scratch")
+    loop.endTurn()
+    try undo.undo()
+    #expect(try employee.value(forKey: "scratch") as? String == "first")
+    try undo.redo()
+    #expect(try employee.value(forKey: "scratch") as? String == "second")
+    // The first turn inserted the object and set its transient: undoing it removes both.
+    try undo.undo()
+    try undo.undo()
+    #expect(context.insertedObjects.isEmpty)
+    #expect(!undo.canUndo)
+  }
+
   @Test("several sets of one key in a turn undo to the value before the turn")
   func coalescedSets() throws {
     let (context, undo, loop) = try undoContext()

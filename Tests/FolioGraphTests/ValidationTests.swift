@@ -170,6 +170,25 @@ struct ValidationTests {
     #expect(ada.changedValues()["age"] as? Int == 120)
   }
 
+  @Test("a date's minimum and maximum are checked, as Xcode's minDateTimeInterval writes them")
+  func dateBounds() throws {
+    var hired = AttributeDescription("hired", .date)
+    hired.minimumValue = .date(Date(timeIntervalSinceReferenceDate: 0))
+    hired.maximumValue = .date(Date(timeIntervalSinceReferenceDate: 86_400))
+    let model = try ManagedObjectModel { EntityDescription("Contract") { hired } }
+    let context = ManagedObjectContext(model: model)
+    let contract = try context.insertNewObject(forEntityName: "Contract")
+    try contract.setValue(Date(timeIntervalSinceReferenceDate: 3_600), forKey: "hired")
+    try context.validate()
+    try contract.setValue(Date(timeIntervalSinceReferenceDate: -1), forKey: "hired")
+    var error = try #require(graphError { try context.validate() })
+    #expect(error.failures.map(\.rule) == [.minimumValue])
+    try contract.setValue(Date(timeIntervalSinceReferenceDate: 86_401), forKey: "hired")
+    error = try #require(graphError { try context.save() })
+    #expect(error.failures.map(\.rule) == [.maximumValue])
+    #expect(error.failures.map(\.key) == ["hired"])
+  }
+
   @Test("validate() reports without saving; validateValue checks a value before it is set")
   func onDemand() throws {
     let (context, ada, badge, _) = try validGraph()
