@@ -54,7 +54,7 @@ extension ManagedObjectContext {
     updatedCount -= 1
   }
 
-  func write(_ value: Slot, to object: ManagedObject, slot: Int) {
+  package func write(_ value: Slot, to object: ManagedObject, slot: Int) {
     recordChange(of: object, slot: slot)
     if object.layout.indexedSlots[slot] { indexVersion &+= 1 }
     valueVersion &+= 1
@@ -221,7 +221,7 @@ extension ManagedObjectContext {
 
   /// Marks `object` deleted; with `propagating`, its delete rules run when the turn is
   /// processed (undo and rollback restore both sides explicitly and pass `false`).
-  func markDeleted(_ object: ManagedObject, propagating: Bool = true) {
+  package func markDeleted(_ object: ManagedObject, propagating: Bool = true) {
     guard object.flags.isDisjoint(with: [.deleted, .removed, .turnDeleted]) else { return }
     noteTurnActivity()
     indexVersion &+= 1

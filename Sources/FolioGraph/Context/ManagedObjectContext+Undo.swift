@@ -7,19 +7,21 @@ import Foundation
 /// Changed values are kept flat — a row, a slot number and the value before the turn per
 /// change — so a recorded change costs 8 bytes beyond its old value's slot, with no per-object
 /// dictionaries.
-struct TurnChange {
+package struct TurnChange {
   /// Objects inserted in the turn (and not deleted in it).
-  var inserted: [Int32] = []
+  package var inserted: [Int32] = []
   /// Objects deleted in the turn (and not inserted in it), cascaded ones included.
-  var deleted: [Int32] = []
-  var rows: [Int32] = []
-  var slots: [Int32] = []
-  var olds: [Slot] = []
+  package var deleted: [Int32] = []
+  package var rows: [Int32] = []
+  package var slots: [Int32] = []
+  package var olds: [Slot] = []
+
+  package init() {}
 
   var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && rows.isEmpty }
 
   /// Estimated bytes kept, for the undo manager's byte budget.
-  var cost: Int {
+  package var cost: Int {
     (inserted.count + deleted.count) * 4 + rows.count * (8 + MemoryLayout<Slot>.stride)
   }
 }
@@ -64,7 +66,7 @@ extension ManagedObjectContext {
   public func clearUndoRegistrationError() { undoRegistrationError = nil }
 
   /// Reverts `change`, then processes the result (which registers its inverse).
-  func applyBackwards(_ change: TurnChange) {
+  package func applyBackwards(_ change: TurnChange) {
     processPendingChanges()
     for row in change.inserted {
       if let object = object(atRow: row) { markDeleted(object, propagating: false) }

@@ -358,7 +358,7 @@ public final class ManagedObjectContext {
 
   /// The object at `row`: the one registered, or else one read from the committed row now.
   @inline(__always)
-  func object(atRow row: Int32) -> ManagedObject? {
+  package func object(atRow row: Int32) -> ManagedObject? {
     let index = Int(row)
     if index < table.count, let object = table[index] { return object }
     return register(row)

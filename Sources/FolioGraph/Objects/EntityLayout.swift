@@ -6,13 +6,13 @@ import FolioModel
 /// Subentities list their inherited properties first and in the same order, so a property's
 /// slot is the same in an entity and all its descendants; that is what lets a relationship name
 /// its inverse by slot whatever the concrete entity at the other end.
-final class EntityLayout {
+package final class EntityLayout {
   let index: Int
   let entity: EntityDescription
-  let properties: [PropertyLayout]
+  package let properties: [PropertyLayout]
   /// The number of slots an object of the entity has: its property count.
   let slotCount: Int
-  let slotByName: [String: Int]
+  package let slotByName: [String: Int]
   /// The slots of the entity's relationships, in slot order.
   let relationshipSlots: [Int]
   /// The entity's ancestors, root first, and the entity: where validation rules for its
@@ -117,7 +117,7 @@ final class EntityLayout {
     }
   }
 
-  func isKind(of other: Int) -> Bool { other == index || kinds.contains(other) }
+  package func isKind(of other: Int) -> Bool { other == index || kinds.contains(other) }
 
   /// A new object of the entity's class, at `row` in `context`: empty, or reading its values
   /// from `committed` until its first change.
@@ -136,22 +136,22 @@ final class EntityLayout {
 /// One property of an entity's layout. A class, like ``RelationshipLayout``: hot paths (every
 /// value set, validated, loaded) look properties up by slot, and a reference costs one retain
 /// where a struct holding a whole description costs one per field of it.
-final class PropertyLayout {
+package final class PropertyLayout {
   enum Kind {
     case attribute(AttributeDescription)
     case relationship(RelationshipLayout)
     case fetched(FetchedPropertyDescription)
   }
 
-  let name: String
+  package let name: String
   let kind: Kind
   /// The attribute, for an attribute.
-  let attribute: AttributeDescription?
+  package let attribute: AttributeDescription?
   /// The attribute's type, for an attribute: what loading checks each value against, without
   /// copying the whole description.
-  let attributeType: AttributeType?
+  package let attributeType: AttributeType?
   /// The relationship, for a relationship.
-  let relationship: RelationshipLayout?
+  package let relationship: RelationshipLayout?
   /// Whether the model's rules can find a value of the property wrong: a value required, a
   /// range, a length, a pattern or a count. Validation passes over the others.
   let hasValueRules: Bool
@@ -184,16 +184,16 @@ final class PropertyLayout {
   }
 }
 
-final class RelationshipLayout {
+package final class RelationshipLayout {
   let description: RelationshipDescription
   /// The destination entity's index.
-  let destination: Int
+  package let destination: Int
   /// The inverse relationship's slot in objects of the destination (and its subentities).
   let inverseSlot: Int?
   let inverseIsToMany: Bool
 
-  let isToMany: Bool
-  let isOrdered: Bool
+  package let isToMany: Bool
+  package let isOrdered: Bool
   var deleteRule: DeleteRule { description.deleteRule }
   var name: String { description.name }
 

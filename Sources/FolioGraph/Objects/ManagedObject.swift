@@ -49,9 +49,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// The context that created the object, even after the object left its graph (an undo can
   /// bring it back).
   final weak var owner: ManagedObjectContext?
-  final let layout: EntityLayout
+  package final let layout: EntityLayout
   /// The object's place in its context's object table.
-  final let row: Int32
+  package final let row: Int32
   // No access to a property marked `@exclusivity(unchecked)` overlaps another access to it: none is
   // passed inout to code that can reach it again, and no closure run while one is being changed
   // touches it. Debug builds, where the tests run, check that at every access; release builds leave
@@ -60,7 +60,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   #if !DEBUG
     @exclusivity(unchecked)
   #endif
-  final var flags: Flags = []
+  package internal(set) final var flags: Flags = []
   /// The number of slots, kept beside the flags (in what would be padding) so that reading a
   /// slot does not go through the layout; a model has at most 65,535 properties per entity.
   private final let slotCount: UInt16
@@ -82,7 +82,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   }
 
   /// The object's values, one slot per property.
-  final var slots: SlotStorage {
+  package final var slots: SlotStorage {
     @inline(__always) get {
       #if DEBUG
         // A debug build refuses a write into a committed row the object shares: the caller
@@ -130,16 +130,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
   }
 
-  struct Flags: OptionSet {
-    let rawValue: UInt16
+  package struct Flags: OptionSet {
+    package let rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
     /// Inserted since the last save.
     static let inserted = Flags(rawValue: 1 << 0)
     /// Deleted since the last save (and not inserted since it).
-    static let deleted = Flags(rawValue: 1 << 1)
+    package static let deleted = Flags(rawValue: 1 << 1)
     /// No longer in the graph: saved as deleted, or inserted and deleted before a save.
-    static let removed = Flags(rawValue: 1 << 2)
+    package static let removed = Flags(rawValue: 1 << 2)
     /// Saved at least once, so its ID is permanent.
-    static let permanent = Flags(rawValue: 1 << 3)
+    package static let permanent = Flags(rawValue: 1 << 3)
     /// A saved value differs from the current one.
     static let updated = Flags(rawValue: 1 << 4)
     /// Inserted (or brought back) in the current turn.

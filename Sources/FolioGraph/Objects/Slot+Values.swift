@@ -11,7 +11,7 @@ import Foundation
 /// `typeMismatch`, never a silent conversion.
 extension Slot {
   /// The slot holding a model value (a default, or a value from a store).
-  init(_ value: AttributeValue) {
+  package init(_ value: AttributeValue) {
     switch value {
     case .integer(let number): self = .integer(number)
     case .double(let number): self = .real(number)
@@ -26,7 +26,7 @@ extension Slot {
   }
 
   /// The model value in this slot, for an attribute of `type`.
-  func attributeValue(as type: AttributeType) -> AttributeValue? {
+  package func attributeValue(as type: AttributeType) -> AttributeValue? {
     switch (self, type) {
     case (.null, _): return nil
     case (.integer(let number), _): return .integer(number)

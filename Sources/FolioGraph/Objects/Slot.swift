@@ -9,7 +9,7 @@ import Foundation
 /// dates (as seconds since 2001), booleans, strings, data, UUIDs, and relationship targets as
 /// row numbers in the context's object table; rarer ones (decimals, URIs, composites) are boxed
 /// so they do not widen every slot.
-enum Slot {
+package enum Slot {
   case null
   case integer(Int64)
   case real(Double)
@@ -37,7 +37,7 @@ enum Slot {
 ///
 /// A handle, not a value: copies share the slots, and writing through any of them writes the
 /// value. Only ``ManagedObject`` and ``CommittedRow`` own one.
-struct SlotStorage {
+package struct SlotStorage {
   let base: UnsafeMutablePointer<Slot>
   /// The number of slots: the entity's property count.
   let count: Int
@@ -74,7 +74,7 @@ struct SlotStorage {
     count = other.count
   }
 
-  subscript(index: Int) -> Slot {
+  package internal(set) subscript(index: Int) -> Slot {
     get {
       precondition(index >= 0 && index < count, "slot \(index) out of range 0..<\(count)")
       return base[index]
@@ -98,7 +98,7 @@ struct SlotStorage {
 }
 
 /// A rare value, boxed to keep ``Slot`` narrow.
-final class ValueBox {
+package final class ValueBox {
   let value: BoxedValue
   init(_ value: BoxedValue) { self.value = value }
 }
@@ -114,14 +114,14 @@ enum BoxedValue {
 ///
 /// A class, so that adding to a relationship changes it in place instead of copying the slot
 /// array; ``copy()`` takes the snapshot that change tracking keeps.
-final class RowSet {
-  private(set) var rows: [Int32]
+package final class RowSet {
+  package private(set) var rows: [Int32]
   /// Whether order is meaningful; an unordered set removes by moving its last row into the gap.
   let isOrdered: Bool
   private var positions: [Int32: Int32]?
   private static let indexThreshold = 16
 
-  init(_ rows: [Int32] = [], ordered: Bool) {
+  package init(_ rows: [Int32] = [], ordered: Bool) {
     self.rows = rows
     self.isOrdered = ordered
     if rows.count > Self.indexThreshold { rebuildIndex() }

@@ -1,3 +1,4 @@
+import FolioGraph
 import FolioModel
 import FolioUndo
 import Foundation
