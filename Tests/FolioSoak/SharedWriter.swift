@@ -23,6 +23,8 @@ public struct SharedWriter {
   public var policy: MergePolicy
   /// The writer waits for this file to exist before its first save, so writers start together.
   public var go: URL?
+  /// The URIs of the objects given permanent IDs before their first save, by label.
+  private let obtained = Box<[String: String]>([:])
 
   public init(
     store: URL, model: URL, log: URL, writer: Int, saves: Int, seed: UInt64, policy: MergePolicy,
@@ -57,6 +59,9 @@ public struct SharedWriter {
     /// writer's own objects: a writer killed during the save leaves this state or the one
     /// before it.
     public var pending: Bool?
+    /// After a save that returned: the URIs of the writer's objects that were given permanent
+    /// IDs before their first save (label → URI), each checked to be the object's URI now.
+    public var permanentIDs: [String: String]?
   }
 
   static let formats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
@@ -97,6 +102,7 @@ public struct SharedWriter {
         try document.save()
         entry.saved = true
         (entry.people, entry.spendings) = try ownState(context)
+        entry.permanentIDs = try keptIDs(context)
       } catch let error as GraphError {
         entry.error = "\(error.code)"
         entry.message = error.description
@@ -118,12 +124,14 @@ public struct SharedWriter {
     case 0, 1:
       let person = try context.insertNewObject(forEntityName: "Person")
       try person.setValue("w\(writer)-p\(next)", forKey: "name")
+      try obtainPermanentID(person, context, every: next)
       next += 1
     case 2, 3, 4:
       let spending = try context.insertNewObject(forEntityName: "Spending")
       try spending.setValue("w\(writer)-s\(next)", forKey: "content")
       try spending.setValue(Double(Int.random(in: 0..<1000, using: &random)), forKey: "amount")
       try spending.setValue(people.randomElement(using: &random), forKey: "person")
+      try obtainPermanentID(spending, context, every: next)
       next += 1
     case 5, 6:
       guard let spending = spendings.randomElement(using: &random) else { return }
@@ -139,6 +147,30 @@ public struct SharedWriter {
       try context.delete(person)
     }
     context.processPendingChanges()
+  }
+
+  /// Gives every other new object (by its number) its permanent ID before it is saved, as an
+  /// editor copying it would, and remembers the URI: the save must keep it.
+  private func obtainPermanentID(
+    _ object: ManagedObject, _ context: ManagedObjectContext, every number: Int
+  ) throws {
+    guard number % 2 == 0 else { return }
+    try context.obtainPermanentIDs(for: [object])
+    obtained.value[try label(object)] = object.objectID.uriRepresentation.absoluteString
+  }
+
+  /// The URIs given before the first save of the writer's objects still in the graph; a
+  /// problem when an object's URI is not the one it was given.
+  private func keptIDs(_ context: ManagedObjectContext) throws -> [String: String] {
+    var kept: [String: String] = [:]
+    for entity in ["Person", "Spending"] {
+      for object in try objects(context, entity, { obtained.value[$0] != nil }) {
+        let label = try label(object)
+        let now = object.objectID.uriRepresentation.absoluteString
+        kept[label] = obtained.value[label] == now ? now : "changed: \(now)"
+      }
+    }
+    return kept
   }
 
   /// The objects of `entity` in the graph whose label passes `filter`.
@@ -181,4 +213,10 @@ public struct SharedWriter {
     let person = try (spending.value(forKey: "person") as? ManagedObject)?.value(forKey: "name")
     return "\(amount) \(person as? String ?? "-")"
   }
+}
+
+/// A value the writer's methods change without being `mutating`.
+private final class Box<Value> {
+  var value: Value
+  init(_ value: Value) { self.value = value }
 }

@@ -117,6 +117,21 @@ public enum SharedWriterRun {
       if killed.contains(writer), let intent = fullLog.last, intent.pending == true {
         states.append((intent.people ?? [:], intent.spendings ?? [:]))
       }
+      // Every object given its permanent ID before its first save kept it through the saves,
+      // whatever the other writers did meanwhile.
+      for (label, uri) in last?.permanentIDs ?? [:] {
+        guard !uri.hasPrefix("changed"), let url = URL(string: uri),
+          let id = context.managedObjectID(forURIRepresentation: url)
+        else {
+          problems.append("writer \(writer)'s \(label) lost its permanent ID: \(uri)")
+          continue
+        }
+        guard let object = context.object(with: id) else { continue }
+        let key = object.entity.name == "Person" ? "name" : "content"
+        if try object.value(forKey: key) as? String != label {
+          problems.append("writer \(writer)'s \(label) ID \(uri) names another object")
+        }
+      }
       if !states.contains(where: { $0.0 == people && $0.1 == spendings }) {
         problems.append(
           "writer \(writer)'s objects in the file are not what its last save left: file \(people) \(spendings), saved \(states.map { "\($0.0) \($0.1)" })"

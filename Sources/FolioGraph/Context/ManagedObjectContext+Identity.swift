@@ -15,7 +15,7 @@ extension ManagedObjectContext {
   func row(forPrimaryKey key: Int64) -> Int32? { cache.row(forPrimaryKey: key) }
 
   func objectID(of object: ManagedObject) -> ManagedObjectID {
-    if object.flags.contains(.permanent) {
+    if object.flags.contains(.permanent) || cache.keys.reservedRows.contains(object.row) {
       let key = primaryKey(of: object)
       return ManagedObjectID(
         entityName: object.entityName, store: storeIdentifier, primaryKey: key,
@@ -63,10 +63,56 @@ extension ManagedObjectContext {
       object.entityName == id.entityName, !object.flags.contains(.removed)
     else { return nil }
     // A child's object saved by the root since the child read it is found by its new ID too.
-    if !id.isTemporaryID, !object.flags.contains(.permanent), cache.keys.row(row) == nil {
+    if !id.isTemporaryID, !object.flags.contains(.permanent), cache.keys.row(row) == nil,
+      !cache.keys.reservedRows.contains(row)
+    {
       return nil
     }
     return object
+  }
+
+  /// Gives `objects` their permanent IDs now, before they are saved: the IDs, and their URIs,
+  /// that the save to come keeps. Objects that have one already are left as they are.
+  ///
+  /// As Core Data's `obtainPermanentIDs(for:)`, for an object whose ID must last before it is
+  /// saved: put on a pasteboard, kept as a selection, linked to. The store reserves the keys
+  /// (a SQLite store raises its `Z_MAX`es in a short write transaction, an atomic store records
+  /// them beside its file, under its lock), so no other writer of the store, in this process
+  /// or another, gives them; a key reserved for an object never saved stays unused. An object's
+  /// temporary ID keeps naming it. A context without a store gives the keys in memory.
+  ///
+  /// - Throws: `GraphError.objectNotFound` when an object is not in this context's graph;
+  ///   `.store` when the store cannot reserve the keys (busy, not writable, replaced on disk).
+  ///   The IDs are then as they were.
+  public func obtainPermanentIDs(for objects: [ManagedObject]) throws(GraphError) {
+    var rows: [Int32] = []
+    var names: [String] = []
+    var seen: Set<Int32> = []
+    for object in objects {
+      guard object.owner === self, !object.flags.contains(.removed) else {
+        throw GraphError(
+          .objectNotFound,
+          "cannot give a permanent ID to a \(object.entityName) object of another context, or one no longer in the graph",
+          at: InputLocation(entity: object.entityName))
+      }
+      guard objectID(of: object).isTemporaryID, seen.insert(object.row).inserted else {
+        continue
+      }
+      rows.append(object.row)
+      names.append(object.entityName)
+    }
+    guard !rows.isEmpty else { return }
+    guard let coordinator = persistentStoreCoordinator else {
+      cache.keys.assignPrimaryKeys(toRows: rows)
+      cache.keys.reservedRows.formUnion(rows)
+      return
+    }
+    do {
+      try coordinator.reservePrimaryKeys(forRows: rows, entityNames: names)
+    } catch {
+      throw GraphError(.store, error.message, at: error.location, underlying: error)
+    }
+    if parent == nil { mergeChangesOfOtherWriters() }
   }
 
   /// The object `id` names, or an error when it is not (or no longer) in the graph.

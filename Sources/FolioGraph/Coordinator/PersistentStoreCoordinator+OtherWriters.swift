@@ -46,6 +46,7 @@ extension PersistentStoreCoordinator {
     guard let store = persistentStores.first, let url = store.url, let format = store.format,
       let known = store.stamp, !store.needsWrite
     else { return false }
+    try adoptKeyReservation()
     let location = InputLocation(file: url.path)
     // A store saved in place through a connection says when another connection committed to
     // it; its file's stamp does not (a write-ahead log changes beside it).

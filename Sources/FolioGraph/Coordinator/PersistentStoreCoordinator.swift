@@ -199,6 +199,9 @@ public final class PersistentStoreCoordinator {
         metadata: metadata, records: cache.records(), nextObjectID: cache.nextObjectID)
       contents.keepsVersionHashes = keepsHashes
       try format.write(contents, model: managedObjectModel, to: url)
+      if !(format is any IncrementalStoreFormat) {
+        StoreKeyReservation.release(below: contents.nextObjectID, for: url)
+      }
       store.noteFileOnDisk()
       store.needsWrite = false
       if let incremental = format as? any IncrementalStoreFormat {

@@ -57,11 +57,7 @@ extension RowCache {
     }
     // Keys below the file's next key may have been given by another writer to objects since
     // deleted: a row here not committed yet gives such a key up, so no key is ever reused.
-    var released = newKeys.map(\.key)
-    for (index, committed) in rows.enumerated() where committed == nil {
-      let key = primaryKey(ofRow: Int32(index))
-      if hasPrimaryKey(Int32(index)), key < fresh.nextPrimaryKey { released.append(key) }
-    }
+    let released = newKeys.map(\.key) + keysGivenUp(below: fresh.nextPrimaryKey)
     if !released.isEmpty {
       makeKeysExplicit(releasing: released)
       for (freshRow, key) in newKeys {
@@ -73,16 +69,7 @@ extension RowCache {
       }
     }
     nextPrimaryKey = max(nextPrimaryKey, fresh.nextPrimaryKey)
-    if primaryKeys == nil, nextPrimaryKey - 1 > Int64(rows.count) {
-      // While keys are rows plus one, a new object's row must be past every key given: the
-      // rows run to the next key, as a load lays them out, unless that is far.
-      let gap = Int(nextPrimaryKey - 1) - rows.count
-      if gap <= 2 * rows.count + 65_536 {
-        rows.append(contentsOf: repeatElement(nil, count: gap))
-      } else {
-        makeKeysExplicit(releasing: [])
-      }
-    }
+    placeRowsPastNextKey()
     rowsFromOtherWriters = rowsFromOtherWriters.filter { row, committed in
       self.row(row) === committed
     }
@@ -151,9 +138,48 @@ extension RowCache {
     return true
   }
 
+  /// Makes `next` the least key a commit gives out, as when another writer's file or a key
+  /// reservation (``FolioStores/StoreKeyReservation``) says keys below it may be given: a row
+  /// not committed yet that would have had such a key gives it up, and gets a new one when it
+  /// is committed.
+  func raiseNextKey(to next: Int64) {
+    guard next > nextPrimaryKey else { return }
+    let released = keysGivenUp(below: next)
+    if !released.isEmpty { makeKeysExplicit(releasing: released) }
+    nextPrimaryKey = max(nextPrimaryKey, next)
+    placeRowsPastNextKey()
+  }
+
+  /// The keys below `next` that rows not committed hold (rows reserved for objects not saved
+  /// yet, or left by a deletion): another writer may have given them. A row whose key the
+  /// store reserved keeps it.
+  private func keysGivenUp(below next: Int64) -> [Int64] {
+    var keys: [Int64] = []
+    for (index, committed) in rows.enumerated()
+    where committed == nil && !reservedRows.contains(Int32(index)) {
+      let key = primaryKey(ofRow: Int32(index))
+      if hasPrimaryKey(Int32(index)), key < next { keys.append(key) }
+    }
+    return keys
+  }
+
+  /// While keys are rows plus one, a new object's row must be past every key given: the rows
+  /// run to the next key, as a load lays them out, unless that is far.
+  private func placeRowsPastNextKey() {
+    guard primaryKeys == nil, nextPrimaryKey - 1 > Int64(rows.count) else { return }
+    let gap = Int(nextPrimaryKey - 1) - rows.count
+    if gap <= 2 * rows.count + 65_536 {
+      rows.append(contentsOf: repeatElement(nil, count: gap))
+    } else {
+      makeKeysExplicit(releasing: [])
+    }
+  }
+
   /// Keeps keys in the table by row from now on (each row keeping the key it has), and takes
   /// `keys` from the rows that hold them only by number: rows reserved for objects not saved
-  /// yet, or left empty by a deletion. Those get a new key if they are ever committed.
+  /// yet, or left empty by a deletion. Those get a new key if they are ever committed. A row
+  /// whose reserved key another writer gave regardless (a program that does not honour
+  /// reservations) loses it with the rest.
   private func makeKeysExplicit(releasing keys: [Int64]) {
     if primaryKeys == nil {
       primaryKeys = (0..<rows.count).map { Int64($0) + 1 }
@@ -166,6 +192,7 @@ extension RowCache {
       guard let row = rowByPrimaryKey?[key], self.row(row) == nil else { continue }
       primaryKeys?[Int(row)] = 0
       rowByPrimaryKey?[key] = nil
+      reservedRows.remove(row)
     }
   }
 }
@@ -240,12 +267,8 @@ extension RowCache {
         newKeys.append((record.id, index))
       }
     }
-    var released = newKeys.map(\.id)
     let next = StoreKeySpace.key(of: since.nextObjectID)
-    for (index, committed) in rows.enumerated() where committed == nil {
-      let key = primaryKey(ofRow: Int32(index))
-      if hasPrimaryKey(Int32(index)), key < next { released.append(key) }
-    }
+    let released = newKeys.map(\.id) + keysGivenUp(below: next)
     if !released.isEmpty { makeKeysExplicit(releasing: released) }
     for (id, _) in newKeys {
       let row = reserveRow()

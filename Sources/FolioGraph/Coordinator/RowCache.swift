@@ -72,6 +72,11 @@ final class RowCache {
   /// Whether the rows' versions are the store's (SQLite's `Z_OPT`), which a save in place
   /// compares, rather than counted from 1 at load.
   var versionsFromStore = false
+  /// Rows whose objects were given permanent IDs before they were saved
+  /// (``ManagedObjectContext/obtainPermanentIDs(for:)``): the store reserved their keys, so no
+  /// writer gives them again, and taking in another writer's save leaves them these keys.
+  /// Kept by the root's cache only.
+  var reservedRows: Set<Int32> = []
 
   init(layouts: [EntityLayout]) {
     self.layouts = layouts
@@ -114,6 +119,7 @@ final class RowCache {
     nextPrimaryKey = 1
     keysAreSpaced = false
     keySpaceOfEntity = [:]
+    reservedRows = []
     committedCount = 0
     generation &+= 1
   }

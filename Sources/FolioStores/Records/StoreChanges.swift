@@ -89,6 +89,15 @@ public protocol IncrementalStoreConnection: AnyObject {
   func save(_ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel)
     throws(StoreError) -> IncrementalSaveResult
 
+  /// Records, inside the write begun, that `keys` are given to objects of the entities named,
+  /// so no writer gives them again (each entity hierarchy's `Z_MAX` raised past them), though
+  /// the objects are not saved yet.
+  ///
+  /// - Throws: `StoreError.malformedStore` when an entity is not a concrete entity of the
+  ///   store's model.
+  func reserveKeys(_ keys: [(entityName: String, key: Int64)], model: ManagedObjectModel)
+    throws(StoreError)
+
   /// Ends the write begun, keeping what it wrote.
   func commitWriting() throws(StoreError)
 
