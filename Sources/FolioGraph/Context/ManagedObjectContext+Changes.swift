@@ -303,7 +303,11 @@ extension ManagedObjectContext {
     let change = netTurnChange()
     clearTurn()
     guard !change.isEmpty else { return }
-    registerUndo(of: change)
+    if capturesTurnChanges {
+      capturedTurnChanges.append(change)
+    } else {
+      registerUndo(of: change)
+    }
     if hasObservers { post(notification(for: change)) }
   }
 

@@ -32,7 +32,15 @@ extension ManagedObjectContext {
     processPendingChanges()
     guard hasChanges else { return }
     if hasObservers { post(.willSave) }
-    try validate()
+    capturedTurnChanges = []
+    resolveConstraintConflicts()
+    do {
+      try validate()
+    } catch {
+      revertConstraintResolution()
+      throw error
+    }
+    capturedTurnChanges = []
     let saved = (inserted: insertedRows, updated: Set(updatedRows), deleted: deletedRows)
     // New objects first, so that relationships between them find both ends in the parent.
     for row in saved.inserted.sorted() {

@@ -33,18 +33,24 @@ extension ManagedObjectContext {
     guard hasChanges || store?.needsWrite == true else { return }
     if hasObservers { post(.willSave) }
     try sendWillSave()
+    capturedTurnChanges = []
+    resolveConstraintConflicts()
+    var isCommitted = false
+    defer { if !isCommitted { revertConstraintResolution() } }
     try validate()
     // Another process may save the same file: the save takes the store's lock, and takes in
     // what others saved since this context's coordinator read the file, so their changes are
     // kept and a change both made is a conflict for the merge policy.
     let lock: SaveLock?
+    var tookIn = false
     do {
       lock = try persistentStoreCoordinator?.lockForSaving()
-      try persistentStoreCoordinator?.takeInChangesOnDisk()
+      tookIn = try persistentStoreCoordinator?.takeInChangesOnDisk() ?? false
     } catch {
       throw GraphError(.store, error.message, at: error.location, underlying: error)
     }
     defer { lock?.release() }
+    if tookIn { try resolveConstraintConflictsWithOtherWriters() }
     var conflicts: [Int32] = []
     var commit = Commit(cache: cache)
     var refused: [Int32: [Int]] = [:]
@@ -94,6 +100,8 @@ extension ManagedObjectContext {
         throw GraphError(.store, error.message, at: error.location, underlying: error)
       }
     }
+    isCommitted = true
+    capturedTurnChanges = []
     cache.generation &+= 1
     if wasComplete { registeredGeneration = cache.generation }
     let changed = settle(after: commit, conflicts: Set(conflicts), refused: refused)

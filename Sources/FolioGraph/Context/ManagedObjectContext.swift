@@ -125,6 +125,10 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
   #endif
   var isProcessingChanges = false
+  /// While set, a turn's change is kept in ``capturedTurnChanges`` rather than registered for
+  /// undo: what a save changes on its own, undone if the save fails.
+  var capturesTurnChanges = false
+  var capturedTurnChanges: [TurnChange] = []
   #if !DEBUG
     @exclusivity(unchecked)
   #endif

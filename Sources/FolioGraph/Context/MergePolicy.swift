@@ -22,6 +22,10 @@ import FolioModel
 /// context deleted stays deleted under every policy but ``error`` (the context's changes to it
 /// are dropped); an object deleted here is deleted under every policy but ``rollback``, which
 /// brings it back with its committed values.
+///
+/// The policies resolve uniqueness-constraint conflicts at a save too, as Core Data's do: an
+/// object inserted with a saved object's unique values merges into it (an upsert; see
+/// ``ManagedObjectContext/save()``).
 public enum MergePolicy: Sendable, Hashable, CaseIterable {
   /// Refuse the save with `GraphError.mergeConflict`, listing every conflict (Core Data's
   /// `NSErrorMergePolicy`, the default).

@@ -238,6 +238,25 @@ extension ManagedObjectContext {
 
   func uniquenessFailures(includingUnchanged: Bool = false) -> [ValidationFailure] {
     var failures: [ValidationFailure] = []
+    for group in uniquenessGroups() {
+      let names = group.constraint.joined(separator: ", ")
+      for object in group.objects where includingUnchanged || object.hasChanges {
+        let others = group.objects.filter { $0 !== object }.map { "\($0.objectID)" }
+        failures.append(
+          failure(
+            object, group.constraint.joined(separator: ","), object.slots[group.slots[0]],
+            .uniqueness,
+            "another \(group.layout.name) has the same \(names) (\(others.joined(separator: ", ")))"
+          ))
+      }
+    }
+    return failures
+  }
+
+  /// The objects in the graph, neither deleted nor out of it, that share the values of a
+  /// uniqueness constraint, by constraint: groups of two or more, each in row order.
+  func uniquenessGroups() -> [UniquenessGroup] {
+    var result: [UniquenessGroup] = []
     for layout in layouts where !layout.entity.uniquenessConstraints.isEmpty {
       let candidates = table.compactMap { object -> ManagedObject? in
         guard let object, object.flags.isDisjoint(with: [.deleted, .removed]),
@@ -254,17 +273,16 @@ extension ManagedObjectContext {
           groups[key, default: []].append(object)
         }
         for group in groups.values where group.count > 1 {
-          for object in group.sorted(by: { $0.row < $1.row })
-          where includingUnchanged || object.hasChanges {
-            failures.append(
-              failure(
-                object, constraint.joined(separator: ","), object.slots[slots[0]], .uniqueness,
-                "another \(layout.name) has the same \(constraint.joined(separator: ", "))"))
-          }
+          result.append(
+            UniquenessGroup(
+              layout: layout, constraint: constraint, slots: slots,
+              objects: group.sorted { $0.row < $1.row }))
         }
       }
     }
-    return failures
+    return result.sorted {
+      ($0.objects[0].row, $0.layout.index) < ($1.objects[0].row, $1.layout.index)
+    }
   }
 
   private func uniquenessKey(_ slot: Slot) -> String {
@@ -351,4 +369,15 @@ extension ManagedObjectContext {
     failures += uniquenessFailures(includingUnchanged: true)
     guard failures.isEmpty else { throw Self.validationError(failures) }
   }
+}
+
+/// Objects that share the values of one of their entity's uniqueness constraints.
+struct UniquenessGroup {
+  /// The entity whose constraint it is.
+  let layout: EntityLayout
+  /// The constraint's attributes, and their slots.
+  let constraint: [String]
+  let slots: [Int]
+  /// The objects, in row order.
+  let objects: [ManagedObject]
 }
