@@ -45,11 +45,13 @@ public struct GraphError: Error, Sendable, CustomStringConvertible, DiagnosticEr
     /// not hold, grouping without dictionary results, a fetched property that is neither
     /// grouped nor aggregated.
     public static let invalidFetchRequest = Code(.invalidFetchRequest)
+    /// Data made for another version of the model: a pasteboard whose entity hash differs.
+    public static let modelMismatch = Code(.modelMismatch)
 
     private enum Kind: Hashable, Sendable, CaseIterable {
       case unknownEntity, unknownKey, typeMismatch, abstractEntity, notRegistered, objectNotFound,
         readOnly, validation, deny, invalidKeyPath, invalidPredicate, store, mergeConflict,
-        invalidClass, invalidFetchRequest
+        invalidClass, invalidFetchRequest, modelMismatch
     }
 
     private var kind: Kind

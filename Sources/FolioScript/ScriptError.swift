@@ -56,6 +56,8 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
     /// A grouped fetch that cannot be answered: a key neither grouped nor an aggregate
     /// (`GraphError.Code.invalidFetchRequest`).
     public static let invalidFetchRequest = Code(kind: .invalidFetchRequest)
+    /// Data made for another version of the model (`GraphError.Code.modelMismatch`).
+    public static let modelMismatch = Code(kind: .modelMismatch)
     /// Undo or redo with nested groups open, or while undoing (`UndoError.Code.openGroup`).
     public static let openGroup = Code(kind: .openGroup)
     /// `end` with no group open, or a change with no group while not grouping by event
@@ -89,6 +91,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
       case mergeConflict = "merge-conflict"
       case invalidClass = "invalid-class"
       case invalidFetchRequest = "invalid-fetch-request"
+      case modelMismatch = "model-mismatch"
       case openGroup = "open-group"
       case noOpenGroup = "no-open-group"
       case enableWithoutDisable = "enable-without-disable"
@@ -149,6 +152,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
       case .mergeConflict: self = .mergeConflict
       case .invalidClass: self = .invalidClass
       case .invalidFetchRequest: self = .invalidFetchRequest
+      case .modelMismatch: self = .modelMismatch
       default: self = .store
       }
     }

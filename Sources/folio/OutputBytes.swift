@@ -1,6 +1,5 @@
 import CFolioSupport
 import Folio
-import FolioScript
 internal import FolioSupport
 import Foundation
 
@@ -36,54 +35,17 @@ struct OutputBytes {
   }
 
   /// `number` in decimal.
-  mutating func append(integer number: Int64) {
-    if number < 0 { bytes.append(UInt8(ascii: "-")) }
-    var magnitude = number.magnitude
-    var divisor: UInt64 = 1
-    while magnitude / divisor >= 10 { divisor *= 10 }
-    while divisor > 0 {
-      bytes.append(UInt8(48 + magnitude / divisor))
-      magnitude %= divisor
-      divisor /= 10
-    }
-  }
+  mutating func append(integer number: Int64) { AttributeJSON.appendInteger(number, to: &bytes) }
 
   /// `text` as a JSON string: in quotes, with `"`, `\` and control characters escaped as the
   /// undo-script language's strings escape them; everything else as it is, in UTF-8.
   mutating func append(jsonString text: String) { Quoting.appendJSON(text, to: &bytes) }
 
-  /// `value` as JSON: numbers and booleans as themselves; a Decimal as a string keeping every
-  /// digit; a date as ISO 8601 in UTC; binary and transformable data as base64; a Double that
-  /// JSON cannot hold (NaN, infinities) as the string "NaN", "Infinity" or "-Infinity".
-  mutating func append(jsonValue value: AttributeValue) {
-    switch value {
-    case .integer(let number): append(integer: number)
-    case .boolean(let flag): flag ? append("true") : append("false")
-    case .double(let number): append(real: number)
-    case .float(let number): append(real: Double(number))
-    case .decimal(let number): append(jsonString: "\(number)")
-    case .date(let date):
-      bytes.append(UInt8(ascii: "\""))
-      Literal.appendText(of: date, to: &bytes)
-      bytes.append(UInt8(ascii: "\""))
-    case .string(let text): append(jsonString: text)
-    case .uri(let url): append(jsonString: url.absoluteString)
-    case .uuid(let uuid): append(jsonString: uuid.uuidString)
-    case .binaryData(let data), .transformable(let data):
-      append(jsonString: data.base64EncodedString())
-    default: append(jsonString: value.modelText)
-    }
-  }
-
-  private mutating func append(real number: Double) {
-    if number.isNaN {
-      append("\"NaN\"")
-    } else if number.isInfinite {
-      number < 0 ? append("\"-Infinity\"") : append("\"Infinity\"")
-    } else {
-      append(text: number.description)
-    }
-  }
+  /// `value` as JSON, in the form `Formats/dump.schema.json` gives: numbers and booleans as
+  /// themselves; a Decimal as a string keeping every digit; a date as ISO 8601 in UTC; binary
+  /// and transformable data as base64; a Double that JSON cannot hold (NaN, infinities) as the
+  /// string "NaN", "Infinity" or "-Infinity".
+  mutating func append(jsonValue value: AttributeValue) { AttributeJSON.append(value, to: &bytes) }
 
   /// Writes what is gathered once there is a chunk of it.
   mutating func writeIfFull() throws {

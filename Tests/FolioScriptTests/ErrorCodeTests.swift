@@ -15,7 +15,7 @@ struct ErrorCodeTests {
         "expectation-failed", "unknown-entity", "unknown-key", "type-mismatch", "abstract-entity",
         "not-registered", "object-not-found", "read-only", "validation", "deny",
         "invalid-key-path", "store", "invalid-predicate", "merge-conflict", "invalid-class",
-        "invalid-fetch-request", "open-group",
+        "invalid-fetch-request", "model-mismatch", "open-group",
         "no-open-group", "enable-without-disable", "context-exists", "required", "minimum-value",
         "maximum-value", "minimum-length", "maximum-length", "pattern", "minimum-count",
         "maximum-count", "uniqueness", "custom", "open-group", "no-open-group",
