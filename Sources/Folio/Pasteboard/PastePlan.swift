@@ -37,6 +37,8 @@ struct PastePlan {
   private var model: ManagedObjectModel { context.model }
   /// Outside objects whose to-one inverse an earlier reference of this paste takes.
   private var claimed: Set<ObjectIdentifier> = []
+  /// Each outside URI met, and the object it names here.
+  private var found: [String: (URL, ManagedObject?)] = [:]
 
   init(_ pasteboard: Pasteboard, into context: ManagedObjectContext) throws(GraphError) {
     self.context = context
@@ -143,10 +145,15 @@ struct PastePlan {
         }
         targets.append(.copied(target))
       case .outside(let text):
-        guard let uri = URL(string: text) else { continue }
+        if found[text] == nil {
+          // Many copied objects name the same outside object: it is looked up once.
+          guard let uri = URL(string: text) else { continue }
+          found[text] = (uri, lookUp(uri))
+        }
+        guard let (uri, object) = found[text] else { continue }
         if let object = try resolve(
-          uri, for: relationship, of: entity, destination: destination, sameStore: sameStore,
-          from: index, at: place)
+          uri, object, for: relationship, of: entity, destination: destination,
+          sameStore: sameStore, from: index, at: place)
         {
           targets.append(.existing(object))
         }
@@ -156,19 +163,24 @@ struct PastePlan {
       Relationship(name: copied.name, isToMany: relationship.isToMany, targets: targets))
   }
 
-  /// The object `uri` names, to re-attach, or `nil` after noting why it is dropped.
+  /// The object `uri` names in the context, if any.
+  private func lookUp(_ uri: URL) -> ManagedObject? {
+    guard let id = context.managedObjectID(forURIRepresentation: uri) else { return nil }
+    return context.object(with: id)
+  }
+
+  /// The object `uri` names (`found`), to re-attach, or `nil` after noting why it is dropped.
   private mutating func resolve(
-    _ uri: URL, for relationship: RelationshipDescription, of entity: EntityDescription,
-    destination: EntityDescription, sameStore: Bool, from index: Int, at path: String
+    _ uri: URL, _ found: ManagedObject?, for relationship: RelationshipDescription,
+    of entity: EntityDescription, destination: EntityDescription, sameStore: Bool,
+    from index: Int, at path: String
   ) throws(GraphError) -> ManagedObject? {
     func drop(_ reason: DroppedReference.Reason) -> ManagedObject? {
       dropped.append(Drop(object: index, relationship: relationship.name, uri: uri, reason: reason))
       return nil
     }
     guard sameStore else { return drop(.otherStore) }
-    guard let id = context.managedObjectID(forURIRepresentation: uri),
-      let object = context.object(with: id), !object.isDeleted
-    else { return drop(.notFound) }
+    guard let object = found, !object.isDeleted else { return drop(.notFound) }
     guard model.entity(object.entity, isKindOf: destination) else {
       throw GraphError(
         .typeMismatch,

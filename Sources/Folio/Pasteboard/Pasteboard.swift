@@ -158,21 +158,31 @@ private struct Copier {
   }
 
   /// The objects `relationship` of `object` holds that are still in the graph: in order for an
-  /// ordered relationship, else in the order of their URIs, so that a copy is the same every
-  /// time.
+  /// ordered relationship, else in row order, so that a copy of the same graph is the same
+  /// every time. Read from the object's slot: going through `value(forKey:)` would build a set
+  /// of the targets for each object.
   static func targets(of object: ManagedObject, _ relationship: RelationshipDescription)
     throws(GraphError) -> [ManagedObject]
   {
-    let value = try object.value(forKey: relationship.name)
-    let targets: [ManagedObject]
-    switch value {
-    case let single as ManagedObject: targets = [single]
-    case let ordered as [ManagedObject]: targets = ordered
-    case let set as Set<ManagedObject>:
-      targets = set.map { ($0.objectID.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
-    default: targets = []
+    guard let context = object.managedObjectContext,
+      let slot = object.layout.slotByName[relationship.name]
+    else {
+      throw GraphError(
+        .unknownKey, "\(object.entityName) has no relationship \"\(relationship.name)\"",
+        at: InputLocation(entity: object.entityName, property: relationship.name))
     }
-    return targets.filter { !$0.isDeleted && $0.managedObjectContext != nil }
+    let rows: [Int32]
+    switch object.slots[slot] {
+    case .object(let row): rows = [row]
+    case .objects(let set): rows = relationship.isOrdered ? set.rows : set.rows.sorted()
+    default: rows = []
+    }
+    return rows.compactMap { row in
+      guard let target = context.object(atRow: row),
+        target.flags.isDisjoint(with: [.deleted, .removed])
+      else { return nil }
+      return target
+    }
   }
 
   func pasteboard() throws(GraphError) -> Pasteboard {

@@ -55,28 +55,49 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 
   /// The ID as a URI, in Core Data's shape.
   public var uriRepresentation: URL {
-    // Entity names are letters, digits and underscores (Xcode enforces it), so they need no
-    // escaping; a name built in code that needs it is percent-encoded, as is the store.
-    let entity =
-      entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
-    let text: String
-    switch key {
-    case .temporary(let uuid):
-      text = "x-coredata:///\(entity)/t\(uuid.uuidString)"
-    case .permanent:
-      let number = uriNumber
-      let store =
-        (storeIdentifier ?? "").addingPercentEncoding(withAllowedCharacters: .urlHostAllowed) ?? ""
-      text = "x-coredata://\(store)/\(entity)/p\(number)"
-    }
+    let text = uriText
     guard let url = URL(string: text) else {
       preconditionFailure("object URI \(text) is not a URL although every part is encoded")
     }
     return url
   }
 
+  /// The URI's text. Entity names are letters, digits and underscores (Xcode enforces it) and
+  /// stores are named by UUIDs, so neither usually needs escaping; a name built in code that
+  /// does is percent-encoded, as is the store.
+  private var uriText: String {
+    let entity =
+      Self.needsNoEscaping(entityName)
+      ? entityName
+      : entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
+    switch key {
+    case .temporary(let uuid):
+      return "x-coredata:///\(entity)/t\(uuid.uuidString)"
+    case .permanent:
+      let identifier = storeIdentifier ?? ""
+      let store =
+        Self.needsNoEscaping(identifier, allowingHyphens: true)
+        ? identifier
+        : identifier.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed) ?? ""
+      return "x-coredata://\(store)/\(entity)/p\(uriNumber)"
+    }
+  }
+
+  /// Whether `text` is letters, digits and underscores (and hyphens, when allowed) alone.
+  private static func needsNoEscaping(_ text: String, allowingHyphens: Bool = false) -> Bool {
+    text.utf8.allSatisfy { byte in
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+        true
+      case UInt8(ascii: "-"): allowingHyphens
+      default: false
+      }
+    }
+  }
+
   /// The URI, as text.
-  public var description: String { uriRepresentation.absoluteString }
+  public var description: String { uriText }
 
   /// Parses a Core Data object URI into its parts, or `nil` when `uri` is not one.
   static func parse(_ uri: URL) -> (store: String?, entity: String, key: Key)? {
