@@ -274,13 +274,15 @@ public struct EntityCodeGenerator: Sendable {
     if attribute.attributeType == .transformable,
       attribute.valueClassName != nil || attribute.valueTransformerName != nil
     {
-      // Folio keeps a transformable value as its transformed bytes: the class the model
-      // names is what an app's transformer makes of them.
+      // The property gives the bytes a store keeps; `value(forKey:)` gives what the
+      // transformer registered under the model's name makes of them.
       let of = attribute.valueClassName.map { " of a `\($0)`" } ?? ""
       let by = attribute.valueTransformerName.map { ", made by `\($0)`" } ?? ""
       text += "\n  /// The bytes\(of)\(by)."
-      text += "\n  /// Folio keeps a transformable value as its bytes and applies no value"
-      text += " transformer."
+      if let name = attribute.valueTransformerName {
+        text += "\n  /// `value(forKey:)` reads them through the transformer registered as"
+        text += " `\(name)`."
+      }
     }
     return text
   }

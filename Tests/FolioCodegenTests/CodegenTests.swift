@@ -127,7 +127,7 @@ struct CodegenTests {
         """
           /// The `colour` attribute (Transformable).
           /// The bytes of a `UIColor`, made by `NSSecureUnarchiveFromData`.
-          /// Folio keeps a transformable value as its bytes and applies no value transformer.
+          /// `value(forKey:)` reads them through the transformer registered as `NSSecureUnarchiveFromData`.
           public var colour: Data? {
         """))
     #expect(

@@ -206,9 +206,17 @@ private struct Copier {
       if position > 0 { bytes.append(UInt8(ascii: ",")) }
       Quoting.appendJSON(attribute.name, to: &bytes)
       bytes.append(UInt8(ascii: ":"))
-      let value = try object.value(forKey: attribute.name).flatMap {
-        Self.attributeValue($0, of: attribute, in: context.model)
-      }
+      // A transformable attribute is copied as its bytes, whatever transformer reads them.
+      let value: AttributeValue? =
+        if attribute.attributeType == .transformable,
+          let slot = object.layout.slotByName[attribute.name]
+        {
+          object.slots[slot].attributeValue(as: .transformable)
+        } else {
+          try object.value(forKey: attribute.name).flatMap {
+            Self.attributeValue($0, of: attribute, in: context.model)
+          }
+        }
       if let value {
         AttributeJSON.appendExact(value, to: &bytes)
       } else {

@@ -15,7 +15,11 @@ extension ManagedObject {
     if case .fetched(let property) = layout.properties[slot].kind {
       return try context.fetchedObjects(of: self, slot: slot, property: property)
     }
-    return context.publicValue(slots[slot], slot: slot, of: self)
+    let value = context.publicValue(slots[slot], slot: slot, of: self)
+    guard let attribute = layout.properties[slot].attribute,
+      attribute.attributeType == .transformable
+    else { return value }
+    return try transformedValue(value, of: attribute)
   }
 
   /// The value of `key` as a `T`, or `nil` when it is empty.
@@ -65,7 +69,8 @@ extension ManagedObject {
     let property = layout.properties[slot]
     if let attribute = property.attribute {
       guard !attribute.isDerived else { throw GraphError.readOnly(entity: entityName, key: key) }
-      let new = try Slot.checked(value, for: attribute, entity: entityName)
+      let new = try Slot.checked(
+        storedValue(value, of: attribute), for: attribute, entity: entityName)
       guard !context.same(new, slots[slot]) else { return }
       context.write(new, to: self, slot: slot)
     } else if let relationship = property.relationship {
