@@ -17,7 +17,10 @@ let package = Package(
   targets: [
     .target(
       name: "EditorCore",
-      dependencies: [.product(name: "Folio", package: "Folio")]
+      dependencies: [
+        .product(name: "Folio", package: "Folio"),
+        .product(name: "FolioScript", package: "Folio"),
+      ]
     ),
     .executableTarget(
       name: "FolioEditor",

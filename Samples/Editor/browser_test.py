@@ -12,7 +12,11 @@ messages ending in a NUL byte: no WebSocket and no package beyond Python's own),
      table update live; changes one amount in both tabs, and the tab that saves last wins;
      then inserts a row in the second tab, saves, and sees it appear in the first;
   5. deletes that row in the first tab and undoes the deletion;
-  6. checks the file holds every saved value.
+  6. checks the file holds every saved value;
+  7. copies two rows in the first tab, whose Paste button the second tab's follows at once
+     (the clipboard is the server's), pastes them in the second tab as one undo group with
+     their person kept, undoes and redoes the paste, duplicates a row there (the clipboard
+     keeping what was copied), saves, and finds the copies in the first tab and in the file.
 
 Screenshots of each step go to the screenshots folder. Any failure exits 1; the server and the
 browser are stopped on the way out.
@@ -203,6 +207,26 @@ def has_value(content, key, value):
             f"catch (e) {{ return false }} }})()")
 
 
+def select_box(content):
+    """The JS expression for the selection box of the first row whose content is given."""
+    return (f"[...document.querySelectorAll('tbody tr')].find(tr => "
+            f"tr.querySelector('input[data-key=content]').value === {json.dumps(content)})"
+            f".querySelector('input.select')")
+
+
+def row_count(content, count):
+    return (f"[...document.querySelectorAll('tbody tr input[data-key=content]')]"
+            f".filter(i => i.value === {json.dumps(content)}).length === {count}")
+
+
+def same_person(content):
+    """Whether the two rows of `content` show one person, not none."""
+    return (f"(() => {{ const people = [...document.querySelectorAll('tbody tr')]"
+            f".filter(tr => tr.querySelector('input[data-key=content]').value === "
+            f"{json.dumps(content)}).map(tr => tr.querySelector('td.link').textContent); "
+            f"return people.length === 2 && people[0] === people[1] && people[0] !== '—' }})()")
+
+
 def has_row(content):
     return (f"[...document.querySelectorAll('tbody tr input[data-key=content]')]"
             f".some(i => i.value === {json.dumps(content)})")
@@ -223,6 +247,17 @@ def spendings_on_disk(path):
         values = {a.get("name"): a.text for a in element.iter("attribute")}
         found[values.get("content")] = float(values.get("amount") or 0)
     return found
+
+
+def spending_counts(path):
+    """How many Spendings of each content the XML store holds."""
+    root = ElementTree.parse(path).getroot()
+    counts = {}
+    for element in root.iter("object"):
+        if element.get("type") == "SPENDING":
+            values = {a.get("name"): a.text for a in element.iter("attribute")}
+            counts[values.get("content")] = counts.get(values.get("content"), 0) + 1
+    return counts
 
 
 def step(text):
@@ -367,6 +402,51 @@ def run(arguments, folder):
                 raise Failure(f"the file holds {on_disk.get(content)} for {content}, not {amount}")
         print(f"  {os.path.basename(store)}: " + ", ".join(
             f"{content} = {on_disk[content]:g}" for content in expected))
+
+        step("tab 1 copies two rows; tab 2's Paste names them at once")
+        first.click(select_box(cards))
+        first.click(select_box(gears))
+        first.wait_for("!document.getElementById('copy').disabled", "Copy is on")
+        first.click("document.getElementById('copy')")
+        first.wait_for(button_is("paste", "Paste 2 Spending"), "tab 1's Paste names the rows")
+        second.wait_for(button_is("paste", "Paste 2 Spending"), "tab 2 hears of the copy")
+        second.wait_for("document.getElementById('log').textContent"
+                        ".includes('Tab t1 copied 2 Spending')", "tab 2 tells of the copy")
+        first.screenshot(shot("7-copied.png"))
+
+        step("tab 2 pastes them: one undo group, each copy keeping its person")
+        second.click("document.getElementById('paste')")
+        second.wait_for(row_count(cards, 2) + " && " + row_count(gears, 2), "the copies show")
+        second.wait_for(button_is("undo", "Undo Paste Spending"), "Undo names the paste")
+        second.wait_for(same_person(cards) + " && " + same_person(gears),
+                        "each copy has the original's person")
+        second.screenshot(shot("8-pasted.png"))
+        second.click("document.getElementById('undo')")
+        second.wait_for(row_count(cards, 1) + " && " + row_count(gears, 1), "the copies go")
+        second.wait_for(button_is("redo", "Redo Paste Spending"), "Redo names the paste")
+        second.click("document.getElementById('redo')")
+        second.wait_for(row_count(cards, 2) + " && " + row_count(gears, 2), "the copies return")
+
+        step("tab 2 duplicates a row; the clipboard keeps what tab 1 copied")
+        second.click(select_box(engine))
+        second.wait_for("!document.getElementById('duplicate').disabled", "Duplicate is on")
+        second.click("document.getElementById('duplicate')")
+        second.wait_for(row_count(engine, 2), "the duplicate shows")
+        second.wait_for(button_is("undo", "Undo Duplicate Spending"), "Undo names it")
+        second.wait_for(button_is("paste", "Paste 2 Spending"), "Paste still names the copy")
+        second.screenshot(shot("9-duplicated.png"))
+
+        step("tab 2 saves; tab 1 shows the copies live, and the file holds them")
+        second.click("document.getElementById('save')")
+        second.wait_for("document.getElementById('status').textContent === 'Saved'",
+                        "tab 2 is saved")
+        first.wait_for(row_count(cards, 2) + " && " + row_count(gears, 2) + " && " +
+                       row_count(engine, 2), "tab 1 shows the copies live")
+        counts = spending_counts(store)
+        for content in (cards, gears, engine):
+            if counts.get(content) != 2:
+                raise Failure(f"the file holds {counts.get(content)} {content}, not 2")
+        print(f"  {os.path.basename(store)}: two each of {cards}, {gears} and {engine}")
     finally:
         if browser:
             browser.close()
@@ -395,7 +475,8 @@ def main():
         return 1
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    print("browser test passed: edit, undo, redo, save, two tabs, merge, insert, delete")
+    print("browser test passed: edit, undo, redo, save, two tabs, merge, insert, delete, "
+          "copy, paste, duplicate")
     return 0
 
 

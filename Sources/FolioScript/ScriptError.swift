@@ -67,6 +67,8 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
     public static let enableWithoutDisable = Code(kind: .enableWithoutDisable)
     /// `child NAME` with a name another context of the document already has.
     public static let contextExists = Code(kind: .contextExists)
+    /// `paste` before any `copy` put objects on the pasteboard.
+    public static let emptyPasteboard = Code(kind: .emptyPasteboard)
 
     private enum Kind: String, Hashable, Sendable, CaseIterable {
       case syntax
@@ -96,6 +98,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible, DiagnosticE
       case noOpenGroup = "no-open-group"
       case enableWithoutDisable = "enable-without-disable"
       case contextExists = "context-exists"
+      case emptyPasteboard = "empty-pasteboard"
     }
 
     private var kind: Kind
@@ -404,6 +407,17 @@ extension ScriptError {
       .contextExists,
       "the document already has a context named \"\(name)\": choose another name, or make it "
         + "current with \"context \(name)\"", at: location)
+  }
+
+  static func emptyPasteboard(at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .emptyPasteboard,
+      "\"paste\" needs objects on the pasteboard: put some there with \"copy $var\" first",
+      at: location)
+  }
+
+  static func deletedCopy(_ variable: String, at location: InputLocation) -> ScriptError {
+    ScriptError(.notRegistered, "$\(variable) is deleted and cannot be copied", at: location)
   }
 
   static func saveAsOutsideMain(_ context: String, at location: InputLocation) -> ScriptError {

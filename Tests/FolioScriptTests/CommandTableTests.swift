@@ -77,15 +77,18 @@ struct CommandTableTests {
         merge-policy store-trump
         fetch Person
         context other
+        duplicate $a as $b
         bogus
         expect error syntax
         """, file: "table.undo")
     let names = script.commands.map { $0.kind.commandName }
     #expect(
-      names == [.model, .undoNested, .refreshAll, .mergePolicy, .fetch, .context, nil, .expect])
+      names == [
+        .model, .undoNested, .refreshAll, .mergePolicy, .fetch, .context, .duplicate, nil, .expect,
+      ])
     #expect(
       script.commands.map(\.part) == [
-        .graph, .undo, .undo, .contexts, .fetching, .contexts, .graph, .graph,
+        .graph, .undo, .undo, .contexts, .fetching, .contexts, .pasteboard, .graph, .graph,
       ])
     #expect(ScriptCommandHelp.all.map(\.name) == ScriptCommand.Name.allCases.map(\.rawValue))
   }

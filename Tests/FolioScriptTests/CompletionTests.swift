@@ -79,6 +79,19 @@ struct CompletionTests {
     #expect(runner.completions(for: "merge-policy o").candidates == ["object-trump", "overwrite"])
   }
 
+  @Test("copy and duplicate take variables, then duplicate and paste take as")
+  func pasteboardCommands() throws {
+    let runner = try session()
+    #expect(runner.completions(for: "cop").candidates == ["copy"])
+    #expect(runner.completions(for: "copy ").candidates == ["$b", "$s"])
+    #expect(runner.completions(for: "copy $b ").candidates == ["$b", "$s"])
+    #expect(runner.completions(for: "paste ").candidates == ["as"])
+    #expect(runner.completions(for: "paste as ").candidates.isEmpty)
+    #expect(runner.completions(for: "duplicate ").candidates == ["$b", "$s"])
+    #expect(runner.completions(for: "duplicate $b ").candidates == ["$b", "$s", "as"])
+    #expect(runner.completions(for: "duplicate $b as ").candidates.isEmpty)
+  }
+
   @Test("nothing inside a string or a comment; files and folders for open, save and model")
   func stringsAndFiles() throws {
     let runner = try session()

@@ -182,6 +182,14 @@ struct ParserTests {
     ParseCase("print context", .print(.context)),
     ParseCase("expect error merge-conflict", .expect(.error(code: "merge-conflict"))),
     ParseCase("expect error context-exists", .expect(.error(code: "context-exists"))),
+    // Part P.
+    ParseCase("copy $a", .copy(variables: ["a"])),
+    ParseCase("copy $a $b\t$c  # three", .copy(variables: ["a", "b", "c"])),
+    ParseCase("paste", .paste(variable: nil)),
+    ParseCase("paste as $copy", .paste(variable: "copy")),
+    ParseCase("duplicate $a", .duplicate(variables: ["a"], variable: nil)),
+    ParseCase("duplicate $a $b as $c", .duplicate(variables: ["a", "b"], variable: "c")),
+    ParseCase("expect error empty-pasteboard", .expect(.error(code: "empty-pasteboard"))),
   ]
 
   @Test("every command of the language parses", arguments: commands)
@@ -189,20 +197,23 @@ struct ParserTests {
     #expect(try parsed(parseCase.text) == parseCase.kind)
   }
 
-  @Test("commands belong to the parts G, U, S, F and C")
+  @Test("commands belong to the parts G, U, S, F, C and P")
   func parts() throws {
     let script = try Script(
       parsing:
-        "dump\nundo\nrefresh-all\nsave\nfetch Person\ncontext a\nchild b\nmerge-policy error",
+        "dump\nundo\nrefresh-all\nsave\nfetch Person\ncontext a\nchild b\nmerge-policy error"
+        + "\ncopy $a\npaste\nduplicate $a",
       file: "t.undo")
     #expect(
       script.commands.map(\.part) == [
-        .graph, .undo, .undo, .stores, .fetching, .contexts, .contexts, .contexts,
+        .graph, .undo, .undo, .stores, .fetching, .contexts, .contexts, .contexts, .pasteboard,
+        .pasteboard, .pasteboard,
       ])
-    #expect(ScriptCommand.Part.allCases.map(\.rawValue) == ["G", "U", "S", "F", "C"])
+    #expect(ScriptCommand.Part.allCases.map(\.rawValue) == ["G", "U", "S", "F", "C", "P"])
     #expect(
       script.commands.map(\.name) == [
         "dump", "undo", "refresh-all", "save", "fetch", "context", "child", "merge-policy",
+        "copy", "paste", "duplicate",
       ])
   }
 

@@ -143,6 +143,21 @@ struct UndoSampleTests {
   }
 }
 
+@Suite("Pasteboard sample scripts")
+struct PasteboardSampleTests {
+  @Test("a sample copies, pastes into another document, duplicates and undoes a paste")
+  func pasteboardSampleExists() throws {
+    let scripts = try sampleScripts.map { path in
+      try Script(contentsOfFile: packageRoot.appendingPathComponent(path).path).commands
+        .map(\.name)
+    }
+    #expect(
+      scripts.contains { names in
+        ["copy", "paste", "duplicate", "new", "undo"].allSatisfy(names.contains)
+      }, "no sample uses copy, paste, duplicate, new and undo together")
+  }
+}
+
 @Suite("Context sample scripts")
 struct ContextSampleTests {
   @Test("samples show contexts: a conflict refused then merged, refreshing, an edit sheet")

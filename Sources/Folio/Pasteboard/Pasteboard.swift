@@ -40,6 +40,18 @@ public struct Pasteboard: Sendable, Equatable {
   /// How many objects the pasteboard holds: the roots and every object they own.
   public var objectCount: Int { objects.count }
 
+  /// The URIs of the objects outside the copied set that copied objects refer to, each once,
+  /// sorted: what a paste re-attaches or drops.
+  package var outsideURIs: [String] {
+    var uris: Set<String> = []
+    for object in objects {
+      for relationship in object.relationships {
+        for case .outside(let uri) in relationship.targets { uris.insert(uri) }
+      }
+    }
+    return uris.sorted()
+  }
+
   init(
     storeIdentifier: String?, entityHashes: [String: String], roots: [Int],
     objects: [CopiedObject]

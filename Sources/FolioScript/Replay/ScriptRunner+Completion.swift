@@ -123,6 +123,11 @@ extension ScriptRunner {
     case .groupsByEvent: return position == 1 ? ["on", "off"] : []
     case .context: return position == 1 ? contexts.map(\.name) : []
     case .expect, .print: return expressionCandidates(after: words)
+    case .copy: return variableCandidates()
+    case .paste: return position == 1 ? ["as"] : []
+    case .duplicate:
+      if words.contains("as") { return [] }
+      return position == 1 ? variableCandidates() : variableCandidates() + ["as"]
     default: return []
     }
   }

@@ -5,8 +5,9 @@ import Foundation
 /// every `expect`.
 ///
 /// A runner keeps the state one script builds: the model, the document, its named contexts
-/// (`main`, and those `context` and `child` create), and the variables bound to objects.
-/// ``run(_:)`` starts from nothing each time and leaves that state behind for inspection.
+/// (`main`, and those `context` and `child` create), the variables bound to objects, and the
+/// pasteboard `copy` fills, which outlives documents. ``run(_:)`` starts from nothing each time
+/// and leaves that state behind for inspection.
 ///
 /// A command that fails does not stop the script at once: its error is kept, and if the next
 /// command is `expect error CODE` and the code (or a validation rule of the error) matches,
@@ -20,7 +21,7 @@ import Foundation
 public final class ScriptRunner {
   /// Whether each command is echoed, followed by the state it leaves.
   public let isTracing: Bool
-  private let output: (String) -> Void
+  let output: (String) -> Void
 
   /// The model the last `model` command loaded.
   public private(set) var model: ManagedObjectModel?
@@ -60,6 +61,8 @@ public final class ScriptRunner {
   var objectCount = 0
   /// In a session, the error of the command before, for an `expect error` after it.
   var sessionError: ScriptError?
+  /// What `copy` last put on the pasteboard: it outlives documents, not the script.
+  var pasteboard: ScriptPasteboard?
 
   /// Creates a runner that writes what `print`, `dump` and the trace produce to `output`, one
   /// line per call.
@@ -95,6 +98,7 @@ public final class ScriptRunner {
   public func run(_ script: Script) throws(ScriptError) {
     self.script = script
     model = nil
+    pasteboard = nil
     closeDocument()
     var pending: ScriptError?
     for command in script.commands {
@@ -119,6 +123,7 @@ public final class ScriptRunner {
   func startSession(file: String) {
     script = try? Script(parsing: "", file: file)
     model = nil
+    pasteboard = nil
     closeDocument()
     sessionError = nil
   }
@@ -150,6 +155,7 @@ public final class ScriptRunner {
     case .stores: try executeStoreCommand(command, at: here)
     case .fetching: try executeFetch(command, at: here)
     case .contexts: try executeContextCommand(command, at: here)
+    case .pasteboard: try executePasteboardCommand(command, at: here)
     }
   }
 
@@ -323,77 +329,6 @@ public final class ScriptRunner {
     }
   }
 
-  /// Fetching: objects of an entity by predicate and sort, the first bound to a variable.
-  private func executeFetch(_ command: ScriptCommand, at here: InputLocation)
-    throws(ScriptError)
-  {
-    guard case .fetch(let fetch) = command.kind else {
-      preconditionFailure("\(command.name) is not a fetch")
-    }
-    let context = try document(for: command.name, at: here)
-    if fetch.printsRows {
-      try fetchRows(fetch, in: context, at: here)
-      return
-    }
-    var request = FetchRequest(entityName: fetch.entity)
-    request.predicate = try predicate(fetch.predicate, at: here)
-    request.sortDescriptors = fetch.sorts.map {
-      QuerySortDescriptor(keyPath: $0.keyPath, ascending: $0.isAscending)
-    }
-    request.fetchLimit = fetch.limit ?? 0
-    let objects = try graph(at: here) { () throws(GraphError) in try context.fetch(request) }
-    for object in objects { register(object) }
-    if let variable = fetch.variable {
-      guard let first = objects.first else {
-        throw ScriptError(
-          .objectNotFound, "fetch \(fetch.entity) found no object to bind to $\(variable)",
-          at: here)
-      }
-      bind(variable, to: first)
-    }
-  }
-
-  /// A fetch of rows: each object's `keys`, or each group's with `group-by`, printed one row
-  /// per line as `{key: value, …}`.
-  private func fetchRows(
-    _ fetch: ScriptFetch, in context: ManagedObjectContext, at here: InputLocation
-  )
-    throws(ScriptError)
-  {
-    func properties(_ text: String, _ clause: String) throws(ScriptError) -> [FetchProperty] {
-      do {
-        return try FetchProperty.list(text)
-      } catch {
-        throw ScriptError(
-          .invalidPredicate, "\(clause) \(Literal.quoted(text)): \(error.description)", at: here)
-      }
-    }
-    var request = FetchRequest<[String: Any]>(entityName: fetch.entity)
-    request.predicate = try predicate(fetch.predicate, at: here)
-    request.havingPredicate = try predicate(fetch.having, at: here)
-    request.sortDescriptors = fetch.sorts.map {
-      QuerySortDescriptor(keyPath: $0.keyPath, ascending: $0.isAscending)
-    }
-    request.fetchLimit = fetch.limit ?? 0
-    let grouping = try fetch.groupBy.map { text throws(ScriptError) in
-      try properties(text, "group-by")
-    }
-    request.propertiesToGroupBy = grouping
-    let keys =
-      try fetch.keys.map { text throws(ScriptError) in try properties(text, "keys") }
-      ?? (grouping ?? []) + [
-        FetchProperty(name: "count", expression: .function("count:", [.evaluatedObject]))
-      ]
-    request.propertiesToFetch = keys
-    let rows = try graph(at: here) { () throws(GraphError) in try context.fetch(request) }
-    for row in rows {
-      let values = keys.map { key in
-        "\(key.name): \(text(of: RuntimeValue(row[key.name], isOrdered: true)))"
-      }
-      output("{" + values.joined(separator: ", ") + "}")
-    }
-  }
-
   /// Several contexts on one document: switching, child contexts, merge policies.
   private func executeContextCommand(_ command: ScriptCommand, at here: InputLocation)
     throws(ScriptError)
@@ -407,18 +342,6 @@ public final class ScriptRunner {
       try document(for: command.name, at: here).mergePolicy = policy
     default:
       preconditionFailure("\(command.name) is not a context command")
-    }
-  }
-
-  /// A predicate in Core Data's format syntax, parsed; `nil` for none.
-  func predicate(_ text: String?, at here: InputLocation) throws(ScriptError) -> QueryPredicate? {
-    guard let text else { return nil }
-    do {
-      return try QueryPredicate(format: text)
-    } catch {
-      throw ScriptError(
-        .invalidPredicate, "predicate \"\(text)\": \(error.description)", at: here,
-        underlying: error)
     }
   }
 

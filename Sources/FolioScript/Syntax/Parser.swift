@@ -174,6 +174,35 @@ struct Parser {
         throw ScriptError.unknownMergePolicy(name, at: location(of: token))
       }
       return .mergePolicy(policy)
+    case .copy: return .copy(variables: try variables(allowingAs: false).objects)
+    case .paste: return .paste(variable: try binding())
+    case .duplicate:
+      let (objects, variable) = try variables(allowingAs: true)
+      return .duplicate(variables: objects, variable: variable)
+    }
+  }
+
+  /// One or more `$variable`s, then `as $var` when `allowingAs`.
+  private mutating func variables(allowingAs: Bool) throws(ScriptError) -> (
+    objects: [String], variable: String?
+  ) {
+    var objects = [try variable()]
+    while case .variable = try peek().kind { objects.append(try variable()) }
+    guard allowingAs else { return (objects, nil) }
+    return (objects, try binding())
+  }
+
+  /// `as $var`, or `nil` at the end of the line.
+  private mutating func binding() throws(ScriptError) -> String? {
+    let token = try peek()
+    switch token.kind {
+    case .end: return nil
+    case .word("as"):
+      _ = try next()
+      return try variable()
+    default:
+      throw ScriptError.expected(
+        "\"as\" or the end of the line", found: token.found, at: location(of: token))
     }
   }
 

@@ -2,8 +2,8 @@ import Folio
 
 /// One command of an undo script: what it does, where it is, and its text.
 ///
-/// Commands come in five parts (see `Formats/undo-script.md`): **G** the object graph, **U**
-/// undo, **S** stores, **F** fetching and **C** contexts.
+/// Commands come in six parts (see `Formats/undo-script.md`): **G** the object graph, **U**
+/// undo, **S** stores, **F** fetching, **C** contexts and **P** the pasteboard.
 public struct ScriptCommand: Sendable, Hashable {
   /// What the command does.
   public enum Kind: Sendable, Hashable {
@@ -86,6 +86,16 @@ public struct ScriptCommand: Sendable, Hashable {
     /// `merge-policy POLICY`: how the current context's saves resolve conflicts.
     case mergePolicy(MergePolicy)
 
+    // Part P: the pasteboard.
+    /// `copy $var…`: put the objects, with what they own, on the runner's pasteboard.
+    case copy(variables: [String])
+    /// `paste [as $var]`: paste the pasteboard into the current context, binding the first
+    /// pasted root.
+    case paste(variable: String?)
+    /// `duplicate $var… [as $var]`: copy and paste in the current context, leaving the
+    /// pasteboard as it was, binding the first copy.
+    case duplicate(variables: [String], variable: String?)
+
     /// A line that did not parse, kept so that `expect error syntax` can follow it.
     case invalid(ScriptError.Syntax)
   }
@@ -116,6 +126,8 @@ public struct ScriptCommand: Sendable, Hashable {
     case fetching = "F"
     /// C: several contexts on one document.
     case contexts = "C"
+    /// P: the pasteboard: copy, paste and duplicate.
+    case pasteboard = "P"
   }
 
   /// The part the command belongs to; a line that did not parse counts as part G.
@@ -164,6 +176,9 @@ extension ScriptCommand.Kind {
     case .context: .context
     case .child: .child
     case .mergePolicy: .mergePolicy
+    case .copy: .copy
+    case .paste: .paste
+    case .duplicate: .duplicate
     case .invalid: nil
     }
   }

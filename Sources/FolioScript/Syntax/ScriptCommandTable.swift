@@ -39,6 +39,9 @@ extension ScriptCommand {
     case context
     case child
     case mergePolicy = "merge-policy"
+    case copy
+    case paste
+    case duplicate
 
     /// The part of the language the command belongs to.
     public var part: Part { entry.part }
@@ -147,6 +150,21 @@ extension ScriptCommand {
           .contexts, ["merge-policy error|store-trump|object-trump|overwrite|rollback"],
           "How the current context's saves resolve conflicts."
         )
+      case .copy:
+        (
+          .pasteboard, ["copy $var [$var]…"],
+          "Put objects, with what they own, on the pasteboard, replacing what it held."
+        )
+      case .paste:
+        (
+          .pasteboard, ["paste [as $var]"],
+          "Paste the pasteboard's objects as one undo step (as $var binds the first)."
+        )
+      case .duplicate:
+        (
+          .pasteboard, ["duplicate $var [$var]… [as $var]"],
+          "Copy and paste objects in place, leaving the pasteboard as it was."
+        )
       }
     }
   }
@@ -161,7 +179,6 @@ public struct ScriptCommandHelp: Sendable, Hashable {
   /// What it does, in one sentence.
   public let summary: String
 
-  /// Every command of the language.
   /// Every command of the language, in the order of the specification.
   public static let all: [ScriptCommandHelp] = ScriptCommand.Name.allCases.map(\.help)
 

@@ -137,7 +137,7 @@ extension DocumentHub {
   // MARK: Helpers
 
   /// Runs `body` as one turn of the tab's event loop and names the undo group it made.
-  private func change(in tab: Tab, named name: String, _ body: () throws(GraphError) -> Void)
+  func change(in tab: Tab, named name: String, _ body: () throws(GraphError) -> Void)
     throws(EditorError)
   {
     let undoManager = tab.context.undoManager
@@ -155,7 +155,7 @@ extension DocumentHub {
   }
 
   /// The object `text`, an object ID's URI, names in the tab.
-  private func object(_ text: String, in tab: Tab) throws(EditorError) -> ManagedObject {
+  func object(_ text: String, in tab: Tab) throws(EditorError) -> ManagedObject {
     guard let uri = URL(string: text),
       let objectID = tab.context.managedObjectID(forURIRepresentation: uri)
     else { throw EditorError.badObjectID(text) }

@@ -1,4 +1,5 @@
 import Folio
+import FolioScript
 import Foundation
 
 /// The document the editor serves, and one context per browser tab.
@@ -13,6 +14,8 @@ import Foundation
 /// property). When a tab saves, the hub merges what the save committed into every other tab's
 /// context (`mergeChanges(fromContextDidSave:)`); each of their fetched results controllers then
 /// reports the rows that changed, and the hub forwards those changes to the tab's live channel.
+///
+/// The hub also keeps the server's ``Clipboard``: every tab copies to it and pastes from it.
 public actor DocumentHub {
   /// The document's model.
   public nonisolated let model: ManagedObjectModel
@@ -21,6 +24,8 @@ public actor DocumentHub {
   /// How a tab's save resolves a conflict with what another tab saved.
   public nonisolated let mergePolicy = MergePolicy.mergeByPropertyObjectTrump
   private let coordinator: PersistentStoreCoordinator
+  /// What the last Copy, in any tab, put aside: every tab's Paste reads it.
+  let clipboard = Clipboard()
   var tabs: [String: Tab] = [:]
   private var openedTabs = 0
 
@@ -60,7 +65,7 @@ public actor DocumentHub {
               isToMany: relationship.isToMany)
           })
       },
-      file: fileURL.path, mergePolicy: mergePolicy.rawValue)
+      file: fileURL.path, mergePolicy: mergePolicy.scriptName)
   }
 
   private static let editableTypes: Set<AttributeType> = [
@@ -75,7 +80,8 @@ public actor DocumentHub {
     openedTabs += 1
     let id = "t\(openedTabs)"
     do {
-      tabs[id] = try Tab(id: id, coordinator: coordinator, mergePolicy: mergePolicy)
+      tabs[id] = try Tab(
+        id: id, coordinator: coordinator, mergePolicy: mergePolicy, clipboard: clipboard)
     } catch {
       throw EditorError(error)
     }

@@ -7,7 +7,7 @@ import Folio
 /// `{"error": {"code": …, "message": …, "place": …}}` with ``status``.
 public struct EditorError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The HTTP status: 400 for a bad value or body, 404 for something that is not there, 409
-  /// for a save the document refused.
+  /// for a save the document refused or a paste with nothing copied.
   public var status: Int
   /// What went wrong: `typeMismatch`, `unknownEntity`, `objectNotFound`, `validation`, ….
   public var code: String
@@ -74,6 +74,10 @@ public struct EditorError: Error, Sendable, Equatable, CustomStringConvertible {
       status: 400, code: "readOnly", "\"\(key)\" is a relationship, which the editor shows only",
       place: "\(entity).\(key)")
   }
+
+  static let emptyClipboard = EditorError(
+    status: 409, code: "emptyClipboard", "nothing has been copied: select rows and Copy first",
+    place: "clipboard")
 
   static func badObjectID(_ text: String) -> EditorError {
     EditorError(

@@ -50,6 +50,31 @@ public struct StatePayload: Sendable, Codable, Equatable {
   /// How many times the tab's graph has changed: a page keeps the state with the highest
   /// revision, since a live event can arrive after the answer to a later request.
   public var revision: Int
+  /// What the server's clipboard holds, which Paste would paste (`2 Spending`); `nil` until a
+  /// tab copies.
+  public var clipboard: String? = nil
+}
+
+/// What a paste or a duplicate inserted: the rows of the copies of the objects copied, and the
+/// references to other objects that the copies could not keep.
+public struct PastePayload: Sendable, Codable, Equatable {
+  /// A reference a copy could not keep: its target is not in the tab's context (`notFound`),
+  /// is in another store (`otherStore`), or is another object's one-to-one (`inverseHeld`).
+  public struct Dropped: Sendable, Codable, Equatable {
+    /// The copy's ID, as its row's `id`.
+    public var id: String
+    /// `Spending.person`.
+    public var place: String
+    /// The URI of the object it named.
+    public var target: String
+    public var reason: String
+  }
+  /// The copies of the objects copied, in the order they were copied.
+  public var rows: [RowPayload]
+  /// How many objects were inserted: the copies above and what they own.
+  public var inserted: Int
+  public var dropped: [Dropped]
+  public var state: StatePayload
 }
 
 /// The rows of one entity, in the table's order.
@@ -85,13 +110,13 @@ public struct LiveEvent: Sendable, Codable, Equatable {
     /// The row as it is now; `nil` for a delete.
     public var row: RowPayload?
   }
-  /// `changes` (a table's rows changed) or `saved` (another tab saved; its changes were
-  /// merged into this tab's context).
+  /// `changes` (a table's rows changed), `saved` (another tab saved; its changes were merged
+  /// into this tab's context) or `copied` (another tab copied: the clipboard changed).
   public var kind: String
   /// The table that changed, for `changes`.
   public var entity: String?
   public var changes: [Change]
-  /// The tab that saved, for `saved`.
+  /// The tab that saved, for `saved`; that copied, for `copied`.
   public var tab: String?
   /// This tab's state after the event.
   public var state: StatePayload

@@ -20,12 +20,16 @@ final class Tab {
   var lastSave: ObjectIDChanges?
   /// Bumped by every request that changes the tab's graph, and by each merge into it.
   var revision = 0
+  /// The server's clipboard, which the tab's state describes.
+  let clipboard: Clipboard
   private var saveObservation: ObservationToken?
 
-  init(id: String, coordinator: PersistentStoreCoordinator, mergePolicy: MergePolicy)
-    throws(GraphError)
-  {
+  init(
+    id: String, coordinator: PersistentStoreCoordinator, mergePolicy: MergePolicy,
+    clipboard: Clipboard
+  ) throws(GraphError) {
     self.id = id
+    self.clipboard = clipboard
     context = try ManagedObjectContext(
       coordinator: coordinator, undoManager: UndoManager(eventLoop: eventLoop))
     context.mergePolicy = mergePolicy
@@ -43,12 +47,12 @@ final class Tab {
     saveObservation?.cancel()
   }
 
-  /// The tab's undo state.
+  /// The tab's undo state, and what its Paste would paste.
   var state: StatePayload {
     let undoManager = context.undoManager
     return StatePayload(
       undo: undoManager.flatMap { $0.canUndo ? $0.undoActionName : nil },
       redo: undoManager.flatMap { $0.canRedo ? $0.redoActionName : nil },
-      hasChanges: context.hasChanges, revision: revision)
+      hasChanges: context.hasChanges, revision: revision, clipboard: clipboard.label)
   }
 }

@@ -15,6 +15,10 @@ import Hummingbird
 /// | `POST /api/tabs/:tab/edit` | `{"id", "key", "value"}`: sets an attribute |
 /// | `POST /api/tabs/:tab/insert` | `{"entity"}`: inserts an object |
 /// | `POST /api/tabs/:tab/delete` | `{"id"}`: deletes an object |
+/// | `POST /api/tabs/:tab/copy` | `{"ids"}`: puts the objects on the server's clipboard |
+/// | `POST /api/tabs/:tab/paste` | pastes the clipboard into the tab |
+/// | `POST /api/tabs/:tab/duplicate` | `{"ids"}`: copies and pastes the objects in place |
+/// | `GET /api/clipboard`, `PUT /api/clipboard` | the clipboard as pasteboard JSON |
 /// | `POST /api/tabs/:tab/undo`, `/redo`, `/save` | the tab's undo, redo and save |
 /// | `GET /api/tabs/:tab/events` | the tab's live channel |
 ///
@@ -34,6 +38,10 @@ struct EditorRoutes: Sendable {
 
   struct DeleteRequest: Decodable {
     var id: String
+  }
+
+  struct RowsRequest: Decodable {
+    var ids: [String]
   }
 
   func router() -> Router<BasicRequestContext> {
@@ -76,6 +84,36 @@ struct EditorRoutes: Sendable {
       await answer { () throws(EditorError) in
         let delete = try await body(DeleteRequest.self, of: request)
         return try await hub.delete(object: delete.id, tab: try tab(context))
+      }
+    }
+    router.post("/api/tabs/:tab/copy") { request, context in
+      await answer { () throws(EditorError) in
+        let copy = try await body(RowsRequest.self, of: request)
+        return try await hub.copy(objects: copy.ids, tab: try tab(context))
+      }
+    }
+    router.post("/api/tabs/:tab/paste") { _, context in
+      await answer { () throws(EditorError) in try await hub.paste(tab: try tab(context)) }
+    }
+    router.post("/api/tabs/:tab/duplicate") { request, context in
+      await answer { () throws(EditorError) in
+        let duplicate = try await body(RowsRequest.self, of: request)
+        return try await hub.duplicate(objects: duplicate.ids, tab: try tab(context))
+      }
+    }
+    router.get("/api/clipboard") { _, _ in
+      do throws(EditorError) {
+        let data = try await hub.clipboardData()
+        return Response(
+          status: .ok, headers: [.contentType: "application/json"],
+          body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+      } catch {
+        return failure(error)
+      }
+    }
+    router.put("/api/clipboard") { request, _ in
+      await answer { () throws(EditorError) in
+        ["clipboard": try await hub.setClipboard(try await rawBody(of: request))]
       }
     }
     router.post("/api/tabs/:tab/undo") { _, context in
@@ -150,6 +188,17 @@ private func body<T: Decodable>(_ type: T.Type, of request: Request) async throw
   } catch {
     throw EditorError(
       status: 400, code: "malformedJSON", "the body is not a JSON object", place: "body")
+  }
+}
+
+/// The request's body as it came, up to 16 MiB: a pasteboard of many objects is large.
+private func rawBody(of request: Request) async throws(EditorError) -> Data {
+  do {
+    var request = request
+    return Data(try await request.collectBody(upTo: 16 << 20).readableBytesView)
+  } catch {
+    throw EditorError(
+      status: 413, code: "bodyTooLarge", "the request body is over 16 MiB", place: "body")
   }
 }
 
