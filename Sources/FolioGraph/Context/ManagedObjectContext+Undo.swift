@@ -281,7 +281,9 @@ extension ManagedObjectContext {
   /// are dropped (a deletion too) and it takes the committed values. With it, the committed
   /// values are taken for the properties the object did not change; its own changes are
   /// applied again on top, and transient attributes keep their values — Core Data's documented
-  /// behaviour, staleness of derived transients included. An object another context deleted
+  /// behaviour, staleness of derived transients included. Either way an object of an entity
+  /// class awakes again (``ManagedObject/awakeFromFetch()``), as a Core Data fault fires
+  /// again; when merging, the transient values are put back after it. An object another context deleted
   /// leaves this one; an object inserted and not saved has nothing to read.
   ///
   /// Only this object changes: as in Core Data, a relationship refreshed without merging may
@@ -294,11 +296,24 @@ extension ManagedObjectContext {
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws(GraphError) {
     try checkRegistered(object)
     forgetFetchedProperties(of: object.row)
+    // A merging refresh keeps the transient values: taken now, put back after the object
+    // awakes, as Core Data restores them after `awakeFromFetch`.
+    var transients: [(slot: Int, value: Slot)] = []
+    if mergeChanges, object.layout.hasCustomClass {
+      for (slot, property) in object.layout.properties.enumerated()
+      where property.attribute?.isTransient == true {
+        transients.append((slot, object.slots[slot].snapshot()))
+      }
+    }
     let gone = refreshValues(of: object, mergeChanges: mergeChanges)
     // Read again from its committed row, as a Core Data fault fires again.
-    if !gone, !mergeChanges, !object.isInserted, object.layout.hasCustomClass {
+    if !gone, !object.isInserted, object.layout.hasCustomClass {
       awakenings.append(object)
       awakenFetched()
+      if transients.contains(where: { !same($0.value, object.slots[$0.slot]) }) {
+        object.ownSlots()
+        for (slot, value) in transients { object.slots[slot] = value }
+      }
     }
     if hasObservers {
       post(
