@@ -1,5 +1,6 @@
 import FolioModel
 import FolioSupport
+import Foundation
 
 /// Swift source for a model's entity classes, as Xcode writes `NSManagedObject` subclasses:
 /// a class file and a properties file per entity, and one file listing the classes for
@@ -34,6 +35,17 @@ public struct EntityCodeGenerator: Sendable {
   public let modelName: String
   /// Where the model came from, as the header of each file names it.
   public var sourceName: String
+
+  /// The value transformers the app registers, by the names models give them: a transformable
+  /// attribute read through one of them, whose model names its class (`customClassName`), gets
+  /// a property of that class rather than its bytes. The default is the two names of the
+  /// built-in `NSSecureUnarchiveFromData`, for the classes it holds.
+  public var transformers: Set<String> = Self.builtInTransformers
+
+  /// The names `NSSecureUnarchiveFromData` is registered under from the start.
+  public static let builtInTransformers: Set<String> = [
+    "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer",
+  ]
 
   private let classNames: [String: String]
 
@@ -246,6 +258,13 @@ public struct EntityCodeGenerator: Sendable {
           set: attribute.isDerived
             ? nil : ("setUntypedAttributeValue", ["newValue", "forKey: \(key)"]))
     }
+    if let transformed = transformedType(of: attribute) {
+      return summary
+        + accessors(
+          "public var \(name): \(transformed)?", get: ("transformedValue", ["forKey: \(key)"]),
+          set: attribute.isDerived
+            ? nil : ("setTransformedValue", ["newValue", "forKey: \(key)"]))
+    }
     let declaration = "public var \(name): \(swiftType(of: attribute))"
     if attribute.isDerived {
       return summary
@@ -271,7 +290,10 @@ public struct EntityCodeGenerator: Sendable {
     if attribute.isDerived { text += ", derived: read-only" }
     if attribute.isTransient { text += ", transient" }
     text += ")."
-    if attribute.attributeType == .transformable,
+    if let transformed = transformedType(of: attribute) {
+      text +=
+        "\n  /// A `\(transformed)`, read and set through the transformer registered as `\(attribute.valueTransformerName ?? "")`."
+    } else if attribute.attributeType == .transformable,
       attribute.valueClassName != nil || attribute.valueTransformerName != nil
     {
       // The property gives the bytes a store keeps; `value(forKey:)` gives what the
@@ -390,6 +412,33 @@ public struct EntityCodeGenerator: Sendable {
     case .objectID, .composite, .undefined: return "\(type("AttributeValue"))?"
     }
   }
+
+  /// The Swift type of a transformable attribute's property read through its transformer:
+  /// the class its model names, when the transformer is one the app registers
+  /// (``transformers``) and, for the built-in `NSSecureUnarchiveFromData`, one it holds (a
+  /// Swift collection written as such, `[String]`, or a Foundation class with a Swift
+  /// counterpart); `nil` for its bytes.
+  func transformedType(of attribute: AttributeDescription) -> String? {
+    guard attribute.attributeType == .transformable,
+      let transformer = attribute.valueTransformerName, transformers.contains(transformer),
+      let className = attribute.valueClassName?.trimmingCharacters(in: .whitespaces),
+      !className.isEmpty
+    else { return nil }
+    guard Self.builtInTransformers.contains(transformer) else {
+      // The app's own class, as Swift names it without its module.
+      return className.split(separator: ".").last.map(String.init)
+    }
+    if className.hasPrefix("[") { return className }
+    return Self.archivedTypes[className]
+  }
+
+  /// The Swift types of the Foundation classes `NSSecureUnarchiveFromData` holds.
+  private static let archivedTypes: [String: String] = [
+    "NSArray": "[Any]", "NSMutableArray": "[Any]", "NSDictionary": "[String: Any]",
+    "NSMutableDictionary": "[String: Any]", "NSSet": "Set<AnyHashable>",
+    "NSMutableSet": "Set<AnyHashable>", "NSString": "String", "NSMutableString": "String",
+    "NSDate": "Date", "NSData": "Data", "NSMutableData": "Data", "NSURL": "URL", "NSUUID": "UUID",
+  ]
 
   private func targetType(of relationship: RelationshipDescription) -> String {
     guard let destination = model.entity(named: relationship.destinationEntityName),

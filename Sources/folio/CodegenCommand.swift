@@ -47,14 +47,23 @@ struct CodegenCommand: ParsableCommand {
   @Flag(help: "Replace files that already exist.")
   var overwrite = false
 
+  @Option(
+    help: ArgumentHelp(
+      "A value transformer the app registers under this name; repeat for several.",
+      discussion:
+        "A transformable attribute read through it, whose model names its class (customClassName), gets a property of that class; NSSecureUnarchiveFromData is always known."
+    ))
+  var transformer: [String] = []
+
   func run() throws {
     let loaded = try model.load()
     if buildTime, !entity.isEmpty {
       throw ValidationError("--entity selects entities to write once; --build-time writes by mode")
     }
-    let generator = try EntityCodeGenerator(
+    var generator = try EntityCodeGenerator(
       model: loaded, modelName: Self.modelName(of: model.path),
       sourceName: URL(fileURLWithPath: model.path).lastPathComponent)
+    generator.transformers.formUnion(transformer)
     let folder = URL(fileURLWithPath: output, isDirectory: true)
     // The list of classes to register names every entity whose class is in the folder, those
     // written before as well as these.

@@ -108,6 +108,53 @@ struct CodegenTests {
     #expect(unknownEntity.message == "the model has no entity \"Nte\" (did you mean \"Note\"?)")
   }
 
+  @Test("a transformable attribute read through a known transformer gets a property of its class")
+  func transformableTypes() throws {
+    func transformable(_ name: String, _ className: String?, _ transformer: String?)
+      -> AttributeDescription
+    {
+      var attribute = AttributeDescription(name, .transformable)
+      attribute.valueClassName = className
+      attribute.valueTransformerName = transformer
+      return attribute
+    }
+    let secure = "NSSecureUnarchiveFromData"
+    let model = try ManagedObjectModel(entities: [
+      EntityDescription("Sketch") {
+        transformable("tags", "[String]", secure)
+        transformable("sizes", "[Int64]", "NSSecureUnarchiveFromDataTransformer")
+        transformable("info", "NSDictionary", secure)
+        transformable("colour", "UIColor", secure)
+        transformable("palette", "MyApp.Palette", "PaletteTransformer")
+        transformable("untyped", nil, secure)
+      }
+    ])
+    var generator = try EntityCodeGenerator(model: model, modelName: "M")
+    func properties() throws -> String {
+      try #require(try generator.sourceFiles().first { $0.name == "Sketch+FolioProperties.swift" })
+        .contents
+    }
+    var text = try properties()
+    for (name, type) in [("tags", "[String]"), ("sizes", "[Int64]"), ("info", "[String: Any]")] {
+      #expect(text.contains("public var \(name): \(type)? {"), "\(name)")
+      #expect(text.contains("get { transformedValue(forKey: \"\(name)\") }"), "\(name)")
+      #expect(
+        text.contains("set { setTransformedValue(newValue, forKey: \"\(name)\") }"), "\(name)")
+    }
+    // A class the built-in transformer cannot hold, an app transformer nobody named, and no
+    // class at all: bytes.
+    for name in ["colour", "palette", "untyped"] {
+      #expect(text.contains("public var \(name): Data? {"), "\(name)")
+    }
+    generator.transformers.insert("PaletteTransformer")
+    text = try properties()
+    #expect(text.contains("public var palette: Palette? {"))
+    #expect(
+      text.contains(
+        "/// A `Palette`, read and set through the transformer registered as `PaletteTransformer`.")
+    )
+  }
+
   @Test("a transformable attribute's class and transformer are named beside its bytes")
   func transformableClass() throws {
     var colour = AttributeDescription("colour", .transformable)

@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// Transformable attributes read and set through the value transformer their model names.
-@Suite("Transformable values")
+/// Serialized: the tests register and unregister transformers in the one process-wide registry.
+@Suite("Transformable values", .serialized)
 struct TransformableTests {
   /// Archives CareKit's sample store holds (Core Data on iOS wrote them with
   /// `NSSecureUnarchiveFromData`): a vector clock, an `NSDictionary` from an `NSUUID` to a
@@ -201,6 +202,45 @@ struct TransformableTests {
     // Unregistered, the attribute is bytes again.
     ValueTransformerRegistry.unregister(name: "PaletteTransformer")
     #expect(try sketch.value(forKey: "palette") as? Data == Data("{oops".utf8))
+  }
+
+  /// A sketch as codegen writes its class for transformable attributes with a class.
+  final class TypedSketch: ManagedObject {
+    override class var entityName: String { "Sketch" }
+    var tags: [String]? {
+      get { transformedValue(forKey: "tags") }
+      set { setTransformedValue(newValue, forKey: "tags") }
+    }
+    var sizes: [Int64]? {
+      get { transformedValue(forKey: "tags") }
+      set { setTransformedValue(newValue, forKey: "tags") }
+    }
+    var palette: Palette? {
+      get { transformedValue(forKey: "palette") }
+      set { setTransformedValue(newValue, forKey: "palette") }
+    }
+  }
+
+  @Test("typed properties read and set transformable values through their transformer")
+  func typedProperties() throws {
+    ValueTransformerRegistry.register(
+      JSONValueTransformer<Palette>(), forName: "PaletteTransformer")
+    defer { ValueTransformerRegistry.unregister(name: "PaletteTransformer") }
+    var model = try Self.model()
+    try model.register([TypedSketch.self])
+    let context = ManagedObjectContext(model: model)
+    let sketch = TypedSketch(context: context)
+    #expect(sketch.tags == nil && sketch.palette == nil)
+    sketch.tags = ["a", "b"]
+    #expect(sketch.tags == ["a", "b"])
+    #expect(try sketch.value(forKey: "tags") as? [String] == ["a", "b"])
+    // Numbers come back as any width the property asks for.
+    sketch.sizes = [3, -4, Int64.max]
+    #expect(sketch.sizes == [3, -4, Int64.max])
+    sketch.palette = Palette(name: "dusk", colors: ["#222"])
+    #expect(sketch.palette == Palette(name: "dusk", colors: ["#222"]))
+    sketch.palette = nil
+    #expect(try sketch.palette == nil && sketch.value(forKey: "palette") == nil)
   }
 
   @Test("a copy keeps a transformable attribute's bytes, and a paste puts them back")

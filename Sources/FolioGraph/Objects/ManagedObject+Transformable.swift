@@ -46,4 +46,48 @@ extension ManagedObject {
         entity: entityName, key: attribute.name)
     }
   }
+
+  /// `value` as a `Value`: itself when it is one, else an array of numbers as an array of
+  /// the width `Value` asks for (an archive keeps numbers without their Swift width).
+  static func coerce<Value>(_ value: Any, to type: Value.Type) -> Value? {
+    if let typed = value as? Value { return typed }
+    guard let array = value as? [Any] else { return nil }
+    func integers<Integer: FixedWidthInteger>(_: Integer.Type) -> Value? {
+      var result: [Integer] = []
+      for element in array {
+        guard let number = element as? Int, let converted = Integer(exactly: number) else {
+          return nil
+        }
+        result.append(converted)
+      }
+      return result as? Value
+    }
+    func reals<Real: BinaryFloatingPoint>(_: Real.Type) -> Value? {
+      var result: [Real] = []
+      for element in array {
+        if let number = element as? Double {
+          result.append(Real(number))
+        } else if let number = element as? Int {
+          result.append(Real(number))
+        } else {
+          return nil
+        }
+      }
+      return result as? Value
+    }
+    switch type {
+    case is [Int64].Type: return integers(Int64.self)
+    case is [Int32].Type: return integers(Int32.self)
+    case is [Int16].Type: return integers(Int16.self)
+    case is [Int8].Type: return integers(Int8.self)
+    case is [UInt64].Type: return integers(UInt64.self)
+    case is [UInt32].Type: return integers(UInt32.self)
+    case is [UInt16].Type: return integers(UInt16.self)
+    case is [UInt8].Type: return integers(UInt8.self)
+    case is [UInt].Type: return integers(UInt.self)
+    case is [Double].Type: return reals(Double.self)
+    case is [Float].Type: return reals(Float.self)
+    default: return nil
+    }
+  }
 }

@@ -96,6 +96,50 @@ extension ManagedObject {
     }
   }
 
+  // MARK: Transformable attributes
+
+  /// The value of the transformable attribute `key` as the transformer its model names makes
+  /// it (``FolioStores/ValueTransformerRegistry``), as a `Value`; `nil` when it is empty. A
+  /// property of an entity class whose model gives the attribute a class (Xcode's
+  /// `customClassName`) reads it so; an array of numbers reads as any integer or real width.
+  public final func transformedValue<Value>(
+    forKey key: String, as type: Value.Type = Value.self
+  ) -> Value? {
+    guard let slot = typedSlot(key) else { return nil }
+    owner?.noteAccess(to: self, slot: slot)
+    guard let attribute = layout.properties[slot].attribute,
+      attribute.attributeType == .transformable
+    else { misuse(key, "is not a transformable attribute") }
+    guard case .data(let data) = slots[slot] else { return nil }
+    guard let transformer = Self.transformer(for: attribute) else {
+      misuse(
+        key,
+        "has no transformer: register one as \"\(attribute.valueTransformerName ?? "")\" in ValueTransformerRegistry"
+      )
+    }
+    let decoded: Any
+    do {
+      decoded = try transformer.value(from: data)
+    } catch {
+      misuse(key, "holds bytes its transformer cannot read: \(error)")
+    }
+    guard let value = Self.coerce(decoded, to: Value.self) else {
+      misuse(key, "holds a \(Swift.type(of: decoded)), which a \(Value.self) cannot hold")
+    }
+    return value
+  }
+
+  /// Sets the transformable attribute `key` to what its transformer makes of `value`.
+  ///
+  /// Undo: the change joins the current turn.
+  public final func setTransformedValue<Value>(_ value: Value?, forKey key: String) {
+    do {
+      try setValue(value.map { $0 as Any }, forKey: key)
+    } catch {
+      misuse(key, "cannot be set: \(error.message)")
+    }
+  }
+
   // MARK: Relationships
 
   /// The object the to-one relationship `key` points at, as a `Target`.
