@@ -52,7 +52,8 @@ struct CodegenCommand: ParsableCommand {
       "A value transformer the app registers under this name; repeat for several.",
       discussion:
         "A transformable attribute read through it, whose model names its class (customClassName), gets a property of that class; NSSecureUnarchiveFromData is always known."
-    ))
+    ),
+    completion: Completions.typed)
   var transformer: [String] = []
 
   func run() throws {

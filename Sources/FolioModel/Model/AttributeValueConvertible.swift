@@ -174,7 +174,7 @@ extension AttributeValue {
   /// This value as an attribute of `type` stores it: itself when it fits, or the one
   /// conversion a typed property needs (a `TimeInterval` for a date, a `Double` for a float
   /// attribute, bytes for a transformable one); `nil` when it does not fit.
-  func stored(as type: AttributeType) -> AttributeValue? {
+  package func stored(as type: AttributeType) -> AttributeValue? {
     if fits(type) { return self }
     switch (self, type) {
     case (.double(let number), .date): return .date(Date(timeIntervalSinceReferenceDate: number))
