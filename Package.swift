@@ -91,7 +91,7 @@ let package = Package(
     // atomic writes, locks and limits.
     .target(
       name: "FolioStores",
-      dependencies: ["FolioModel", "FolioSupport", "CFolioSupport"],
+      dependencies: ["FolioModel", "FolioQuery", "FolioSupport", "CFolioSupport"],
       swiftSettings: [testHooks]
     ),
     // Core Data's XML store.
@@ -109,6 +109,7 @@ let package = Package(
       name: "FolioSQLiteStore",
       dependencies: [
         "FolioStores", "FolioSupport", "CZlib", "CSQLite", "CFolioSQLite", "FolioModel",
+        "FolioQuery",
       ],
       swiftSettings: [testHooks]
     ),
