@@ -85,7 +85,7 @@ extension PersistentStoreCoordinator {
   }
 
   /// The error of a batch the store refused to write.
-  static func error(of refusal: BatchRefusal) -> GraphError {
+  package static func error(of refusal: BatchRefusal) -> GraphError {
     switch refusal {
     case .denied(let entity, let id, let relationship, let count):
       return GraphError(
