@@ -211,7 +211,7 @@ let package = Package(
       name: "FolioStoresTests",
       dependencies: [
         "FolioStores", "FolioXMLStore", "FolioBinaryStore", "FolioSQLiteStore", "FolioSupport",
-        "FolioTestSupport", "CFolioXML", "CLibXML2", "FolioModel",
+        "FolioTestSupport", "CFolioXML", "CLibXML2", "FolioModel", "FolioQuery",
       ],
       exclude: ["Fixtures"]
     ),
