@@ -22,6 +22,7 @@ let cases: [(name: String, argument: String?)] = [
   ("xml-store", "10000"), ("xml-store", "100000"), ("xml-store", "1000000"),
   ("migration", "folio:1000000"), ("migration", "sqlite:1000000"),
   ("cli", "1000000"),
+  ("batch", "1000000"),
   ("shared-writers", "xml:100000"), ("shared-writers", "folio:1000000"),
   ("shared-writers", "sqlite:1000000"),
 ]
@@ -78,6 +79,9 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(title, results)
   case "document-session":
     let (title, results) = try documentSessionBenchmark(argument ?? "")
+    report(title, results)
+  case "batch":
+    let (title, results) = try batchBenchmark(spendings: Int(argument ?? "") ?? 1_000_000)
     report(title, results)
   case "cli":
     let (title, results) = try cliBenchmark(objects: Int(argument ?? "") ?? 1_000_000)

@@ -10,9 +10,11 @@ import Foundation
 ///    the list, round after round, until a round adds none.
 /// 2. Deny: a Deny relationship of a listed object that names an object outside the list
 ///    refuses the batch.
-/// 3. Inverses: each target outside the list of a Nullify (or Cascade) relationship is
-///    *touched*: listed in `folio_touched`, its foreign key to the deleted object set to NULL
-///    where that is how its inverse is stored, and its row moved one version on (`Z_OPT`).
+/// 3. Inverses: each target outside the list of a Nullify (or Cascade) relationship whose
+///    inverse it stores (a to-one's foreign key, a join table's rows) is *touched*: listed in
+///    `folio_touched`, its foreign key to the deleted object set to NULL where that is how its
+///    inverse is stored, and its row moved one version on (`Z_OPT`). A target whose inverse
+///    is a to-many kept only as the deleted rows' foreign keys stores nothing that changes.
 ///    A No Action or Deny relationship leaves the target naming the deleted key, as a save
 ///    does (§5.5).
 /// 4. Join rows naming a deleted object go, then the deleted rows themselves.
@@ -120,13 +122,16 @@ extension SQLiteBatch {
         relationship: relationship.name, count: Int(statement.int64(2)))
       return
     }
-    // 3. The targets that lose a deleted object from their inverse.
+    // 3. The targets whose stored inverse loses a deleted object: a to-one's foreign key, or
+    // a join table's rows. An inverse to-many kept only as the deleted rows' own foreign keys
+    // stores nothing that changes: its owner is not touched.
     var nullified:
       [(target: SQLiteSchema.Entity, owner: SQLiteSchema.Entity, inverse: RelationshipDescription)] =
         []
     for (owner, relationship) in relationships
     where relationship.deleteRule == .nullify || relationship.deleteRule == .cascade {
       guard let inverse = model.inverse(of: relationship),
+        relationship.isToMany || !inverse.isToMany,
         let (from, target) = targetJoin(of: relationship, declaredBy: owner)
       else { continue }
       try database.execute(

@@ -341,6 +341,39 @@ struct BatchRequestTests {
     }
   }
 
+  @Test("another document on the file takes a batch in as another process's save")
+  func otherDocumentTakesIn() throws {
+    for format in Self.formats {
+      let folder = try makeTemporaryFolder()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let url = try Self.makeStore(format, in: folder)
+      if let sqlite = format as? SQLiteStore {
+        try sqlite.enableHistoryTracking(at: url, model: Self.model)
+      }
+      let batcher = try Document.open(url, model: Self.model, formats: Self.formats)
+      let watcher = try Document.open(url, model: Self.model, formats: Self.formats)
+      try batcher.context.execute(
+        BatchUpdateRequest(entityName: "Person", propertiesToUpdate: ["age": 50]))
+      try batcher.context.execute(
+        BatchInsertRequest(entityName: "Tag", objects: [["name": "rent"]]))
+      let changes = try watcher.mergeChangesFromOtherWriters()
+      #expect(changes.updated.count == 2 && changes.inserted.count == 1, "\(format.typeName)")
+      #expect(try Self.values(watcher.context, "Person", "age") == ["50", "50"])
+      #expect(try Self.values(watcher.context, "Tag", "name") == ["drink", "food", "rent"])
+      if format is SQLiteStore {
+        // Read from the history the batches recorded, not from the whole store.
+        #expect(watcher.coordinator.takeInsFromHistory == 1)
+        #expect(watcher.coordinator.takeInsOfWholeStore == 0)
+      }
+      // The batcher's own later save keeps what its batches wrote.
+      try Self.object(batcher.context, "Tag", "rent").setValue("rents", forKey: "name")
+      try batcher.save()
+      let (_, fresh) = try Self.open(url, format)
+      #expect(try Self.values(fresh, "Tag", "name") == ["drink", "food", "rents"])
+      #expect(try Self.values(fresh, "Person", "age") == ["50", "50"])
+    }
+  }
+
   @Test("a batch request on a store in memory is refused, naming why")
   func inMemoryRefused() throws {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
