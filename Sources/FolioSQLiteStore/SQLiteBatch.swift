@@ -68,7 +68,11 @@ struct SQLiteBatch {
     var outcome = StoreBatchOutcome()
     switch batch.operation {
     case .insert(let objects):
-      try insert(objects, outcome: &outcome)
+      do {
+        try insert(objects, outcome: &outcome)
+      } catch {
+        outcome.refusal = try uniquenessRefusal(of: error)
+      }
       return outcome
     case .delete:
       if let refusal = try select() {
@@ -81,9 +85,42 @@ struct SQLiteBatch {
         outcome.refusal = refusal
         return outcome
       }
-      try update(values, outcome: &outcome)
+      do {
+        try update(values, outcome: &outcome)
+      } catch {
+        outcome.refusal = try uniquenessRefusal(of: error)
+      }
     }
     return outcome
+  }
+
+  /// The refusal of a statement that broke a UNIQUE index (a uniqueness constraint's, §7),
+  /// naming the constraint whose columns the index covers; `error` itself otherwise.
+  private func uniquenessRefusal(of error: StoreError) throws(StoreError) -> BatchRefusal {
+    // SQLITE_CONSTRAINT_UNIQUE, a macro Swift does not import.
+    guard sqlite3_extended_errcode(database.handle) == SQLITE_CONSTRAINT | (8 << 8) else {
+      throw error
+    }
+    // SQLite names the columns: "UNIQUE constraint failed: ZTAG.ZNAME, ZTAG.ZKIND".
+    let message = String(cString: sqlite3_errmsg(database.handle))
+    let columns = Set(
+      (message.split(separator: ":").last ?? "").split(separator: ",").compactMap {
+        $0.split(separator: ".").last.map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+      })
+    for candidate in schema.entities where candidate.rootNumber == entity.rootNumber {
+      let attributes = schema.attributes[candidate.name] ?? []
+      for constraint in model.entity(named: candidate.name)?.uniquenessConstraints ?? [] {
+        let covered = constraint.compactMap { name in
+          attributes.first { $0.attribute.name == name }.map {
+            binding.column($0.column, of: candidate.table).uppercased()
+          }
+        }
+        if Set(covered) == columns {
+          return .uniqueness(entityName: candidate.name, properties: constraint)
+        }
+      }
+    }
+    return .uniqueness(entityName: entity.name, properties: columns.sorted())
   }
 
   // MARK: Selecting

@@ -31,6 +31,7 @@ struct BatchRequestTests {
         }
         EntityDescription("Tag") {
           AttributeDescription("name", .string)
+          UniquenessConstraint("name")
           RelationshipDescription("spendings", to: "Spending", inverse: "tags", toMany: true)
         }
         EntityDescription("Card") {
@@ -322,6 +323,17 @@ struct BatchRequestTests {
             propertiesToUpdate: ["amount": try QueryExpression(format: "content * 2")]))
       }, code: .invalidPredicate, location: "Spending",
       message: "* needs numbers, found \"Lunch\""),
+    BadRequest(
+      id: "a uniqueness constraint broken by an insert",
+      run: { try $0.execute(BatchInsertRequest(entityName: "Tag", objects: [["name": "food"]])) },
+      code: .validation, location: "Tag.name",
+      message: "two Tag objects would hold the same name, which a uniqueness constraint forbids"),
+    BadRequest(
+      id: "a uniqueness constraint broken by an update",
+      run: {
+        try $0.execute(BatchUpdateRequest(entityName: "Tag", propertiesToUpdate: ["name": "x"]))
+      }, code: .validation, location: "Tag.name",
+      message: "two Tag objects would hold the same name, which a uniqueness constraint forbids"),
   ]
 
   @Test("bad requests are refused with typed errors naming the place", arguments: badRequests)

@@ -35,8 +35,8 @@ extension PersistentStoreCoordinator {
   /// - Returns: what `request.resultType` asks for.
   /// - Throws: `GraphError.unknownEntity`, `.unknownKey`, `.typeMismatch`, `.readOnly` (see
   ///   ``BatchUpdateRequest``); `.invalidPredicate` when the predicate or an expression cannot
-  ///   be evaluated on an object; `.store` when the store cannot be written. Nothing is
-  ///   updated then.
+  ///   be evaluated on an object; `.validation` when two objects would break a uniqueness
+  ///   constraint; `.store` when the store cannot be written. Nothing is updated then.
   @discardableResult
   public func execute(_ request: BatchUpdateRequest) throws(GraphError) -> BatchResult {
     try execute(request.storeBatch(model: managedObjectModel), resultType: request.resultType)
@@ -49,8 +49,9 @@ extension PersistentStoreCoordinator {
   ///
   /// - Returns: what `request.resultType` asks for.
   /// - Throws: `GraphError.unknownEntity`, `.abstractEntity`, `.unknownKey`, `.typeMismatch`,
-  ///   `.readOnly` (see ``BatchInsertRequest``); `.store` when the store cannot be written.
-  ///   Nothing is inserted then.
+  ///   `.readOnly` (see ``BatchInsertRequest``); `.validation` when two objects would break a
+  ///   uniqueness constraint; `.store` when the store cannot be written. Nothing is inserted
+  ///   then.
   @discardableResult
   public func execute(_ request: BatchInsertRequest) throws(GraphError) -> BatchResult {
     try execute(request.storeBatch(model: managedObjectModel), resultType: request.resultType)
@@ -97,6 +98,11 @@ extension PersistentStoreCoordinator {
         .invalidPredicate, error.message, at: InputLocation(entity: entity), underlying: error)
     case .typeMismatch(let entity, let key, let message):
       return GraphError.typeMismatch(message, entity: entity, key: key)
+    case .uniqueness(let entity, let properties):
+      return GraphError(
+        .validation,
+        "two \(entity) objects would hold the same \(properties.joined(separator: ", ")), which a uniqueness constraint forbids",
+        at: InputLocation(entity: entity, property: properties.first))
     }
   }
 }

@@ -19,7 +19,11 @@ extension StoreBatch {
   {
     var outcome = StoreBatchOutcome()
     if case .insert(let objects) = operation {
-      insert(objects, into: &contents, outcome: &outcome)
+      var changed = contents
+      insert(objects, into: &changed, outcome: &outcome)
+      outcome.refusal = brokenUniqueness(
+        in: changed.records, changed: Set(outcome.objects.map(\.id)), model: model)
+      if outcome.refusal == nil { contents = changed }
       return outcome
     }
     let graph = RecordGraph(records: contents.records, model: model)
@@ -34,7 +38,13 @@ extension StoreBatch {
     case .delete:
       delete(selected, in: graph, from: &contents, outcome: &outcome)
     case .update(let values):
-      update(selected, with: values, in: graph, contents: &contents, outcome: &outcome)
+      var changed = contents
+      update(selected, with: values, in: graph, contents: &changed, outcome: &outcome)
+      if outcome.refusal == nil {
+        outcome.refusal = brokenUniqueness(
+          in: changed.records, changed: Set(outcome.objects.map(\.id)), model: model)
+      }
+      if outcome.refusal == nil { contents = changed }
     case .insert:
       break
     }
@@ -183,6 +193,36 @@ extension StoreBatch {
     case .failure(let mismatch):
       return .failure(.typeMismatch(entityName: entity, key: key, message: mismatch.message))
     }
+  }
+
+  /// The first uniqueness constraint of `model` that two of `records` break, among the
+  /// constraints of the batch's entity, its ancestors and its subentities (objects whose
+  /// constrained values include a nil break none, as in a UNIQUE index); `nil` when none.
+  package func brokenUniqueness(
+    in records: [StoreRecord], changed: Set<Int64>, model: ManagedObjectModel
+  ) -> BatchRefusal? {
+    guard let entity = model.entity(named: entityName) else { return nil }
+    let related = model.entities.filter {
+      model.entity($0, isKindOf: entity) || model.entity(entity, isKindOf: $0)
+    }
+    for owner in related {
+      let kinds = Set(model.entities.filter { model.entity($0, isKindOf: owner) }.map(\.name))
+      for constraint in owner.uniquenessConstraints where !constraint.isEmpty {
+        // A duplicate the store held before the batch is not the batch's to refuse.
+        var holder: [[AttributeValue]: Int64] = [:]
+        for record in records where kinds.contains(record.entityName) {
+          let values = constraint.compactMap { record.attribute($0) }
+          guard values.count == constraint.count else { continue }
+          guard let other = holder[values] else {
+            holder[values] = record.id
+            continue
+          }
+          guard changed.contains(record.id) || changed.contains(other) else { continue }
+          return .uniqueness(entityName: owner.name, properties: constraint)
+        }
+      }
+    }
+    return nil
   }
 
   private func insert(

@@ -129,6 +129,9 @@ package enum BatchRefusal: Error {
   case evaluation(QueryError, entityName: String)
   /// An update's expression gave `key` a value its type cannot hold.
   case typeMismatch(entityName: String, key: String, message: String)
+  /// Two objects of `entityName` would hold the same values of a uniqueness constraint's
+  /// `properties`.
+  case uniqueness(entityName: String, properties: [String])
 }
 
 /// A format that executes batches itself (in SQL) rather than over its records.
