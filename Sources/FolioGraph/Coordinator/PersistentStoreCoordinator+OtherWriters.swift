@@ -143,7 +143,7 @@ extension PersistentStoreCoordinator {
     outcome: StoreBatchOutcome, objectIDs: [ManagedObjectID]
   ) {
     guard let store = persistentStores.first, let url = store.url, let format = store.format,
-      !store.needsWrite
+      !store.needsWrite, FileManager.default.fileExists(atPath: url.path)
     else {
       throw StoreError(
         .writeFailed, "a batch request changes a store's file, and this store has none yet")
