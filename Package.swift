@@ -91,7 +91,7 @@ let package = Package(
     // atomic writes, locks and limits.
     .target(
       name: "FolioStores",
-      dependencies: ["FolioModel", "FolioSupport", "CFolioSupport"],
+      dependencies: ["FolioModel", "FolioQuery", "FolioSupport", "CFolioSupport"],
       swiftSettings: [testHooks]
     ),
     // Core Data's XML store.
@@ -109,6 +109,7 @@ let package = Package(
       name: "FolioSQLiteStore",
       dependencies: [
         "FolioStores", "FolioSupport", "CZlib", "CSQLite", "CFolioSQLite", "FolioModel",
+        "FolioQuery",
       ],
       swiftSettings: [testHooks]
     ),
@@ -210,7 +211,7 @@ let package = Package(
       name: "FolioStoresTests",
       dependencies: [
         "FolioStores", "FolioXMLStore", "FolioBinaryStore", "FolioSQLiteStore", "FolioSupport",
-        "FolioTestSupport", "CFolioXML", "CLibXML2", "FolioModel",
+        "FolioTestSupport", "CFolioXML", "CLibXML2", "FolioModel", "FolioQuery",
       ],
       exclude: ["Fixtures"]
     ),

@@ -23,6 +23,7 @@ let cases: [(name: String, argument: String?)] = [
   ("migration", "folio:1000000"), ("migration", "sqlite:1000000"),
   ("cli", "1000000"),
   ("pasteboard", "10000"),
+  ("batch", "1000000"),
   ("shared-writers", "xml:100000"), ("shared-writers", "folio:1000000"),
   ("shared-writers", "sqlite:1000000"),
 ]
@@ -82,6 +83,8 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(title, results)
   case "pasteboard":
     let (title, results) = try pasteboardBenchmark(objects: Int(argument ?? "") ?? 10_000)
+  case "batch":
+    let (title, results) = try batchBenchmark(spendings: Int(argument ?? "") ?? 1_000_000)
     report(title, results)
   case "cli":
     let (title, results) = try cliBenchmark(objects: Int(argument ?? "") ?? 1_000_000)

@@ -100,24 +100,24 @@ public struct GraphError: Error, Sendable, CustomStringConvertible, DiagnosticEr
 }
 
 extension GraphError {
-  static func unknownEntity(_ name: String, known: [String]) -> GraphError {
+  package static func unknownEntity(_ name: String, known: [String]) -> GraphError {
     GraphError(
       .unknownEntity,
       "unknown entity \"\(name)\"\(nameSuggestion(for: name, among: known))")
   }
 
-  static func unknownKey(_ key: String, entity: String, known: [String]) -> GraphError {
+  package static func unknownKey(_ key: String, entity: String, known: [String]) -> GraphError {
     GraphError(
       .unknownKey,
       "\"\(entity)\" has no property \"\(key)\"\(nameSuggestion(for: key, among: known))",
       at: InputLocation(entity: entity, property: key))
   }
 
-  static func typeMismatch(_ detail: String, entity: String, key: String) -> GraphError {
+  package static func typeMismatch(_ detail: String, entity: String, key: String) -> GraphError {
     GraphError(.typeMismatch, detail, at: InputLocation(entity: entity, property: key))
   }
 
-  static func abstractEntity(_ name: String) -> GraphError {
+  package static func abstractEntity(_ name: String) -> GraphError {
     GraphError(
       .abstractEntity, "entity \"\(name)\" is abstract and cannot have objects of its own",
       at: InputLocation(entity: name))
@@ -135,7 +135,7 @@ extension GraphError {
       at: InputLocation(entity: entity))
   }
 
-  static func readOnly(entity: String, key: String) -> GraphError {
+  package static func readOnly(entity: String, key: String) -> GraphError {
     GraphError(
       .readOnly, "\"\(key)\" is a derived attribute and cannot be set",
       at: InputLocation(entity: entity, property: key))

@@ -98,7 +98,9 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
     guard FileManager.default.isWritableFile(atPath: url.path),
       (try? WriteAccess.check(url.path, reportedAs: url.path)) == .file
     else { return nil }
-    return try SQLiteStoreConnection(url: url)
+    let connection = try SQLiteStoreConnection(url: url)
+    connection.missingExternalData = missingExternalData
+    return connection
   }
 }
 

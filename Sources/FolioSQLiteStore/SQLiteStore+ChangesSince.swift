@@ -79,7 +79,7 @@ extension SQLiteStore: HistoryChangesReading {
 
   /// By entity, the relationships the records of a store give: to-ones, ordered one-to-manys,
   /// and the sides of join tables the reader reads (ordered ones, or the first of a pair).
-  private static func givenRelationships(schema: SQLiteSchema, binding: SQLiteBinding)
+  static func givenRelationships(schema: SQLiteSchema, binding: SQLiteBinding)
     -> [String: Set<String>]
   {
     var given: [String: Set<String>] = [:]

@@ -12,8 +12,10 @@ import Foundation
 /// A store another connection keeps locked is waited for up to ``busyTimeout``, then reported
 /// as `StoreError.busy`.
 final class SQLiteStoreConnection: IncrementalStoreConnection {
-  private let database: SQLiteDatabase
+  let database: SQLiteDatabase
   private var isWriting = false
+  /// What a missing external-data file reads as, when a batch reads records.
+  var missingExternalData = SQLiteStore.MissingExternalData.fail
 
   /// How long a save waits for another writer's transaction: 10 seconds.
   static let busyTimeout: Int32 = 10_000

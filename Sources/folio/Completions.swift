@@ -65,6 +65,37 @@ enum Completions {
     }
   }
 
+  /// The entities of the store the `delete` or `update` command line names, or of its
+  /// `--model`.
+  static let batchEntity = CompletionKind.custom { words, index, _ in
+    quietly {
+      guard let start = words.firstIndex(where: { $0 == "delete" || $0 == "update" }),
+        start < index
+      else { return [] }
+      let own = words[(start + 1)..<min(index, words.count)].map(unquoted)
+      let takesValue: Set<String> = ["--entity", "--where", "--set", "--model", "--format"]
+      var file: String?
+      var model: String?
+      var position = 0
+      while position < own.count {
+        let word = own[position]
+        if takesValue.contains(word) {
+          if word == "--model", position + 1 < own.count { model = own[position + 1] }
+          position += 2
+          continue
+        }
+        if !word.hasPrefix("-"), file == nil { file = word }
+        position += 1
+      }
+      guard let file else { return [] }
+      let options = try StoreOptions.parse([file] + (model.map { ["--model", $0] } ?? []))
+      let url = URL(fileURLWithPath: file)
+      let format = try PersistentStoreCoordinator.format(of: url, among: options.formats)
+      return try options.loadModelAndVersion(for: url, format: format).model.entities.map(\.name)
+        .sorted()
+    }
+  }
+
   /// The entities of the model the `codegen` command line names.
   static let codegenEntity = CompletionKind.custom { words, index, _ in
     quietly {

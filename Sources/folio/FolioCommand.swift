@@ -32,8 +32,9 @@ struct FolioCommand: ParsableCommand {
     version: version,
     subcommands: [
       ModelCommand.self, ReplayCommand.self, InfoCommand.self, DumpCommand.self,
-      ConvertCommand.self, ValidateCommand.self, QueryCommand.self, MetadataCommand.self,
-      MigrateCommand.self, CodegenCommand.self, ShellCommand.self,
+      ConvertCommand.self, ValidateCommand.self, QueryCommand.self, DeleteCommand.self,
+      UpdateCommand.self, MetadataCommand.self, MigrateCommand.self, CodegenCommand.self,
+      ShellCommand.self,
     ]
   )
 

@@ -148,6 +148,20 @@ struct BashCompletionTests {
       ).candidates == ["Person", "Spending"])
   }
 
+  @Test("folio delete and update offer the store's entities after --entity")
+  func batchEntities() throws {
+    let folder = try CompletionFolder()
+    defer { folder.remove() }
+    #expect(
+      try complete(["delete", "Expenses.xml", "--entity", ""], in: folder).candidates == [
+        "Person", "Spending",
+      ])
+    #expect(
+      try complete(
+        ["update", "--where", "amount > 1", "Expenses.xml", "--entity", "S"], in: folder
+      ).candidates == ["Spending"])
+  }
+
   @Test("a store that cannot be read completes nothing, silently")
   func unreadableStore() throws {
     let folder = try CompletionFolder()

@@ -10,8 +10,8 @@ struct HelpExampleTests {
   /// Every command and subcommand, as the words that name it.
   static let commands: [[String]] = [
     [], ["model"], ["model", "info"], ["model", "graph"], ["model", "infer"], ["model", "diff"],
-    ["replay"], ["info"], ["dump"], ["convert"], ["validate"], ["query"], ["metadata"],
-    ["migrate"], ["codegen"], ["shell"],
+    ["replay"], ["info"], ["dump"], ["convert"], ["validate"], ["query"], ["delete"],
+    ["update"], ["metadata"], ["migrate"], ["codegen"], ["shell"],
   ]
 
   /// The examples of a help text: the lines after one ending in `Example:` or `Examples:` up

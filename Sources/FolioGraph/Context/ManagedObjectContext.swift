@@ -237,6 +237,7 @@ public final class ManagedObjectContext {
       undoManager: undoManager)
     persistentStoreCoordinator = coordinator
     cache = coordinator.cache
+    coordinator.register(self)
     registerAllObjects()
   }
 

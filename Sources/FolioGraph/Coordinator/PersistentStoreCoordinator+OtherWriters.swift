@@ -71,25 +71,13 @@ extension PersistentStoreCoordinator {
     // A store whose history says what changed is read for those objects alone.
     if !wholeStore, let counter, let reading = format as? any HistoryChangesReading,
       let token = store.historyToken,
-      let since = try? reading.changes(after: token, from: url, model: managedObjectModel)
+      let since = try? reading.changes(after: token, from: url, model: managedObjectModel),
+      takeIn(since)
     {
-      // The rows the deletions take, for the IDs of the objects that leave.
-      var gone: [Int32: CommittedRow] = [:]
-      for id in since.deleted {
-        for key in [id, StoreKeySpace.key(of: id)] {
-          if let row = cache.row(forPrimaryKey: key), let committed = cache.row(row) {
-            gone[row] = committed
-          }
-        }
-      }
-      // Changes the history cannot place leave the cache as it was: the whole store is read.
-      if let changes = try? cache.absorb(since) {
-        takeInsFromHistory += 1
-        record(changes) { gone[$0] }
-        store.historyToken = since.token
-        store.seenChangeCounter = counter
-        return true
-      }
+      takeInsFromHistory += 1
+      store.historyToken = since.token
+      store.seenChangeCounter = counter
+      return true
     }
     takeInsOfWholeStore += 1
     let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
@@ -122,6 +110,88 @@ extension PersistentStoreCoordinator {
     if let counter { store.seenChangeCounter = counter }
     if let historyToken { store.historyToken = historyToken }
     return true
+  }
+
+  /// Takes `since`, what other writers changed, into the committed state, for the contexts to
+  /// merge. Returns `false`, the committed state as it was, when the changes cannot be placed
+  /// (the caller reads the whole store instead).
+  func takeIn(_ since: StoreChangesSince) -> Bool {
+    // The rows the deletions take, for the IDs of the objects that leave.
+    var gone: [Int32: CommittedRow] = [:]
+    for id in since.deleted {
+      for key in [id, StoreKeySpace.key(of: id)] {
+        if let row = cache.row(forPrimaryKey: key), let committed = cache.row(row) {
+          gone[row] = committed
+        }
+      }
+    }
+    guard let changes = try? cache.absorb(since) else { return false }
+    record(changes) { gone[$0] }
+    return true
+  }
+
+  /// Executes `batch` on the store and takes what it changed into the committed state as
+  /// another writer's save, for the contexts to merge (``takeUnmergedChanges()``): a SQLite
+  /// store runs it through the coordinator's connection, under the write lock a save takes and
+  /// after taking other writers' saves in; an atomic store's batch writes the file under the
+  /// store's lock, and the coordinator then takes the file in. A refused batch writes nothing.
+  ///
+  /// - Throws: `StoreError.writeFailed` for a store in memory, not written yet, or that cannot
+  ///   be written; what the store throws. Nothing is written then.
+  /// Returns the IDs, as contexts know them, of the objects the batch changed.
+  package func executeBatch(_ batch: StoreBatch) throws(StoreError) -> (
+    outcome: StoreBatchOutcome, objectIDs: [ManagedObjectID]
+  ) {
+    guard let store = persistentStores.first, let url = store.url, let format = store.format,
+      !store.needsWrite, FileManager.default.fileExists(atPath: url.path)
+    else {
+      throw StoreError(
+        .writeFailed, "a batch request changes a store's file, and this store has none yet")
+    }
+    // The IDs of objects that exist before the batch, found while they still do.
+    var ids: [ManagedObjectID] = []
+    let isInsert = if case .insert = batch.operation { true } else { false }
+    guard format is any IncrementalStoreFormat else {
+      let outcome = try format.executeBatch(batch, at: url, model: managedObjectModel)
+      if !isInsert { ids = objectIDs(of: outcome.objects) }
+      try takeInChangesOnDisk()
+      return (outcome, isInsert ? objectIDs(of: outcome.objects) : ids)
+    }
+    let lock = try lockForSaving()
+    defer { lock?.release() }
+    guard let connection = store.connection as? any BatchExecutingConnection else {
+      throw StoreError(
+        .writeFailed, "cannot run a batch request: the store cannot be written",
+        at: InputLocation(file: url.path))
+    }
+    try takeInChangesOnDisk()
+    var collecting = batch
+    collecting.collectsChanges = true
+    let outcome = try connection.executeBatch(collecting, model: managedObjectModel)
+    guard outcome.refusal == nil else { return (outcome, []) }
+    if !isInsert { ids = objectIDs(of: outcome.objects) }
+    try connection.commitWriting()
+    store.isWritingThroughConnection = false
+    if let changes = outcome.changes, !takeIn(changes) { try takeInChangesOnDisk(wholeStore: true) }
+    return (outcome, isInsert ? objectIDs(of: outcome.objects) : ids)
+  }
+
+  /// The IDs contexts know `objects` by: the committed row's key where the store's ID (or its
+  /// key within its space) names a row of that entity.
+  private func objectIDs(of objects: [StoreBatchOutcome.Object]) -> [ManagedObjectID] {
+    objects.map { object in
+      let key =
+        [object.id, StoreKeySpace.key(of: object.id)].lazy.compactMap { candidate -> Int64? in
+          guard let row = self.cache.row(forPrimaryKey: candidate),
+            let committed = self.cache.row(row),
+            self.cache.layouts[committed.entity].name == object.entityName
+          else { return nil }
+          return self.cache.primaryKey(ofRow: row)
+        }.first ?? object.id
+      return ManagedObjectID(
+        entityName: object.entityName, store: cache.identifier, primaryKey: key,
+        uriNumber: cache.uriNumber(forKey: key))
+    }
   }
 
   /// The error of a save that found rows another writer moved even after taking the whole

@@ -37,6 +37,17 @@ public final class PersistentStoreCoordinator {
   /// which need not be the app's, so the file still opens with the app's model and migrates
   /// from its version. `false` by default: a save records the model it was made with.
   public var keepsStoreVersionHashes = false
+  /// The contexts made on the coordinator, held weakly: what a batch request changed in the
+  /// store is merged into each.
+  private var contextReferences: [() -> ManagedObjectContext?] = []
+
+  /// The contexts made on the coordinator that are still in use.
+  package var contexts: [ManagedObjectContext] { contextReferences.compactMap { $0() } }
+
+  func register(_ context: ManagedObjectContext) {
+    contextReferences.removeAll { $0() == nil }
+    contextReferences.append { [weak context] in context }
+  }
 
   /// Creates a coordinator with no store.
   public init(managedObjectModel: ManagedObjectModel) {

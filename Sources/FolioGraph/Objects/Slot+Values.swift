@@ -69,7 +69,7 @@ extension Slot {
   static func publicValue(of value: AttributeValue) -> Any { value.readerValue }
 
   /// The slot for `value` written to `attribute`, or a `typeMismatch` naming what was wrong.
-  static func checked(_ value: Any?, for attribute: AttributeDescription, entity: String)
+  package static func checked(_ value: Any?, for attribute: AttributeDescription, entity: String)
     throws(GraphError) -> Slot
   {
     guard let value else { return .null }
