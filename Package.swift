@@ -4,7 +4,8 @@ import PackageDescription
 /// The fuzz executables, one per parser; `make fuzz` builds and runs each.
 let fuzzTargets = [
   "FuzzXMLStore", "FuzzBinaryStore", "FuzzBinaryBody", "FuzzXcodeModel", "FuzzPredicate",
-  "FuzzUndoScript", "FuzzSQLiteStore", "FuzzMappingModel", "FuzzUndoHistory",
+  "FuzzUndoScript", "FuzzSQLiteStore", "FuzzMappingModel", "FuzzUndoHistory", "FuzzPasteboard",
+  "FuzzTransformer",
 ]
 
 /// Fault injection for the crash-safety tests (a `folio` that kills itself at a chosen write,

@@ -43,6 +43,8 @@ for target in "$@"; do
     FuzzSQLiteStore) dict=sqlite-store max_len=65536 ;;
     FuzzMappingModel) dict=mapping-model max_len=32768 ;;
     FuzzUndoHistory) dict=undo-history max_len=8192 ;;
+    FuzzPasteboard) dict=pasteboard max_len=8192 ;;
+    FuzzTransformer) dict=transformer max_len=8192 ;;
     *) echo "unknown fuzz target $target" >&2; exit 64 ;;
   esac
   mkdir -p "$build/corpus/$target" "$build/artifacts/$target" "$build/logs"

@@ -8,7 +8,7 @@ corpus=${FOLIO_CORPUS:-../shared/corpus}
 rm -rf "$out"
 mkdir -p "$out/FuzzXMLStore" "$out/FuzzBinaryStore" "$out/FuzzBinaryBody" "$out/FuzzXcodeModel" \
   "$out/FuzzPredicate" "$out/FuzzUndoScript" "$out/FuzzSQLiteStore" "$out/FuzzMappingModel" \
-  "$out/FuzzUndoHistory"
+  "$out/FuzzUndoHistory" "$out/FuzzPasteboard" "$out/FuzzTransformer"
 
 # copy FOLDER FILE...: copies each file under a name made from its path, so names never clash
 # (and never start with ".", which libFuzzer skips as hidden).
@@ -49,11 +49,54 @@ prefixed 2 Samples/*/*.xcdatamodeld/*/contents Tests/*/Fixtures/fuzz/sqlite-stor
 # made the seeds from the mapping fixtures.
 copy "$out/FuzzMappingModel" Fuzz/Seeds/mapping-model/* Tests/*/Fixtures/fuzz/mapping-model-*
 copy "$out/FuzzUndoHistory" Fuzz/Seeds/undo-history/* Tests/*/Fixtures/fuzz/undo-history-*
+# Pasteboards and transformer archives: `FuzzPasteboard --write-seeds` and
+# `FuzzTransformer --write-seeds` (normal build) wrote Fuzz/Seeds/pasteboard/ and the
+# transformer's own archives; `apple-*.bplist` are Core Data's, from CareKit's sample store.
+copy "$out/FuzzPasteboard" Fuzz/Seeds/pasteboard/* Tests/*/Fixtures/fuzz/pasteboard-*
+copy "$out/FuzzTransformer" Fuzz/Seeds/transformer/* Tests/*/Fixtures/fuzz/transformer-*
 if [ -d "$corpus/models" ]; then
   copy "$out/FuzzXcodeModel" "$corpus"/models/*
   # The third-party stores run to 3.6 MB; libFuzzer's -max_len would cut them anyway, so only
   # the small ones seed the XML store target.
   find "$corpus/stores" -type f -size -64k | while read -r file; do copy "$out/FuzzXMLStore" "$file"; done
+fi
+# The keyed archives Core Data wrote in the shared corpus's SQLite stores (transformable
+# attributes, NSSecureUnarchiveFromData's and apps' own classes alike), up to 8 per column.
+# Each store is read from a copy: SQLite writes a WAL store's -shm even when opened read-only,
+# and the corpus's files must stay as they are.
+if [ -d "$corpus/sqlite" ]; then
+  python3 - "$corpus/sqlite" "$out/FuzzTransformer" <<'PYTHON'
+import glob, os, shutil, sqlite3, sys, tempfile
+corpus, out = sys.argv[1], sys.argv[2]
+stores = [path for path in sorted(glob.glob(os.path.join(corpus, "*", "*")))
+          if os.path.isfile(path) and not path.endswith(("-wal", "-shm"))
+          and open(path, "rb").read(16) == b"SQLite format 3\0"]
+for store in stores:
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = os.path.join(scratch, "store")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(store + suffix):
+                shutil.copyfile(store + suffix, copy + suffix)
+        try:
+            database = sqlite3.connect(copy)
+            tables = [row[0] for row in database.execute(
+                "select name from sqlite_master where type = 'table'")]
+            for table in tables:
+                for column in [row[1] for row in database.execute(f'pragma table_info("{table}")')]:
+                    blobs = database.execute(
+                        f'select distinct "{column}" from "{table}" where typeof("{column}") = \'blob\''
+                        f' and substr("{column}", 1, 8) = X\'62706C6973743030\' limit 64').fetchall()
+                    kept = [blob for (blob,) in blobs if b"NSKeyedArchiver" in blob][:8]
+                    for index, blob in enumerate(kept):
+                        name = "corpus-%s-%s-%s-%d.bplist" % (
+                            os.path.basename(os.path.dirname(store)).split("__")[-1],
+                            os.path.basename(store).replace(".", "_"), column, index)
+                        with open(os.path.join(out, name), "wb") as file:
+                            file.write(blob)
+            database.close()
+        except sqlite3.Error as error:
+            print("skipped %s: %s" % (store, error), file=sys.stderr)
+PYTHON
 fi
 
 # Predicates: the format strings of the predicate tests, of the corpus gathered from public

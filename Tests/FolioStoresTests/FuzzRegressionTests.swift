@@ -92,4 +92,79 @@ struct FuzzRegressionTests {
     #expect(nan != nan)
     #expect(nan.isIdentical(to: nan))
   }
+
+  /// Found by fuzzing (`FuzzTransformer`): an archive whose root is `$null`. It read as
+  /// `NSNull`, as a `$null` in an array or a dictionary does, and the transformer refused to
+  /// archive `NSNull`, so a value it read could not be set back.
+  @Test("NSNull, read from a $null, archives again and reads back")
+  func secureArchiveNull() throws {
+    let transformer = SecureUnarchiveTransformer()
+    let value = try transformer.value(
+      from: Data(contentsOf: Self.fixture("transformer-null-root.bplist")))
+    #expect(value is NSNull)
+    #expect(try transformer.value(from: transformer.data(from: value)) is NSNull)
+    let array = try transformer.value(from: transformer.data(from: [1, NSNull()] as [Any]))
+    #expect((array as? [Any])?.last is NSNull)
+    let entries = try transformer.value(from: transformer.data(from: ["k": NSNull()]))
+    #expect((entries as? [String: Any])?["k"] is NSNull)
+    let set = try transformer.value(from: transformer.data(from: Set<AnyHashable>([NSNull()])))
+    #expect((set as? Set<AnyHashable>)?.first?.base is NSNull)
+  }
+
+  /// Found by probing `FuzzTransformer`: a chain of arrays, each holding the next twice. Each
+  /// reference was read again, so reading doubled at each link (30 links: never done); read
+  /// once each, the value still expands to 2^links values, which writing it or walking it
+  /// goes through. Such an archive is refused; this one has 20 links in 737 bytes.
+  @Test("an archive that refers to its collections from too many places is refused, at once")
+  func secureArchiveDoublingChain() throws {
+    let transformer = SecureUnarchiveTransformer()
+    let input = try Data(contentsOf: Self.fixture("transformer-doubling-chain.bplist"))
+    let clock = ContinuousClock()
+    let started = clock.now
+    let error = try #require(throws: TransformError.self) { try transformer.value(from: input) }
+    #expect(clock.now - started < .seconds(1))
+    #expect(error.description.contains("expands to more than 2948 values"))
+    // An object referred to twice reads as two equal values.
+    func reference(_ number: Int64) -> PropertyListValue {
+      .dictionary(["CF$UID": .integer(number)])
+    }
+    func archive(_ objects: [PropertyListValue]) -> Data {
+      BinaryPropertyList.encodeKeyedArchive(
+        .dictionary([
+          "$archiver": .string("NSKeyedArchiver"), "$version": .integer(100_000),
+          "$top": .dictionary(["root": reference(1)]), "$objects": .array(objects),
+        ]))
+    }
+    func array(_ elements: [Int64], classAt number: Int64) -> PropertyListValue {
+      .dictionary(["NS.objects": .array(elements.map(reference)), "$class": reference(number)])
+    }
+    let arrayClass = PropertyListValue.dictionary([
+      "$classname": .string("NSArray"), "$classes": .array([.string("NSArray")]),
+    ])
+    let shared = try transformer.value(
+      from: archive([
+        .string("$null"), array([2, 2], classAt: 4), array([3], classAt: 4), .string("leaf"),
+        arrayClass,
+      ]))
+    #expect(shared as? [[String]] == [["leaf"], ["leaf"]])
+    // A value read again nests as deep as it did: the root holds an array X, then a chain of
+    // 61 arrays ending in X again, 62 levels down. X holding the leaf fits in 64 levels; X
+    // holding an array that holds the leaf does not.
+    func nested(twoLevels: Bool) -> Data {
+      let leaf: Int64 = 65
+      var objects: [PropertyListValue] = [
+        .string("$null"), array([2, 4], classAt: 66), array([twoLevels ? 3 : leaf], classAt: 66),
+        array([leaf], classAt: 66),
+      ]
+      for number in Int64(4)..<leaf {
+        objects.append(array([number == 64 ? 2 : number + 1], classAt: 66))
+      }
+      return archive(objects + [.string("leaf"), arrayClass])
+    }
+    #expect(try transformer.value(from: nested(twoLevels: false)) is [Any])
+    let deep = try #require(throws: TransformError.self) {
+      try transformer.value(from: nested(twoLevels: true))
+    }
+    #expect(deep.description == "the archive nests more than 64 deep")
+  }
 }

@@ -29,6 +29,13 @@ package protocol FuzzTarget {
   static func prepare()
   /// Runs one input; any outcome but a crash is fine.
   static func run(_ input: Data)
+  /// Seeds the target makes itself, by file name: `TARGET --write-seeds FOLDER` (normal build)
+  /// writes them. None by default: most targets' seeds are files made by other tools.
+  static func seeds() -> [(name: String, data: Data)]
+}
+
+extension FuzzTarget {
+  package static func seeds() -> [(name: String, data: Data)] { [] }
 }
 
 /// The input function of the executable's target, set by ``FuzzDriver/main(_:_:)`` before the
@@ -50,6 +57,12 @@ package enum FuzzDriver {
   /// (normal build), then exits; `name` is the executable's, for messages.
   package static func main<Target: FuzzTarget>(_ name: String, _ target: Target.Type) -> Never {
     runTarget = Target.run
+    #if !FOLIO_FUZZING
+      let arguments = CommandLine.arguments
+      if arguments.count == 3, arguments[1] == "--write-seeds" {
+        exit(writeSeeds(Target.seeds(), to: arguments[2]))
+      }
+    #endif
     main(name, prepare: Target.prepare) { bytes, count in
       runTarget(FuzzDriver.data(bytes, count))
       return 0
@@ -88,6 +101,21 @@ package enum FuzzDriver {
   package static func data(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Data {
     guard let bytes, count > 0 else { return Data() }
     return Data(bytes: bytes, count: count)
+  }
+
+  /// Writes `seeds` into `folder` (made if missing) and returns the exit status.
+  private static func writeSeeds(_ seeds: [(name: String, data: Data)], to folder: String) -> Int32
+  {
+    let url = URL(fileURLWithPath: folder)
+    do {
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+      for seed in seeds { try seed.data.write(to: url.appendingPathComponent(seed.name)) }
+    } catch {
+      FileHandle.standardError.write(Data("cannot write seeds in \(folder): \(error)\n".utf8))
+      return 1
+    }
+    print("\(seeds.count) seeds written in \(folder)")
+    return 0
   }
 
   /// Runs every input and returns the exit status: 0, 1 for an unreadable file, 64 for usage.

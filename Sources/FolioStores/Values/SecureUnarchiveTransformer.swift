@@ -15,14 +15,22 @@ import Foundation
 /// | `[Any]` | `NSArray` (`NS.objects`) |
 /// | `[String: Any]`, `[AnyHashable: Any]` | `NSDictionary` (`NS.keys`, `NS.objects`) |
 /// | `Set<AnyHashable>` | `NSSet` (`NS.objects`) |
+/// | `NSNull` | `NSNull` |
 ///
 /// Reading gives the same Swift types (a dictionary whose keys are all strings as
 /// `[String: Any]`, any other as `[AnyHashable: Any]`; a number as `Int`, `Double` or `Bool`
-/// as it was archived). An archive holding another class (an app's own `NSCoding` class, a
-/// `UIColor`) cannot be read without that class, and is refused naming it.
+/// as it was archived; a `$null` root, array element or dictionary value as `NSNull`). An
+/// archive holding another class (an app's own `NSCoding` class, a `UIColor`) cannot be read
+/// without that class, and is refused naming it. An object the archive refers to from several
+/// places reads as a copy in each; an archive that would so expand past four values per byte
+/// of it is refused, as is one whose collections nest more than 64 deep.
 public struct SecureUnarchiveTransformer: AttributeValueTransformer {
   /// How deep archived collections may nest: deeper archives are refused, not overflowed.
   static let maximumDepth = 64
+  /// How many values an archive may read as, per byte of it. An archive refers to each value
+  /// it holds with a byte at least, so only one that refers to the same collections from many
+  /// places comes near: reading it gives each place a copy (Swift collections are values).
+  static let maximumValuesPerByte = 4
 
   /// Creates the transformer.
   public init() {}
@@ -47,7 +55,9 @@ public struct SecureUnarchiveTransformer: AttributeValueTransformer {
       throw TransformError("the bytes are not an NSKeyedArchiver archive (\(error.message))")
     }
     let archive = try KeyedArchive(node) { TransformError("the archive \($0)") }
-    return try Unarchiver(archive: archive).value(archive.rootReference, depth: 0) ?? NSNull()
+    let unarchiver = Unarchiver(
+      archive: archive, maximumValues: Self.maximumValuesPerByte * max(data.count, 1))
+    return try unarchiver.value(archive.rootReference, depth: 0) ?? NSNull()
   }
 }
 
@@ -97,6 +107,7 @@ private struct Archiver {
         "collections nest more than \(SecureUnarchiveTransformer.maximumDepth) deep")
     }
     switch value {
+    case is NSNull: return instance("NSNull", [:])
     case let text as String: return append(.string(text))
     case let flag as Bool: return append(.boolean(flag))
     case let number as Int: return append(.integer(Int64(number)))
@@ -139,22 +150,70 @@ private struct Archiver {
       return instance("NSSet", ["NS.objects": .array(elements)])
     default:
       throw TransformError(
-        "a \(type(of: value)) cannot be archived: NSSecureUnarchiveFromData holds strings, numbers, dates, data, UUIDs, URLs, arrays, dictionaries and sets"
+        "a \(type(of: value)) cannot be archived: NSSecureUnarchiveFromData holds strings, numbers, dates, data, UUIDs, URLs, arrays, dictionaries, sets and NSNull"
       )
     }
   }
 }
 
 /// Reads the values of an archive.
-private struct Unarchiver {
+///
+/// Each object is read once: a second reference to it gives the value read the first time, as
+/// deep and as many values as it was then. The values of a Swift collection are its own, so
+/// an object referred to from several places counts each time; what the archive expands to
+/// may not pass ``maximumValues`` values (a chain of arrays, each holding the next twice,
+/// doubles at each link) nor nest past ``SecureUnarchiveTransformer/maximumDepth``.
+private final class Unarchiver {
   let archive: KeyedArchive<TransformError>
+  /// How many values the archive may expand to.
+  let maximumValues: Int
+  /// Each object read, by number: its value, how deep it nests below, and how many values it
+  /// holds, itself included.
+  private var read: [UInt64: (value: Any, height: Int, count: Int)] = [:]
+  /// How many values have been read, a value read again counting again.
+  private var count = 0
+  /// The deepest level the object being read reached.
+  private var deepest = 0
+
+  init(archive: KeyedArchive<TransformError>, maximumValues: Int) {
+    self.archive = archive
+    self.maximumValues = maximumValues
+  }
 
   /// The value `reference` stands for; `nil` for `$null`.
   func value(_ reference: PropertyListNode?, depth: Int) throws -> Any? {
-    guard depth < SecureUnarchiveTransformer.maximumDepth else {
-      throw TransformError(
-        "the archive nests more than \(SecureUnarchiveTransformer.maximumDepth) deep")
+    let maximumDepth = SecureUnarchiveTransformer.maximumDepth
+    guard depth < maximumDepth else {
+      throw TransformError("the archive nests more than \(maximumDepth) deep")
     }
+    let number = reference.flatMap(KeyedArchive<TransformError>.referenceNumber)
+    if let number, let known = read[number] {
+      guard depth + known.height < maximumDepth else {
+        throw TransformError("the archive nests more than \(maximumDepth) deep")
+      }
+      deepest = max(deepest, depth + known.height)
+      try counting(known.count)
+      return known.value
+    }
+    let (countBefore, deepestBefore) = (count, deepest)
+    deepest = depth
+    try counting(1)
+    let value = try unarchived(reference, depth: depth)
+    if let number, let value { read[number] = (value, deepest - depth, count - countBefore) }
+    deepest = max(deepest, deepestBefore)
+    return value
+  }
+
+  private func counting(_ values: Int) throws {
+    count += values
+    guard count <= maximumValues else {
+      throw TransformError(
+        "the archive expands to more than \(maximumValues) values: it refers to the same collections from too many places"
+      )
+    }
+  }
+
+  private func unarchived(_ reference: PropertyListNode?, depth: Int) throws -> Any? {
     guard let node = try archive.resolve(reference) else { return nil }
     switch node {
     case .string(let text): return text
@@ -248,6 +307,8 @@ private struct Unarchiver {
         throw TransformError("the archive's NSURL \"\(relative)\" is not a URL")
       }
       return url
+    case "NSNull":
+      return NSNull()
     default:
       throw TransformError(
         "the archive holds an object of class \(instance.className), which only the app that wrote it can read"
