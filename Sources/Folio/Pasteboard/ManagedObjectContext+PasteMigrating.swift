@@ -108,13 +108,14 @@ private struct MigratedPaste {
     }
     // A migrated object keeps its source object's ID (its index + 1) where it is the first
     // to claim it; objects a mapping adds come after, in their order.
-    let migrated = contents.records.sorted { $0.id < $1.id }
+    let migrated = contents.records.sorted { $0.id < $1.id }.compactMap { record in
+      model.entity(named: record.entityName).map { (record, $0) }
+    }
     var position: [Int64: Int] = [:]
-    for (index, record) in migrated.enumerated() { position[record.id] = index }
+    for (index, (record, _)) in migrated.enumerated() { position[record.id] = index }
     var objects: [CopiedObject] = []
     var hashes: [String: String] = [:]
-    for record in migrated {
-      guard let entity = model.entity(named: record.entityName) else { continue }
+    for (record, entity) in migrated {
       if hashes[entity.name] == nil { hashes[entity.name] = Pasteboard.hex(entity.versionHash) }
       objects.append(Self.copy(record, of: entity, in: model, position: position))
     }
