@@ -19,7 +19,7 @@ extension ManagedObjectContext {
   /// the undo manager undoes and redoes as one step.
   ///
   /// A pasteboard from another version of the model is refused, even one that migration could
-  /// carry over: pasting through a mapping model is not supported yet.
+  /// carry over: ``paste(_:from:mapping:)`` pastes through a mapping model.
   ///
   /// - Throws: `GraphError.modelMismatch` when an entity's version hash differs from this
   ///   model's, naming the entity; `.unknownEntity` or `.unknownKey` for an entity or property
@@ -122,9 +122,13 @@ public struct DroppedReference: Hashable {
     /// The object's inverse relationship is a to-one that holds another object, which
     /// re-attaching would take it from.
     public static let inverseHeld = Reason(.inverseHeld)
+    /// The pasteboard is of another version of the model, and this one has no relationship
+    /// of that name holding objects of the object's entity
+    /// (``ManagedObjectContext/paste(_:from:mapping:)``).
+    public static let notMapped = Reason(.notMapped)
 
     private enum Kind: Hashable, Sendable {
-      case otherStore, notFound, inverseHeld
+      case otherStore, notFound, inverseHeld, notMapped
     }
 
     private var kind: Kind

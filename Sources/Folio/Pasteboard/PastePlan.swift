@@ -47,7 +47,7 @@ struct PastePlan {
       guard Pasteboard.hex(entity.versionHash) == hash else {
         throw GraphError(
           .modelMismatch,
-          "the pasteboard's \(name) objects are of another version of the entity (version hash \(hash.prefix(8))…, here \(Pasteboard.hex(entity.versionHash).prefix(8))…); pasting across model versions is not supported",
+          "the pasteboard's \(name) objects are of another version of the entity (version hash \(hash.prefix(8))…, here \(Pasteboard.hex(entity.versionHash).prefix(8))…); paste it with paste(_:from:mapping:) and the model it was copied from",
           at: InputLocation(entity: name))
       }
     }
