@@ -7,7 +7,9 @@ import Testing
 @Suite("folio query from records")
 struct QueryStreamingTests {
   /// Stores of every format with their models' arguments: the samples, and where ../shared is,
-  /// the corpus's SQLite stores (each with the model Core Data cached in it).
+  /// copies of the corpus's SQLite stores (each with the model Core Data cached in it). Copies,
+  /// with their `-wal` and `-shm` files: reading a store in WAL mode rewrites its `-shm`, and
+  /// the corpus is never written.
   static let stores: [[String]] = {
     var stores: [[String]] = [
       ["Samples/Expenses/Expenses.xml", "--model", "Samples/Expenses/Expenses.xcdatamodeld"],
@@ -15,11 +17,19 @@ struct QueryStreamingTests {
     ]
     let corpus = packageRoot.appendingPathComponent("../shared/corpus/sqlite")
     let folders = (try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []
+    guard !folders.isEmpty, let scratch = try? makeTemporaryFolder() else { return stores }
     for folder in folders.sorted() {
       let path = corpus.appendingPathComponent(folder)
       let files = (try? FileManager.default.contentsOfDirectory(atPath: path.path)) ?? []
+      let copies = scratch.appendingPathComponent(folder)
+      try? FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
       for file in files.sorted() where file.hasSuffix(".sqlite") {
-        stores.append([path.appendingPathComponent(file).path])
+        for suffix in ["", "-wal", "-shm"] {
+          try? FileManager.default.copyItem(
+            at: path.appendingPathComponent(file + suffix),
+            to: copies.appendingPathComponent(file + suffix))
+        }
+        stores.append([copies.appendingPathComponent(file).path])
       }
     }
     return stores
