@@ -83,6 +83,7 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(title, results)
   case "pasteboard":
     let (title, results) = try pasteboardBenchmark(objects: Int(argument ?? "") ?? 10_000)
+    report(title, results)
   case "batch":
     let (title, results) = try batchBenchmark(spendings: Int(argument ?? "") ?? 1_000_000)
     report(title, results)
