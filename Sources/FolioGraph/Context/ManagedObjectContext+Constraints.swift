@@ -32,9 +32,14 @@ extension ManagedObjectContext {
     registerAllObjects()
     capturesTurnChanges = true
     defer { capturesTurnChanges = false }
-    // Each merge takes one object out of the graph, so the rounds end.
-    while let (survivor, loser) = nextMerge() {
-      merge(loser, into: survivor)
+    // Each round merges every conflict the graph shows at its start, and takes each merged
+    // object out of it, so the rounds end; a round that merged values may make new conflicts,
+    // which the next finds.
+    while true {
+      let merges = nextMerges()
+      guard !merges.isEmpty else { break }
+      for (loser, survivor) in merges { merge(loser, into: survivor) }
+      repointOneWayReferences(merges)
     }
     processPendingChanges()
   }
@@ -71,17 +76,24 @@ extension ManagedObjectContext {
     try validate()
   }
 
-  /// The next two objects to merge: an inserted object and the object it merges into.
-  private func nextMerge() -> (survivor: ManagedObject, loser: ManagedObject)? {
+  /// The merges the conflicts in the graph ask for now: each inserted object that shares a
+  /// constraint's values with another object, and the object it merges into. A group whose
+  /// survivor merges away itself waits for the next round.
+  private func nextMerges() -> [(loser: ManagedObject, survivor: ManagedObject)] {
+    var merges: [(loser: ManagedObject, survivor: ManagedObject)] = []
+    var losers: Set<ObjectIdentifier> = []
     for group in uniquenessGroups() {
-      let inserted = group.objects.filter(\.isInserted)
-      let saved = group.objects.filter { !$0.isInserted }
-      guard let survivor = saved.first ?? inserted.first,
-        let loser = inserted.first(where: { $0 !== survivor })
-      else { continue }
-      return (survivor, loser)
+      let objects = group.objects.filter { !losers.contains(ObjectIdentifier($0)) }
+      let inserted = objects.filter(\.isInserted)
+      guard let survivor = objects.first(where: { !$0.isInserted }) ?? inserted.first else {
+        continue
+      }
+      for loser in inserted where loser !== survivor {
+        losers.insert(ObjectIdentifier(loser))
+        merges.append((loser, survivor))
+      }
     }
-    return nil
+    return merges
   }
 
   /// Merges `loser`, an inserted object, into `survivor`, and takes it out of the graph.
@@ -115,28 +127,35 @@ extension ManagedObjectContext {
         continue
       }
     }
-    repointOneWayReferences(from: loser, to: survivor)
     markDeleted(loser)
   }
 
-  /// Points every relationship without an inverse that holds `loser` at `survivor` instead.
-  private func repointOneWayReferences(from loser: ManagedObject, to survivor: ManagedObject) {
+  /// Points every relationship without an inverse that holds a merged object at the object it
+  /// merged into: one pass over the graph for all of a round's merges.
+  private func repointOneWayReferences(
+    _ merges: [(loser: ManagedObject, survivor: ManagedObject)]
+  ) {
+    var survivorOf: [Int32: ManagedObject] = [:]
+    for (loser, survivor) in merges { survivorOf[loser.row] = survivor }
     for layout in layouts {
       for (slot, property) in layout.properties.enumerated() {
         guard let relationship = property.relationship, relationship.inverseSlot == nil,
-          loser.layout.isKind(of: relationship.destination)
+          merges.contains(where: { $0.loser.layout.isKind(of: relationship.destination) })
         else { continue }
-        let fits = survivor.layout.isKind(of: relationship.destination)
         for case let holder? in table
         where holder.layout.isKind(of: layout.index)
           && holder.flags.isDisjoint(with: [.deleted, .removed])
-          && primitiveTargets(of: holder, slot: slot).contains(loser.row)
         {
-          if relationship.isToMany {
-            remove(loser, from: holder, slot: slot, relationship: relationship)
-            if fits { add(survivor, to: holder, slot: slot, relationship: relationship) }
-          } else {
-            setTarget(of: holder, slot: slot, relationship: relationship, to: fits ? survivor : nil)
+          for row in primitiveTargets(of: holder, slot: slot) {
+            guard let survivor = survivorOf[row], let loser = object(atRow: row) else { continue }
+            let fits = survivor.layout.isKind(of: relationship.destination)
+            if relationship.isToMany {
+              remove(loser, from: holder, slot: slot, relationship: relationship)
+              if fits { add(survivor, to: holder, slot: slot, relationship: relationship) }
+            } else {
+              setTarget(
+                of: holder, slot: slot, relationship: relationship, to: fits ? survivor : nil)
+            }
           }
         }
       }
