@@ -40,6 +40,9 @@ public struct Pasteboard: Sendable, Equatable {
   /// How many objects the pasteboard holds: the roots and every object they own.
   public var objectCount: Int { objects.count }
 
+  /// The entity name of each root, in the order they were copied.
+  package var rootEntityNames: [String] { roots.map { objects[$0].entity } }
+
   /// The URIs of the objects outside the copied set that copied objects refer to, each once,
   /// sorted: what a paste re-attaches or drops.
   package var outsideURIs: [String] {

@@ -1,4 +1,3 @@
-import FolioModel
 import Foundation
 
 /// A Swift type an attribute's value can be read and written as through an entity class's

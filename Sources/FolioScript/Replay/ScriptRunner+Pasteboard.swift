@@ -15,6 +15,9 @@ extension ScriptRunner {
   /// What `copy` put on the pasteboard, and how the script named what it refers to.
   struct ScriptPasteboard {
     var contents: Pasteboard
+    /// The model of the context the objects were copied from: a paste into a document on
+    /// another version of it migrates them.
+    var model: ManagedObjectModel
     /// The name (`$rd`, `Department#2`) of each object outside the copied set that a copied
     /// object refers to, by its URI, as the script named it when it was copied.
     var names: [String: String]
@@ -59,7 +62,7 @@ extension ScriptRunner {
       else { continue }
       names[uri] = name(of: object)
     }
-    return ScriptPasteboard(contents: contents, names: names)
+    return ScriptPasteboard(contents: contents, model: context.model, names: names)
   }
 
   /// Pastes `copied` into `context`, names the copies, binds the first root to `variable`, and
@@ -69,7 +72,17 @@ extension ScriptRunner {
     at here: InputLocation
   ) throws(ScriptError) {
     let result = try graph(at: here) { () throws(GraphError) in
-      try context.paste(copied.contents)
+      try context.paste(copied.contents, from: copied.model)
+    }
+    // A mapping may leave every copied entity out (a model that shares nothing with the one
+    // copied from): nothing was pasted, and the script says why rather than binding nothing.
+    if result.objects.isEmpty, let first = copied.contents.rootEntityNames.first {
+      throw ScriptError.graph(
+        GraphError(
+          .unknownEntity,
+          "the pasteboard holds objects of entity \"\(first)\", which the model lacks",
+          at: InputLocation(entity: first)),
+        at: here, details: [])
     }
     for object in result.objects { register(object) }
     if let variable, let root = result.roots.first { bind(variable, to: root) }
