@@ -1,6 +1,6 @@
 # Folio — make demo, make test, make bench, make soak OPS=N SEED=S, make install PREFIX=DIR.
 # Each target that runs Swift first checks that there is a Swift toolchain, then installs the
-# system libraries Folio links (libxml2, zlib, SQLite) when missing.
+# system libraries Folio links (libxml2, zlib, SQLite, libpq) and PostgreSQL when missing.
 
 SWIFT ?= swift
 # The version of this source tree (README.md, "Versions"); `folio --version` prints the same.
@@ -43,11 +43,15 @@ toolchain:
 	  fi; \
 	done
 
+# PostgreSQL, server and client, for the PostgreSQL store's tests; Debian keeps the server's
+# binaries in /usr/lib/postgresql/VERSION/bin.
 deps:
-	@{ pkg-config --exists libxml-2.0 zlib sqlite3 2>/dev/null && command -v sqlite3 >/dev/null; } || { \
-	  echo "Installing libxml2-dev, zlib1g-dev, libsqlite3-dev and sqlite3"; \
+	@{ pkg-config --exists libxml-2.0 zlib sqlite3 libpq 2>/dev/null && command -v sqlite3 >/dev/null \
+	  && command -v psql >/dev/null && ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; } || { \
+	  echo "Installing libxml2-dev, zlib1g-dev, libsqlite3-dev, sqlite3, libpq-dev and postgresql"; \
 	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) apt-get install -y -qq pkg-config libxml2-dev zlib1g-dev libsqlite3-dev sqlite3; }
+	  $(SUDO) apt-get install -y -qq pkg-config libxml2-dev zlib1g-dev libsqlite3-dev sqlite3 \
+	    libpq-dev postgresql postgresql-client; }
 
 build: toolchain deps
 	$(SWIFT) build
@@ -67,9 +71,35 @@ demo: toolchain deps
 	$(FOLIO) info Samples/Expenses/Expenses-session.folio
 	$(FOLIO) migrate Samples/Library/Library.xml --model Samples/Library/Library.xcdatamodeld --dry-run
 
+# The PostgreSQL store's tests run against the server FOLIO_TEST_POSTGRES_URL names; without
+# one, against a throwaway cluster (scripts/postgres-cluster.sh) started for `swift test` and
+# stopped after it, whatever its outcome. With no PostgreSQL server here they are skipped, and
+# make says so before and after the tests; FOLIO_TEST_REQUIRE_POSTGRES=1 (CI) makes that an error.
+POSTGRES_CLUSTER := scripts/postgres-cluster.sh
+POSTGRES_SKIPPED := echo "make test: PostgreSQL tests SKIPPED: no PostgreSQL server here (make deps \
+  installs one), and FOLIO_TEST_POSTGRES_URL is not set" >&2
+
 test: toolchain deps
 	$(SWIFT) build --build-tests $(IMPORT_CHECK)
-	$(SWIFT) test --skip-build
+	@skipped=; \
+	if [ -n "$$FOLIO_TEST_POSTGRES_URL" ]; then \
+	  echo "make test: the PostgreSQL tests use the server FOLIO_TEST_POSTGRES_URL names"; \
+	else \
+	  url=$$($(POSTGRES_CLUSTER) start); status=$$?; \
+	  if [ $$status = 0 ]; then \
+	    trap '$(POSTGRES_CLUSTER) stop' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM; \
+	    export FOLIO_TEST_POSTGRES_URL="$$url"; \
+	    echo "FOLIO_TEST_POSTGRES_URL=$$url"; \
+	  elif [ $$status = 3 ] && [ -z "$$FOLIO_TEST_REQUIRE_POSTGRES" ]; then \
+	    skipped=1; $(POSTGRES_SKIPPED); \
+	  else \
+	    exit $$status; \
+	  fi; \
+	fi; \
+	echo "$(SWIFT) test --skip-build"; \
+	$(SWIFT) test --skip-build; status=$$?; \
+	if [ -n "$$skipped" ]; then $(POSTGRES_SKIPPED); fi; \
+	exit $$status
 	.build/debug/folio replay Samples/*/*.undo
 	.build/debug/ExpensesSample
 	.build/debug/CompanySample
@@ -278,4 +308,5 @@ tag:
 	git tag -a "v$(VERSION)" -m "Folio $(VERSION)"
 
 clean:
+	$(POSTGRES_CLUSTER) stop
 	rm -rf .build .build-fuzz .build-install .build-asan .build-asan-unsafe .build-tsan $(EDITOR)/.build company.dot company.svg Samples/*/*-session.xml Samples/*/*-session.folio Samples/*/*-session.sqlite*
