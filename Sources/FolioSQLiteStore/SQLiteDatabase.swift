@@ -281,8 +281,18 @@ final class SQLiteStatement {
 
   func bind(_ value: Double, at index: Int) { sqlite3_bind_double(statement, Int32(index), value) }
 
+  /// Binds every byte of `value`, a NUL character included: SQLite takes text by length.
   func bind(_ value: String, at index: Int) {
-    sqlite3_bind_text(statement, Int32(index), value, -1, Self.transient)
+    var value = value
+    value.withUTF8 { bytes in
+      bytes.withMemoryRebound(to: CChar.self) { chars in
+        // An empty string is bound as empty text, not NULL: any valid pointer will do.
+        let start = chars.baseAddress ?? UnsafePointer(bitPattern: 1)
+        _ = sqlite3_bind_text64(
+          statement, Int32(index), start, sqlite3_uint64(chars.count), Self.transient,
+          UInt8(SQLITE_UTF8))
+      }
+    }
   }
 
   func bind(_ value: Data, at index: Int) {

@@ -106,6 +106,25 @@ struct SQLiteStoreTests: SQLiteFixtures {
     #expect(friends(streamed.records) == ["1: 1 2", "2: 1"])
   }
 
+  @Test("text holding a NUL character is written whole, not cut at the NUL")
+  func nulInText() throws {
+    let model = try ManagedObjectModel {
+      EntityDescription("Note") { AttributeDescription("text", .string) }
+    }
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("notes.sqlite")
+    let texts = ["a\0b", "\0", "", "tail\0"]
+    let records = texts.enumerated().map { index, text in
+      StoreRecord(entityName: "Note", id: Int64(index + 1), attributes: ["text": .string(text)])
+    }
+    try store.write(
+      StoreContents(metadata: StoreMetadata(storeType: store.typeName), records: records),
+      model: model, to: url)
+    let back = try store.read(from: url, model: model).records.sorted { $0.id < $1.id }
+    #expect(back.map { $0.attribute("text") } == texts.map { .string($0) })
+  }
+
   /// A model with one binary attribute that allows external storage.
   func photoModel() throws -> ManagedObjectModel {
     var data = AttributeDescription("data", .binaryData)
