@@ -25,6 +25,7 @@ let package = Package(
     .library(name: "FolioXMLStore", targets: ["FolioXMLStore"]),
     .library(name: "FolioBinaryStore", targets: ["FolioBinaryStore"]),
     .library(name: "FolioSQLiteStore", targets: ["FolioSQLiteStore"]),
+    .library(name: "FolioPostgresStore", targets: ["FolioPostgresStore"]),
     .library(name: "FolioQuery", targets: ["FolioQuery"]),
     .library(name: "FolioMigration", targets: ["FolioMigration"]),
     .library(name: "FolioScript", targets: ["FolioScript"]),
@@ -49,6 +50,11 @@ let package = Package(
       name: "CSQLite",
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
+    ),
+    .systemLibrary(
+      name: "CLibPQ",
+      pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]
     ),
     // What Swift cannot say: a prefetch hint (FolioStores' binary reader).
     .target(
@@ -113,6 +119,12 @@ let package = Package(
         "FolioQuery",
       ],
       swiftSettings: [testHooks]
+    ),
+    // A document in a PostgreSQL schema, in Core Data's SQLite layout, through libpq: its own
+    // target, so an app that never talks to a server does not link libpq.
+    .target(
+      name: "FolioPostgresStore",
+      dependencies: ["FolioStores", "FolioSQLiteStore", "FolioSupport", "FolioModel", "CLibPQ"]
     ),
     // Model versions, mapping models (inferred or Xcode's) and migrating a store's records.
     .target(
@@ -206,7 +218,7 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioTests",
-      dependencies: ["Folio", "FolioTestSupport"]
+      dependencies: ["Folio", "FolioTestSupport", "FolioPostgresStore"]
     ),
     .testTarget(
       name: "FolioStoresTests",
@@ -215,6 +227,13 @@ let package = Package(
         "FolioTestSupport", "CFolioXML", "CLibXML2", "FolioModel", "FolioQuery",
       ],
       exclude: ["Fixtures"]
+    ),
+    .testTarget(
+      name: "FolioPostgresStoreTests",
+      dependencies: [
+        "FolioPostgresStore", "FolioSQLiteStore", "FolioXMLStore", "FolioStores", "FolioModel",
+        "FolioTestSupport",
+      ]
     ),
     .testTarget(
       name: "FolioMigrationTests",

@@ -15,7 +15,8 @@ import sys
 import difflib
 
 MODULES = ["FolioDiagnostics", "FolioModel", "FolioUndo", "FolioQuery", "FolioStores", "FolioXMLStore",
-           "FolioBinaryStore", "FolioSQLiteStore", "FolioMigration", "FolioCodegen",
+           "FolioBinaryStore", "FolioSQLiteStore", "FolioPostgresStore", "FolioMigration",
+           "FolioCodegen",
            "FolioGraph", "Folio", "FolioScript"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRAPHS = glob.glob(os.path.join(ROOT, ".build", "*", "symbolgraph"))

@@ -120,7 +120,7 @@ public final class Document {
         throw MigrationError(
           .needsMapping,
           "the store was written with version \(version.name) of the model, not the current \(bundle.currentVersionName), and automatic migration is off",
-          at: InputLocation(file: url.path))
+          at: InputLocation(file: url.storePlace))
       }
       try StoreMigration(storeAt: url, format: format, bundle: bundle).run()
     }
@@ -166,7 +166,7 @@ public final class Document {
     else {
       throw StoreError(
         .unknownFormat, "no store format has the extension \".\(url.pathExtension)\"",
-        at: InputLocation(file: url.path))
+        at: InputLocation(file: url.storePlace))
     }
     let previous = coordinator.persistentStores.first
     try coordinator.relocateStore(to: url, format: chosen)

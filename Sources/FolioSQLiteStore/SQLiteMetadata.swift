@@ -29,20 +29,26 @@ enum SQLiteMetadata {
       throw StoreError(
         .malformedStore, "Z_METADATA has no row", at: InputLocation(file: database.path))
     }
-    var metadata = StoreMetadata(storeType: "SQLite", identifier: statement.text(0) ?? "")
-    guard let blob = statement.blob(1), !blob.isEmpty else { return metadata }
+    return try decode(
+      identifier: statement.text(0), propertyList: statement.blob(1), file: database.path)
+  }
+
+  /// The metadata of `Z_METADATA`'s row: its `Z_UUID` and its `Z_PLIST`.
+  static func decode(identifier: String?, propertyList blob: Data?, file: String)
+    throws(StoreError) -> StoreMetadata
+  {
+    var metadata = StoreMetadata(storeType: "SQLite", identifier: identifier ?? "")
+    guard let blob, !blob.isEmpty else { return metadata }
     let node: PropertyListNode
     do {
-      node = try BinaryPropertyList.decode(blob, file: database.path)
+      node = try BinaryPropertyList.decode(blob, file: file)
     } catch {
       throw StoreError(
-        .malformedStore, "Z_METADATA.Z_PLIST: \(error.message)",
-        at: InputLocation(file: database.path))
+        .malformedStore, "Z_METADATA.Z_PLIST: \(error.message)", at: InputLocation(file: file))
     }
     guard case .dictionary(let values)? = node.propertyListValue else {
       throw StoreError(
-        .malformedStore, "Z_METADATA.Z_PLIST is not a dictionary",
-        at: InputLocation(file: database.path))
+        .malformedStore, "Z_METADATA.Z_PLIST is not a dictionary", at: InputLocation(file: file))
     }
     metadata.apply(values)
     if case .string(let type)? = values["NSStoreType"] { metadata.storeType = type }

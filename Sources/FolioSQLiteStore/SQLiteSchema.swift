@@ -12,105 +12,105 @@ internal import FolioSupport
 /// names a join table, numeric suffixes of join columns).
 package struct SQLiteSchema {
   /// One entity: its number, its hierarchy's table and where its properties are stored.
-  struct Entity {
-    let name: String
+  package struct Entity {
+    package let name: String
     /// `Z_ENT`: the entity's number, from 1.
-    let number: Int
+    package let number: Int
     /// The parent's number, 0 for a root (`Z_SUPER`).
-    let superNumber: Int
+    package let superNumber: Int
     /// The number of the hierarchy's root: the key space of its objects.
-    let rootNumber: Int
+    package let rootNumber: Int
     /// The hierarchy's table, `Z` + the root's name in upper case.
-    let table: String
-    let isAbstract: Bool
+    package let table: String
+    package let isAbstract: Bool
     /// The numbers of the entity and every entity below it.
-    var kindNumbers: Set<Int> = []
+    package var kindNumbers: Set<Int> = []
   }
 
   /// A stored attribute of an entity, declared or inherited, and its column.
-  struct AttributeColumn {
-    let attribute: AttributeDescription
-    let column: String
+  package struct AttributeColumn {
+    package let attribute: AttributeDescription
+    package let column: String
   }
 
   /// A to-one relationship's foreign key, and the destination's entity column when the
   /// destination has subentities.
-  struct ToOneColumn {
-    let relationship: RelationshipDescription
-    let column: String
-    let entityColumn: String?
+  package struct ToOneColumn {
+    package let relationship: RelationshipDescription
+    package let column: String
+    package let entityColumn: String?
     /// The number of the destination's root: the key space of the targets.
-    let targetRoot: Int
+    package let targetRoot: Int
   }
 
   /// An ordered one-to-many relationship, stored as the order column `Z_FOK_<INVERSE>` in the
   /// members' table beside their foreign key.
-  struct OrderedToMany {
-    let relationship: RelationshipDescription
+  package struct OrderedToMany {
+    package let relationship: RelationshipDescription
     /// The members' table and their foreign-key column (the inverse's).
-    let memberTable: String
-    let foreignKey: String
-    let orderColumn: String
-    let memberRoot: Int
+    package let memberTable: String
+    package let foreignKey: String
+    package let orderColumn: String
+    package let memberRoot: Int
   }
 
   /// An unordered one-to-many relationship: its members are the rows of the members' table
   /// whose foreign key (the inverse's) names the owner.
-  struct UnorderedToMany {
-    let relationship: RelationshipDescription
-    let memberTable: String
-    let foreignKey: String
-    let memberRoot: Int
+  package struct UnorderedToMany {
+    package let relationship: RelationshipDescription
+    package let memberTable: String
+    package let foreignKey: String
+    package let memberRoot: Int
   }
 
   /// A many-to-many pair, stored in one join table.
-  struct JoinTable {
+  package struct JoinTable {
     /// The table's name as Core Data would choose it for a new store.
-    var name: String
+    package var name: String
     /// The other name Core Data may have given it: readers accept either.
-    var alternativeName: String
+    package var alternativeName: String
     /// One side per relationship: the column holding its owners' keys, the column holding
     /// its members' keys, and the order column when it is ordered.
-    var sides: [Side]
+    package var sides: [Side]
 
-    struct Side {
-      let entity: String
-      let relationship: RelationshipDescription
-      var ownerColumn: String
-      var memberColumn: String
-      var orderColumn: String?
+    package struct Side {
+      package let entity: String
+      package let relationship: RelationshipDescription
+      package var ownerColumn: String
+      package var memberColumn: String
+      package var orderColumn: String?
       /// The owner and member columns' names before any clash suffix: a file's columns are
       /// these, or these followed by digits.
-      let ownerBase: String
-      let memberBase: String
-      let ownerRoot: Int
-      let memberRoot: Int
+      package let ownerBase: String
+      package let memberBase: String
+      package let ownerRoot: Int
+      package let memberRoot: Int
     }
   }
 
   /// Every entity, by number order.
-  private(set) var entities: [Entity] = []
-  private(set) var entityByName: [String: Int] = [:]
+  package private(set) var entities: [Entity] = []
+  package private(set) var entityByName: [String: Int] = [:]
   /// Per entity (by name): its stored attributes, with inherited ones.
-  private(set) var attributes: [String: [AttributeColumn]] = [:]
+  package private(set) var attributes: [String: [AttributeColumn]] = [:]
   /// Per entity (by name): its to-one relationships' columns, with inherited ones.
-  private(set) var toOnes: [String: [ToOneColumn]] = [:]
+  package private(set) var toOnes: [String: [ToOneColumn]] = [:]
   /// Ordered one-to-many relationships, by the owner's entity name.
-  private(set) var orderedToManys: [String: [OrderedToMany]] = [:]
+  package private(set) var orderedToManys: [String: [OrderedToMany]] = [:]
   /// The unordered one-to-many relationships declared by each entity: stored only as their
   /// inverses' foreign keys in the members' table.
-  private(set) var unorderedToManys: [String: [UnorderedToMany]] = [:]
-  private(set) var joinTables: [JoinTable] = []
+  package private(set) var unorderedToManys: [String: [UnorderedToMany]] = [:]
+  package private(set) var joinTables: [JoinTable] = []
   /// Every table: its name and its columns with their SQL types, in order.
-  private(set) var tables: [(name: String, columns: [(name: String, type: String)])] = []
+  package private(set) var tables: [(name: String, columns: [(name: String, type: String)])] = []
   /// The indexes Core Data creates with a new store's tables, as SQL.
-  private(set) var indexes: [String] = []
+  package private(set) var indexes: [String] = []
   /// What the model holds that no store can: to-many relationships without an inverse, and
   /// composite attributes.
   package private(set) var unsupported: [String] = []
 
   /// The entity `name`.
-  func entity(_ name: String) -> Entity? { entityByName[name].map { entities[$0] } }
+  package func entity(_ name: String) -> Entity? { entityByName[name].map { entities[$0] } }
 
   /// The key space (``StoreKeySpace``) of each entity's objects: its hierarchy root's number.
   package var keySpaces: [String: Int] {
@@ -118,7 +118,27 @@ package struct SQLiteSchema {
   }
 
   /// The entity numbered `number`.
-  func entity(number: Int) -> Entity? {
+  /// The largest of `keys` in each hierarchy's key space, by root entity number, in order:
+  /// what `Z_PRIMARYKEY.Z_MAX` must reach for the keys to stay given.
+  ///
+  /// - Throws: `StoreError.malformedStore`, naming `place`, for an entity the schema has not
+  ///   or cannot give keys to.
+  package func largestKeys(_ keys: [(entityName: String, key: Int64)], place: String)
+    throws(StoreError) -> [(root: Int, key: Int64)]
+  {
+    var largest: [Int: Int64] = [:]
+    for (name, key) in keys {
+      guard let entity = entity(name), !entity.isAbstract else {
+        throw StoreError(
+          .malformedStore, "\(name) is not a concrete entity of the store's model",
+          at: InputLocation(file: place, entity: name))
+      }
+      largest[entity.rootNumber] = max(largest[entity.rootNumber] ?? 0, StoreKeySpace.key(of: key))
+    }
+    return largest.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+  }
+
+  package func entity(number: Int) -> Entity? {
     number >= 1 && number <= entities.count ? entities[number - 1] : nil
   }
 

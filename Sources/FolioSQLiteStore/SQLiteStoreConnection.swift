@@ -63,19 +63,10 @@ final class SQLiteStoreConnection: IncrementalStoreConnection {
   func reserveKeys(_ keys: [(entityName: String, key: Int64)], model: ManagedObjectModel)
     throws(StoreError)
   {
-    let schema = SQLiteSchema(model: model)
-    var largest: [Int: Int64] = [:]
-    for (name, key) in keys {
-      guard let entity = schema.entity(name), !entity.isAbstract else {
-        throw StoreError(
-          .malformedStore, "\(name) is not a concrete entity of the store's model",
-          at: InputLocation(file: database.path, entity: name))
-      }
-      largest[entity.rootNumber] = max(largest[entity.rootNumber] ?? 0, StoreKeySpace.key(of: key))
-    }
+    let largest = try SQLiteSchema(model: model).largestKeys(keys, place: database.path)
     let statement = try database.prepare(
       "UPDATE Z_PRIMARYKEY SET Z_MAX = ?1 WHERE Z_ENT = ?2 AND (Z_MAX IS NULL OR Z_MAX < ?1)")
-    for (root, key) in largest.sorted(by: { $0.key < $1.key }) {
+    for (root, key) in largest {
       statement.reset()
       statement.bind(key, at: 1)
       statement.bind(Int64(root), at: 2)

@@ -39,16 +39,7 @@ enum SQLiteWriter {
     defer { scratchFile.discard() }
     let scratch = scratchFile.url
     do {
-      let database = try SQLiteDatabase(path: scratch.path, readOnly: false, create: true)
-      // The scratch file needs no journal: it is thrown away if anything fails.
-      try database.execute(
-        "PRAGMA journal_mode = OFF; PRAGMA auto_vacuum = 2; PRAGMA page_size = 4096; "
-          + "PRAGMA synchronous = OFF")
-      try database.execute("BEGIN")
-      try build(contents, schema: schema, model: model, in: database)
-      try database.execute("COMMIT")
-      try database.execute("PRAGMA journal_mode = DELETE")
-      database.close()
+      try buildDatabase(contents, schema: schema, model: model, at: scratch)
     } catch {
       // The file is the one being written, not the scratch copy; the entity and property a
       // bad record names stay.
@@ -62,6 +53,22 @@ enum SQLiteWriter {
   }
 
   /// Creates the schema in `database` and inserts every record.
+  /// Builds a new database holding `contents` at `path`, where no file is.
+  static func buildDatabase(
+    _ contents: StoreContents, schema: SQLiteSchema, model: ManagedObjectModel, at path: URL
+  ) throws(StoreError) {
+    let database = try SQLiteDatabase(path: path.path, readOnly: false, create: true)
+    // The new file needs no journal: it is thrown away if anything fails.
+    try database.execute(
+      "PRAGMA journal_mode = OFF; PRAGMA auto_vacuum = 2; PRAGMA page_size = 4096; "
+        + "PRAGMA synchronous = OFF")
+    try database.execute("BEGIN")
+    try build(contents, schema: schema, model: model, in: database)
+    try database.execute("COMMIT")
+    try database.execute("PRAGMA journal_mode = DELETE")
+    database.close()
+  }
+
   static func build(
     _ contents: StoreContents, schema: SQLiteSchema, model: ManagedObjectModel,
     in database: SQLiteDatabase

@@ -68,3 +68,28 @@ package protocol InferringReadStoreFormat: ModelInferringStoreFormat {
     reading read: (ManagedObjectModel, inout Consumer) throws(StoreError) -> Void
   ) throws(StoreError) -> (model: ManagedObjectModel, consumer: Consumer)
 }
+
+/// A format whose stores live on a server and are named by URLs of its own schemes
+/// (`postgresql://…`), not by files: the coordinator asks it whether a store exists, and
+/// knows other writers by its connection's change counter rather than by a file's stamp.
+public protocol ServerStoreFormat: StoreFormat {
+  /// The URL schemes that name its stores, lowercase: `["postgresql", "postgres"]`.
+  var urlSchemes: Set<String> { get }
+
+  /// Whether `url` names a store that exists now.
+  ///
+  /// - Throws: `StoreError` when the server cannot be asked (unreachable, refused login).
+  func storeExists(at url: URL) throws(StoreError) -> Bool
+}
+
+/// Whether a store exists at `url`: a file there, or for a server's format, what the server
+/// says.
+package func storeExists(at url: URL, format: (any StoreFormat)?) throws(StoreError) -> Bool {
+  if let server = format as? any ServerStoreFormat { return try server.storeExists(at: url) }
+  return FileManager.default.fileExists(atPath: url.path)
+}
+
+extension URL {
+  /// How a store at this URL is named in messages: a file's path, or a server's URL.
+  package var storePlace: String { isFileURL ? path : absoluteString }
+}

@@ -1,4 +1,5 @@
 import Folio
+import FolioPostgresStore
 import FolioTestSupport
 import Foundation
 import Testing
@@ -13,10 +14,29 @@ import Testing
 @Suite("Other writers of one file")
 struct OtherWriterTests {
   static let formats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
+  /// The formats two writers are tested on: the files', and a PostgreSQL document's when the
+  /// tests have a server.
+  static let writerFormats: [any StoreFormat] =
+    formats + (PostgresTestServer.isAvailable ? [PostgresStore()] : [])
+
+  /// What the store at `url` holds, to tell whether a save wrote to it: a file's bytes, or a
+  /// PostgreSQL document's records.
+  static func snapshot(_ url: URL) throws -> Data {
+    guard !url.isFileURL else { return try Data(contentsOf: url) }
+    let records = try PostgresStore().read(from: url, model: try musicModel()).records
+    return Data(
+      records.sorted { $0.id < $1.id }.map { record in
+        "\(record.id) \(record.version) "
+          + record.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+          .joined(separator: " ")
+      }.joined(separator: "\n").utf8)
+  }
 
   /// A file of `format` holding the playlist "Morning" with the track "Sunrise" (120 s).
   static func sharedFile(_ format: any StoreFormat, in fixture: DocumentFixture) throws -> URL {
-    let url = fixture.url("music.\(format.fileExtension)")
+    let url =
+      format is PostgresStore
+      ? PostgresTestServer.document("writers") : fixture.url("music.\(format.fileExtension)")
     let setup = try Document(model: try musicModel(), eventLoop: fixture.loop)
     let playlist = try setup.context.insertNewObject(forEntityName: "Playlist")
     try playlist.setValue("Morning", forKey: "name")
@@ -30,7 +50,8 @@ struct OtherWriterTests {
   }
 
   static func open(_ url: URL, _ fixture: DocumentFixture) throws -> Document {
-    try Document.open(url, model: try musicModel(), formats: formats, eventLoop: fixture.loop)
+    try Document.open(
+      url, model: try musicModel(), formats: formats + [PostgresStore()], eventLoop: fixture.loop)
   }
 
   static func titles(_ document: Document) throws -> [String] {
@@ -58,10 +79,11 @@ struct OtherWriterTests {
 
   /// Runs `body` with two documents on a shared file of each format in turn.
   static func withTwoWriters(_ body: (any StoreFormat, Writers) throws -> Void) throws {
-    for format in formats {
+    for format in writerFormats {
       let fixture = try DocumentFixture()
       defer { fixture.remove() }
       let url = try sharedFile(format, in: fixture)
+      defer { if !url.isFileURL { try? PostgresStore.dropSchema(at: url) } }
       try body(
         format,
         Writers(
@@ -152,11 +174,12 @@ struct OtherWriterTests {
       .mergeByPropertyStoreTrump: "Theirs", .mergeByPropertyObjectTrump: "Mine",
       .overwrite: "Mine", .rollback: "Theirs",
     ]
-    for format in Self.formats {
+    for format in Self.writerFormats {
       for policy in MergePolicy.allCases {
         let fixture = try DocumentFixture()
         defer { fixture.remove() }
         let url = try Self.sharedFile(format, in: fixture)
+        defer { if !url.isFileURL { try? PostgresStore.dropSchema(at: url) } }
         let first = try Self.open(url, fixture)
         let second = try Self.open(url, fixture)
         try Self.track("Sunrise", in: second).setValue("Theirs", forKey: "title")
@@ -164,7 +187,7 @@ struct OtherWriterTests {
         try mine.setValue("Mine", forKey: "title")
         fixture.loop.endTurn()
         try second.save()
-        let theirBytes = try Data(contentsOf: url)
+        let theirBytes = try Self.snapshot(url)
         first.context.mergePolicy = policy
         guard let title = expected[policy] else {
           let error = try #require(throws: GraphError.self) { try first.save() }
@@ -175,7 +198,7 @@ struct OtherWriterTests {
           #expect(conflict.pending?["title"] == .attribute(.string("Mine")))
           #expect(error.description.contains("Track"), "\(error)")
           // Nothing was written, and the document keeps its change to save later.
-          #expect(try Data(contentsOf: url) == theirBytes)
+          #expect(try Self.snapshot(url) == theirBytes)
           #expect(first.isEdited && mine.isUpdated)
           continue
         }

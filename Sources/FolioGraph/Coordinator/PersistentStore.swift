@@ -100,8 +100,10 @@ struct FileStamp: Equatable {
   var inode: Int?
 
   /// The stamp of the file at `url` (of the file a symbolic link leads to), or `nil` when there
-  /// is no file.
+  /// is no file. A store on a server has no file: its stamp never changes, and its
+  /// connection's change counter tells of other writers.
   init?(of url: URL) {
+    guard url.isFileURL else { return }
     let path = url.resolvingSymlinksInPath().path
     guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
       return nil

@@ -36,7 +36,7 @@ extension PersistentStoreCoordinator {
             throw StoreError(
               .writeFailed,
               "cannot reserve keys for new objects: the store cannot be written",
-              at: InputLocation(file: url.path))
+              at: InputLocation(file: url.storePlace))
           }
           try connection.reserveKeys(given, model: managedObjectModel)
           try connection.commitWriting()

@@ -47,13 +47,13 @@ extension PersistentStoreCoordinator {
       let known = store.stamp, !store.needsWrite
     else { return false }
     try adoptKeyReservation()
-    let location = InputLocation(file: url.path)
+    let location = InputLocation(file: url.storePlace)
     // A store saved in place through a connection says when another connection committed to
     // it; its file's stamp does not (a write-ahead log changes beside it).
     var counter: Int64?
     if let connection = store.connection {
       // The connection writes to the file it opened: one put in its place is another file.
-      guard let now = FileStamp(of: url), now.inode == known.inode else {
+      guard let now = FileStamp(of: url), now.inode == known.inode || !url.isFileURL else {
         throw StoreError(
           .modifiedOnDisk,
           "the file was removed or replaced since it was opened; saving would write to a file nobody reads: open it again",
@@ -143,7 +143,7 @@ extension PersistentStoreCoordinator {
     outcome: StoreBatchOutcome, objectIDs: [ManagedObjectID]
   ) {
     guard let store = persistentStores.first, let url = store.url, let format = store.format,
-      !store.needsWrite, FileManager.default.fileExists(atPath: url.path)
+      !store.needsWrite, try storeExists(at: url, format: format)
     else {
       throw StoreError(
         .writeFailed, "a batch request changes a store's file, and this store has none yet")
@@ -162,7 +162,7 @@ extension PersistentStoreCoordinator {
     guard let connection = store.connection as? any BatchExecutingConnection else {
       throw StoreError(
         .writeFailed, "cannot run a batch request: the store cannot be written",
-        at: InputLocation(file: url.path))
+        at: InputLocation(file: url.storePlace))
     }
     try takeInChangesOnDisk()
     var collecting = batch
@@ -254,7 +254,7 @@ extension PersistentStoreCoordinator {
   {
     guard let store = persistentStores.first, let url = store.url,
       let format = store.format as? any HistoryTrackingStoreFormat,
-      FileManager.default.fileExists(atPath: url.path)
+      try storeExists(at: url, format: format)
     else { return [] }
     return try format.fetchHistory(after: token, from: url, model: managedObjectModel)
   }

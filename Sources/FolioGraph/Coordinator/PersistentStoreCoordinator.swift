@@ -67,22 +67,21 @@ public final class PersistentStoreCoordinator {
     if !cache.rows.isEmpty { cache = RowCache(layouts: layouts) }
     let store: PersistentStore
     // Temporary files that killed saves of this document left beside it go first.
-    _ = AtomicFile.removeStaleTemporaries(for: url)
+    if url.isFileURL { _ = AtomicFile.removeStaleTemporaries(for: url) }
     // What the file is like is noted before it is read: another process that saves between
     // the two leaves a stamp that differs, and its save is taken in later.
     let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
     let stamp = FileStamp(of: url)
     var connection: (any IncrementalStoreConnection)?
     var counter: Int64?
-    if let incremental = format as? any IncrementalStoreFormat,
-      FileManager.default.fileExists(atPath: url.path)
-    {
+    let exists = try storeExists(at: url, format: format)
+    if let incremental = format as? any IncrementalStoreFormat, exists {
       // A store that cannot be opened for writing is still read; its saves fail as they would.
       connection = try? incremental.connect(to: url)
       counter = try connection?.changeCounter()
     }
     let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
-    if FileManager.default.fileExists(atPath: url.path) {
+    if exists {
       // The whole store is read now, so a file that does not open fails here; its records
       // become the committed rows as they are read.
       let metadata = try cache.load(from: url, format: format, model: managedObjectModel)
@@ -183,10 +182,10 @@ public final class PersistentStoreCoordinator {
         throw StoreError(
           .modifiedOnDisk,
           "the file changed on disk since it was opened; saving would overwrite those changes",
-          at: InputLocation(file: url.path))
+          at: InputLocation(file: url.storePlace))
       }
       if let incremental = format as? any IncrementalStoreFormat, let commit, !store.needsWrite,
-        FileManager.default.fileExists(atPath: url.path)
+        try storeExists(at: url, format: format)
       {
         // What the save changed, written in place; the store keeps its own version hashes.
         var kept = metadata
@@ -210,7 +209,7 @@ public final class PersistentStoreCoordinator {
         metadata: metadata, records: cache.records(), nextObjectID: cache.nextObjectID)
       contents.keepsVersionHashes = keepsHashes
       try format.write(contents, model: managedObjectModel, to: url)
-      if !(format is any IncrementalStoreFormat) {
+      if !(format is any IncrementalStoreFormat), url.isFileURL {
         StoreKeyReservation.release(below: contents.nextObjectID, for: url)
       }
       store.noteFileOnDisk()
@@ -325,12 +324,23 @@ public final class PersistentStoreCoordinator {
   }
 
   /// The first of `formats` that recognises the file at `url` by its content (never by its
-  /// name).
+  /// name); for a URL of a server's scheme (`postgresql://…`), the format of that scheme.
   ///
   /// - Throws: `StoreError.notFound`, `.unreadable`, `.unknownFormat`.
   public static func format(of url: URL, among formats: [any StoreFormat]) throws(StoreError)
     -> any StoreFormat
   {
+    if !url.isFileURL, let scheme = url.scheme?.lowercased() {
+      let found = formats.first { format in
+        (format as? any ServerStoreFormat)?.urlSchemes.contains(scheme) ?? false
+      }
+      guard let found else {
+        throw StoreError(
+          .unknownFormat, "no store format of this build reads \(scheme):// URLs",
+          at: InputLocation(file: url.absoluteString))
+      }
+      return found
+    }
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
       throw StoreError(.notFound, "no such file", at: InputLocation(file: url.relativePath))

@@ -1,0 +1,262 @@
+import CLibPQ
+import FolioModel
+import FolioStores
+internal import FolioSupport
+import Foundation
+
+/// One connection to a PostgreSQL server through libpq, used from one thread at a time.
+///
+/// Statements are sent as text with text parameters; bulk rows travel by `COPY` in
+/// PostgreSQL's text format (``PostgresCopyWriter``, ``PostgresCopyRow``). Every failure is a
+/// `StoreError` naming the document's URL and what was being done, with the server's message
+/// and its SQLSTATE.
+final class PostgresConnection {
+  let location: PostgresLocation
+  private let handle: OpaquePointer
+
+  /// - Throws: `StoreError.unreadable` when the server cannot be reached or refuses the
+  ///   connection (libpq's message: no such host, no such database, password required).
+  init(_ location: PostgresLocation) throws(StoreError) {
+    self.location = location
+    guard let handle = PQconnectdb(location.connectionString) else {
+      throw StoreError(
+        .unreadable, "cannot connect to the server: out of memory", at: location.inputLocation)
+    }
+    guard PQstatus(handle) == CONNECTION_OK else {
+      let message = Self.trimmed(PQerrorMessage(handle))
+      PQfinish(handle)
+      throw StoreError(
+        .unreadable, "cannot connect to the server: \(message)", at: location.inputLocation)
+    }
+    self.handle = handle
+    // The server's notices ("schema … does not exist, skipping") are not the user's business;
+    // libpq would print them on standard error.
+    PQsetNoticeProcessor(handle, { _, _ in }, nil)
+  }
+
+  deinit { PQfinish(handle) }
+
+  /// `table` in the document's schema, quoted: `"folio"."ZAUTHOR"`.
+  func qualified(_ table: String) -> String {
+    Quoting.sqlIdentifier(location.schema) + "." + Quoting.sqlIdentifier(table)
+  }
+
+  /// The document's schema, quoted.
+  var quotedSchema: String { Quoting.sqlIdentifier(location.schema) }
+
+  /// Runs `sql`, which may hold several statements, ignoring any rows.
+  func execute(_ sql: String, at place: String? = nil) throws(StoreError) {
+    let result = PQexec(handle, sql)
+    defer { PQclear(result) }
+    try check(result, expecting: [PGRES_COMMAND_OK, PGRES_TUPLES_OK], at: place)
+  }
+
+  /// The rows `sql` returns, each value as text (`nil` for NULL); `$1`… take `parameters`.
+  func query(_ sql: String, _ parameters: [String?] = [], at place: String? = nil)
+    throws(StoreError) -> [[String?]]
+  {
+    let result = Self.withCStrings(parameters) { pointers in
+      PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+    }
+    defer { PQclear(result) }
+    try check(result, expecting: [PGRES_COMMAND_OK, PGRES_TUPLES_OK], at: place)
+    let rows = Int(PQntuples(result))
+    let columns = Int(PQnfields(result))
+    var found: [[String?]] = []
+    found.reserveCapacity(rows)
+    for row in 0..<rows {
+      found.append(
+        (0..<columns).map { column in
+          PQgetisnull(result, Int32(row), Int32(column)) != 0
+            ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+        })
+    }
+    return found
+  }
+
+  /// Runs `sql` with `parameters` (`$1`…, as text); returns how many rows it changed.
+  @discardableResult
+  func run(_ sql: String, _ parameters: [String?] = [], at place: String? = nil)
+    throws(StoreError) -> Int
+  {
+    let result = Self.withCStrings(parameters) { pointers in
+      PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+    }
+    defer { PQclear(result) }
+    try check(result, expecting: [PGRES_COMMAND_OK, PGRES_TUPLES_OK], at: place)
+    return PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+  }
+
+  // MARK: The connection itself
+
+  /// Whether the connection to the server is up.
+  var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+  /// Connects again after the connection broke (a server restart): what was listened to is
+  /// listened to again by the caller.
+  ///
+  /// - Throws: `StoreError.unreadable` when the server still cannot be reached.
+  func reconnect() throws(StoreError) {
+    PQreset(handle)
+    guard isConnected else {
+      throw StoreError(
+        .unreadable,
+        "the connection to the server was lost and cannot be made again: "
+          + Self.trimmed(PQerrorMessage(handle)), at: location.inputLocation)
+    }
+  }
+
+  /// This connection's server process, which names it in notifications.
+  var serverProcess: Int32 { PQbackendPID(handle) }
+
+  /// Whether another server process sent a notification this connection listens for since
+  /// the last call; reads what the server sent without waiting.
+  func takeNotifications() -> Bool {
+    _ = PQconsumeInput(handle)
+    let own = serverProcess
+    var fromOthers = false
+    while let notification = PQnotifies(handle) {
+      if notification.pointee.be_pid != own { fromOthers = true }
+      PQfreemem(notification)
+    }
+    return fromOthers
+  }
+
+  /// Runs `COPY … FROM STDIN` and sends what `body` writes: rows in PostgreSQL's text format.
+  func copyIn(
+    _ sql: String, at place: String,
+    _ body: (inout PostgresCopyWriter) throws(StoreError) -> Void
+  ) throws(StoreError) {
+    let result = PQexec(handle, sql)
+    defer { PQclear(result) }
+    try check(result, expecting: [PGRES_COPY_IN], at: place)
+    var writer = PostgresCopyWriter()
+    do throws(StoreError) {
+      try body(&writer)
+      try writer.flush(into: self, at: place)
+    } catch {
+      _ = PQputCopyEnd(handle, "the client gave up")
+      drainResults()
+      throw error
+    }
+    guard PQputCopyEnd(handle, nil) == 1 else { throw connectionError(at: place) }
+    try finishResults(at: place)
+  }
+
+  /// Sends `bytes` of a `COPY … FROM STDIN` under way.
+  func sendCopyData(_ bytes: UnsafeRawBufferPointer, at place: String) throws(StoreError) {
+    guard !bytes.isEmpty else { return }
+    let sent = bytes.withMemoryRebound(to: CChar.self) { chars in
+      PQputCopyData(handle, chars.baseAddress, Int32(chars.count))
+    }
+    guard sent == 1 else { throw connectionError(at: place) }
+  }
+
+  /// Runs `COPY … TO STDOUT` in text format and hands each row to `row`.
+  func copyOut(
+    _ sql: String, at place: String, _ row: (PostgresCopyRow) throws(StoreError) -> Void
+  ) throws(StoreError) {
+    let result = PQexec(handle, sql)
+    defer { PQclear(result) }
+    try check(result, expecting: [PGRES_COPY_OUT], at: place)
+    var failure: StoreError?
+    while true {
+      var buffer: UnsafeMutablePointer<CChar>?
+      let length = PQgetCopyData(handle, &buffer, 0)
+      if length == -1 { break }
+      guard length >= 0, let buffer else { throw connectionError(at: place) }
+      defer { PQfreemem(buffer) }
+      // After a failure the rest of the rows are read and dropped: the connection stays
+      // usable.
+      guard failure == nil else { continue }
+      do throws(StoreError) {
+        try row(
+          PostgresCopyRow(
+            UnsafeRawBufferPointer(start: UnsafeRawPointer(buffer), count: Int(length))))
+      } catch {
+        failure = error
+      }
+    }
+    try finishResults(at: place)
+    if let failure { throw failure }
+  }
+
+  // MARK: Results and errors
+
+  private func finishResults(at place: String) throws(StoreError) {
+    var failure: StoreError?
+    while let next = PQgetResult(handle) {
+      defer { PQclear(next) }
+      if failure == nil {
+        do throws(StoreError) {
+          try check(next, expecting: [PGRES_COMMAND_OK], at: place)
+        } catch {
+          failure = error
+        }
+      }
+    }
+    if let failure { throw failure }
+  }
+
+  private func drainResults() {
+    while let next = PQgetResult(handle) { PQclear(next) }
+  }
+
+  private func check(_ result: OpaquePointer?, expecting: [ExecStatusType], at place: String?)
+    throws(StoreError)
+  {
+    guard let result else { throw connectionError(at: place) }
+    let status = PQresultStatus(result)
+    guard !expecting.contains(status) else { return }
+    let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+    let message = Self.trimmed(PQresultErrorMessage(result))
+    throw StoreError(
+      Self.code(ofState: state),
+      (place.map { "\($0): " } ?? "") + message + (state.map { " (SQLSTATE \($0))" } ?? ""),
+      at: location.inputLocation)
+  }
+
+  private func connectionError(at place: String?) -> StoreError {
+    StoreError(
+      .unreadable,
+      (place.map { "\($0): " } ?? "") + "the connection failed: "
+        + Self.trimmed(PQerrorMessage(handle)),
+      at: location.inputLocation)
+  }
+
+  /// A store error code for a SQLSTATE: lost connections and refused logins cannot read,
+  /// serialization failures and lock timeouts are busy, a full disk or an exhausted server
+  /// cannot write, missing schemas and tables are not found, bad data does not fit its type.
+  static func code(ofState state: String?) -> StoreError.Code {
+    guard let state else { return .unreadable }
+    switch state {
+    case "40001", "40P01", "55P03", "57014": return .busy
+    case "3F000", "42P01", "3D000": return .notFound
+    default: break
+    }
+    switch state.prefix(2) {
+    case "08", "28", "57": return .unreadable
+    case "53", "58": return .writeFailed
+    case "22", "23": return .typeMismatch
+    default: return .writeFailed
+    }
+  }
+
+  private static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
+    guard let text else { return "no message" }
+    let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    // libpq's messages start "ERROR:  " and may run over several lines.
+    return
+      message
+      .replacingOccurrences(of: "ERROR:  ", with: "")
+      .split(separator: "\n").first.map(String.init) ?? message
+  }
+
+  private static func withCStrings<T>(
+    _ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> T
+  ) -> T {
+    let storage: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
+    defer { for pointer in storage { free(pointer) } }
+    return body(storage.indices.map { UnsafePointer(storage[$0]) })
+  }
+}
