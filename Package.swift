@@ -124,7 +124,9 @@ let package = Package(
     // target, so an app that never talks to a server does not link libpq.
     .target(
       name: "FolioPostgresStore",
-      dependencies: ["FolioStores", "FolioSQLiteStore", "FolioSupport", "FolioModel", "CLibPQ"]
+      dependencies: [
+        "FolioStores", "FolioSQLiteStore", "FolioSupport", "FolioModel", "CLibPQ", "CSQLite",
+      ]
     ),
     // Model versions, mapping models (inferred or Xcode's) and migrating a store's records.
     .target(
@@ -204,7 +206,7 @@ let package = Package(
       name: "FolioBenchmarks",
       dependencies: [
         "Folio", "FolioGraph", "FolioUndo", "FolioStores", "FolioXMLStore", "FolioBinaryStore",
-        "FolioSQLiteStore", "FolioQuery", "CZlib", "CLibXML2", "FolioModel",
+        "FolioSQLiteStore", "FolioQuery", "CZlib", "CLibXML2", "FolioModel", "FolioPostgresStore",
       ]
     ),
     .testTarget(
@@ -278,16 +280,18 @@ let package = Package(
     ),
     .target(
       name: "FolioSoak",
-      dependencies: ["Folio", "FolioScript", "FolioTestSupport"],
+      dependencies: ["Folio", "FolioScript", "FolioTestSupport", "FolioPostgresStore"],
       path: "Tests/FolioSoak"
     ),
     .testTarget(
       name: "FolioSoakTests",
-      dependencies: ["FolioSoak", "Folio", "FolioTestSupport"]
+      dependencies: ["FolioSoak", "Folio", "FolioTestSupport", "FolioPostgresStore"]
     ),
     .executableTarget(
       name: "FolioSoakRunner",
-      dependencies: ["FolioSoak", "Folio", "FolioScript", "FolioTestSupport"],
+      dependencies: [
+        "FolioSoak", "Folio", "FolioScript", "FolioTestSupport", "FolioPostgresStore",
+      ],
       path: "Tests/FolioSoakRunner"
     ),
     // Fuzzing (`make fuzz`, RELIABILITY.md): one executable per parser. The normal build makes

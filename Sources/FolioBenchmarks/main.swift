@@ -24,6 +24,7 @@ let cases: [(name: String, argument: String?)] = [
   ("cli", "1000000"),
   ("pasteboard", "10000"),
   ("batch", "1000000"),
+  ("postgres", "1000000"),
   ("shared-writers", "xml:100000"), ("shared-writers", "folio:1000000"),
   ("shared-writers", "sqlite:1000000"),
 ]
@@ -86,6 +87,9 @@ func runCase(_ name: String, _ argument: String?) throws {
     report(title, results)
   case "batch":
     let (title, results) = try batchBenchmark(spendings: Int(argument ?? "") ?? 1_000_000)
+    report(title, results)
+  case "postgres":
+    let (title, results) = try postgresBenchmark(spendings: Int(argument ?? "") ?? 1_000_000)
     report(title, results)
   case "cli":
     let (title, results) = try cliBenchmark(objects: Int(argument ?? "") ?? 1_000_000)

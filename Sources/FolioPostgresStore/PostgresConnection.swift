@@ -181,6 +181,41 @@ final class PostgresConnection {
     if let failure { throw failure }
   }
 
+  /// The PostgreSQL type (its OID) of each column `sql` returns.
+  func columnTypes(of sql: String, at place: String) throws(StoreError) -> [UInt32] {
+    let result = PQexec(handle, "SELECT * FROM (\(sql)) AS folio_columns LIMIT 0")
+    defer { PQclear(result) }
+    try check(result, expecting: [PGRES_TUPLES_OK], at: place)
+    return (0..<Int(PQnfields(result))).map { PQftype(result, Int32($0)) }
+  }
+
+  /// Starts `COPY … TO STDOUT`, whose rows ``nextCopyRow(at:)`` then reads.
+  func startCopyOut(_ sql: String, at place: String) throws(StoreError) {
+    let result = PQexec(handle, sql)
+    defer { PQclear(result) }
+    try check(result, expecting: [PGRES_COPY_OUT], at: place)
+  }
+
+  /// The next row of the `COPY … TO STDOUT` under way, which the caller frees with
+  /// `PQfreemem`; `nil` when there are no more, the statement's result then checked.
+  func nextCopyRow(at place: String) throws(StoreError)
+    -> (UnsafeMutablePointer<CChar>, Int)?
+  {
+    var buffer: UnsafeMutablePointer<CChar>?
+    let length = PQgetCopyData(handle, &buffer, 0)
+    if length == -1 {
+      try finishResults(at: place)
+      return nil
+    }
+    guard length >= 0, let buffer else { throw connectionError(at: place) }
+    return (buffer, Int(length))
+  }
+
+  /// Reads and drops the rest of a `COPY … TO STDOUT` under way.
+  func finishCopyOut(at place: String) throws(StoreError) {
+    while let (row, _) = try nextCopyRow(at: place) { PQfreemem(row) }
+  }
+
   // MARK: Results and errors
 
   private func finishResults(at place: String) throws(StoreError) {

@@ -29,6 +29,10 @@ public struct PostgresStore: StoreFormat {
     self.replacesExisting = replacesExisting
   }
 
+  /// From how many rows a read goes on a second thread while the consumer takes the records;
+  /// settable for tests.
+  package var readAheadThreshold = 50_000
+
   public var typeName: String { "PostgreSQL" }
   public var fileExtension: String { "postgresql" }
 
@@ -41,16 +45,62 @@ public struct PostgresStore: StoreFormat {
   }
 
   public func read(from url: URL, model: ManagedObjectModel) throws(StoreError) -> StoreContents {
-    try withStagedCopy(of: url) { staged throws(StoreError) in
-      try SQLiteStore().read(from: staged, model: model)
-    }
+    var collector = StoreContentsCollector()
+    try read(from: url, model: model, into: &collector)
+    var contents = collector.contents
+    contents.records = SQLiteStore.completingInverses(of: contents.records, model: model)
+    return contents
   }
 
+  /// Streams the document's records from one snapshot: each table's rows straight from
+  /// `COPY (…) TO STDOUT`, read by the SQLite store's reader.
   public func read<Consumer: StoreRecordConsumer>(
     from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
   ) throws(StoreError) {
+    let location = try PostgresLocation(url)
+    let connection = try PostgresConnection(location)
+    try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    defer { try? connection.execute("ROLLBACK") }
+    let metadata = try Self.metadata(in: connection)
+    try metadata.checkVersionHashes(against: model, file: location.url.absoluteString)
+    let schema = SQLiteSchema(model: model)
+    guard schema.unsupported.isEmpty else {
+      throw StoreError(
+        .modelMismatch,
+        "the model has what a Core Data layout cannot hold: "
+          + schema.unsupported.joined(separator: ", "), at: location.inputLocation)
+    }
+    // The reader names tables without their schema.
+    try connection.execute("SET LOCAL search_path TO \(connection.quotedSchema)")
+    let database = PostgresRecordDatabase(connection: connection)
+    var reader = SQLiteRecordReader(database: database, schema: schema)
+    reader.givesEveryRelationship = consumer.wantsEveryRelationship
+    // Keys are never given out twice: new objects are numbered above every root's Z_MAX.
+    let largest = try database.firstInteger(
+      "SELECT max(\"Z_MAX\") FROM \"Z_PRIMARYKEY\"", at: "Z_PRIMARYKEY")
+    let count = try reader.recordCount()
+    try consumer.begin(
+      metadata: metadata, nextObjectID: min(max(largest ?? 0, 0), StoreKeySpace.maximumKey) + 1,
+      recordCount: count)
+    if count >= readAheadThreshold {
+      // The rows are parsed on a second thread while the consumer takes the records, as a
+      // SQLite store's are; the connection is that thread's until the read returns.
+      try SQLiteReadAhead().run(
+        reading: { (batcher) throws(StoreError) in try reader.read(into: &batcher) },
+        into: &consumer)
+    } else {
+      try reader.read(into: &consumer)
+    }
+    try consumer.finish()
+  }
+
+  /// The document read through a SQLite copy of its tables, by the SQLite store's reader
+  /// whole: the plain twin of ``read(from:model:)``, against which that read is checked.
+  package func readThroughCopy(from url: URL, model: ManagedObjectModel) throws(StoreError)
+    -> StoreContents
+  {
     try withStagedCopy(of: url) { staged throws(StoreError) in
-      try SQLiteStore().read(from: staged, model: model, into: &consumer)
+      try SQLiteStore().read(from: staged, model: model)
     }
   }
 

@@ -20,6 +20,12 @@ struct SQLiteBinding {
   /// owner entity and relationship ("Entity.relationship").
   private(set) var orderColumns: [String: String] = [:]
 
+  /// The binding of a database laid out exactly as `schema` says: every name the schema's.
+  init(identity schema: SQLiteSchema) {
+    self.schema = schema
+    joinTables = schema.joinTables
+  }
+
   init(schema: SQLiteSchema, database: SQLiteDatabase) throws(StoreError) {
     self.schema = schema
     var file = try FileSchema(database)

@@ -10,7 +10,7 @@ import Foundation
 /// them, exactly as a read on one thread gives them. The database belongs to the reading
 /// thread until ``run(reading:into:)`` returns. When the consumer throws, the reading thread
 /// stops at its next batch, and the error is the caller's.
-final class SQLiteReadAhead: @unchecked Sendable {
+package final class SQLiteReadAhead: @unchecked Sendable {
   /// How many records a batch holds.
   let batchSize: Int
 
@@ -27,18 +27,18 @@ final class SQLiteReadAhead: @unchecked Sendable {
   private var isStopped = false
   private var hasEnded = false
 
-  init(batchSize: Int = 8_192) { self.batchSize = max(1, batchSize) }
+  package init(batchSize: Int = 8_192) { self.batchSize = max(1, batchSize) }
 
   /// Collects records into batches on the reading thread.
-  struct Batcher: StoreRecordConsumer {
+  package struct Batcher: StoreRecordConsumer {
     fileprivate let owner: SQLiteReadAhead
     private var batch: [StoreRecord] = []
 
     fileprivate init(owner: SQLiteReadAhead) { self.owner = owner }
 
-    mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {}
+    package mutating func begin(metadata: StoreMetadata, nextObjectID: Int64, recordCount: Int?) {}
 
-    mutating func consume(_ record: StoreRecord) throws(StoreError) {
+    package mutating func consume(_ record: StoreRecord) throws(StoreError) {
       if batch.isEmpty { batch.reserveCapacity(owner.batchSize) }
       batch.append(record)
       if batch.count >= owner.batchSize { try flush() }
@@ -51,7 +51,7 @@ final class SQLiteReadAhead: @unchecked Sendable {
       batch = []
     }
 
-    mutating func finish() {}
+    package mutating func finish() {}
   }
 
   /// What the reading thread runs, carried to it.
@@ -81,7 +81,7 @@ final class SQLiteReadAhead: @unchecked Sendable {
 
   /// Runs `read` — the reader's loop over every table, handing its records to the batcher it
   /// is given — on a second thread, and gives the records to `consumer` on this one.
-  func run<Consumer: StoreRecordConsumer>(
+  package func run<Consumer: StoreRecordConsumer>(
     reading read: @escaping (inout Batcher) throws(StoreError) -> Void,
     into consumer: inout Consumer
   ) throws(StoreError) {

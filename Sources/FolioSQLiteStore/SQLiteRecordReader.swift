@@ -12,8 +12,8 @@ import Foundation
 /// ordered side of a many-to-many from its join table's order column, and an unordered
 /// many-to-many from one side of its join table; the reader of the records completes the
 /// other sides.
-struct SQLiteRecordReader {
-  let database: SQLiteDatabase
+package struct SQLiteRecordReader<Database: RecordDatabase> {
+  let database: Database
   let binding: SQLiteBinding
   let externalData: ExternalDataFolder?
   /// Whether only the rows whose keys the connection's `temp.folio_keys` table lists (by root
@@ -24,8 +24,18 @@ struct SQLiteRecordReader {
   /// that takes records one at a time and cannot complete them
   /// (``StoreRecordConsumer/wantsEveryRelationship``). Unordered sides list their members in
   /// ID order, as a whole read completes them.
-  var givesEveryRelationship = false
+  package var givesEveryRelationship = false
   private var schema: SQLiteSchema { binding.schema }
+
+  init(database: Database, binding: SQLiteBinding, externalData: ExternalDataFolder?) {
+    (self.database, self.binding, self.externalData) = (database, binding, externalData)
+  }
+
+  /// A reader of a database that keeps `schema`'s layout exactly, as Folio writes it (a
+  /// PostgreSQL document), whose values are all in its rows.
+  package init(database: Database, schema: SQLiteSchema) {
+    self.init(database: database, binding: SQLiteBinding(identity: schema), externalData: nil)
+  }
 
   /// The condition that keeps to the listed keys a query of `column` (of rows of the hierarchy
   /// whose root is `root`); empty when every row is read.
@@ -49,18 +59,20 @@ struct SQLiteRecordReader {
   }
 
   /// How many rows the hierarchy tables hold: the records that follow.
-  func recordCount() throws(StoreError) -> Int {
+  package func recordCount() throws(StoreError) -> Int {
     var total: Int64 = 0
     for entity in schema.entities where entity.number == entity.rootNumber {
       let table = binding.table(entity.table)
       total +=
-        try database.integer(
+        try database.firstInteger(
           "SELECT count(*) FROM \(Quoting.sqlIdentifier(table))", at: table) ?? 0
     }
     return Int(total)
   }
 
-  func read<Consumer: StoreRecordConsumer>(into consumer: inout Consumer) throws(StoreError) {
+  package func read<Consumer: StoreRecordConsumer>(into consumer: inout Consumer)
+    throws(StoreError)
+  {
     for root in schema.entities where root.number == root.rootNumber {
       try readTable(of: root, into: &consumer)
     }
@@ -168,9 +180,9 @@ struct SQLiteRecordReader {
       "SELECT " + layout.selected.map(Quoting.sqlIdentifier).joined(separator: ", ") + " FROM "
       + Quoting.sqlIdentifier(table)
     if readsListedKeysOnly { sql += " WHERE " + listed("Z_PK", root: root.number) }
-    let statement = try database.prepare(sql, at: table)
+    let statement = try database.rows(sql, at: table)
     var buffers = RowBuffers()
-    while try statement.step() {
+    while try statement.nextRow() {
       let primaryKey = statement.int64(0)
       let number = Int(statement.int64(1))
       guard primaryKey >= 1, primaryKey <= StoreKeySpace.maximumKey else {
@@ -206,7 +218,7 @@ struct SQLiteRecordReader {
   /// of at most ``RecordBuilder/maximumColumns`` relationships; else a dictionary.
   @inline(__always)
   private func links(
-    of statement: SQLiteStatement, _ primaryKey: Int64, _ columns: EntityColumns, slot: Int,
+    of statement: Database.Rows, _ primaryKey: Int64, _ columns: EntityColumns, slot: Int,
     in layout: inout TableLayout, buffers: inout RowBuffers
   ) throws(StoreError) -> RecordLinks {
     let table = layout.table
@@ -273,7 +285,7 @@ struct SQLiteRecordReader {
   /// in a dictionary.
   @inline(__always)
   private func record(
-    of statement: SQLiteStatement, id: Int64, _ primaryKey: Int64, _ columns: EntityColumns,
+    of statement: Database.Rows, id: Int64, _ primaryKey: Int64, _ columns: EntityColumns,
     slot: Int, links: RecordLinks, in layout: inout TableLayout, rowBlock: inout RowBlock?
   ) throws(StoreError) -> StoreRecord {
     let (table, entity) = (layout.table, columns.entity)
@@ -311,7 +323,7 @@ struct SQLiteRecordReader {
   /// The value in column `index`, an error naming its place when it is not right.
   @inline(__always)
   private func value(
-    _ statement: SQLiteStatement, _ index: Int, _ column: SQLiteValues.Column, at table: String,
+    _ statement: Database.Rows, _ index: Int, _ column: SQLiteValues.Column, at table: String,
     _ columnName: String, _ primaryKey: Int64, _ entity: String, _ key: String
   ) throws(StoreError) -> AttributeValue? {
     do {
@@ -332,13 +344,13 @@ struct SQLiteRecordReader {
     guard let target = schema.entity(number: root) else { return [] }
     let q = Quoting.sqlIdentifier
     let targetTable = binding.table(target.table)
-    let statement = try database.prepare(
-      "SELECT h.Z_PK FROM \(q(table)) h WHERE h.\(q(column)) IS NOT NULL AND NOT EXISTS "
-        + "(SELECT 1 FROM \(q(targetTable)) t WHERE t.Z_PK = h.\(q(column)))"
+    let statement = try database.rows(
+      "SELECT h.\"Z_PK\" FROM \(q(table)) h WHERE h.\(q(column)) IS NOT NULL AND NOT EXISTS "
+        + "(SELECT 1 FROM \(q(targetTable)) t WHERE t.\"Z_PK\" = h.\(q(column)))"
         + (readsListedKeysOnly ? " AND " + listed("h.Z_PK", root: ownerRoot) : ""),
       at: table)
     var keys: Set<Int64> = []
-    while try statement.step() { keys.insert(statement.int64(0)) }
+    while try statement.nextRow() { keys.insert(statement.int64(0)) }
     return keys
   }
 
@@ -359,12 +371,12 @@ struct SQLiteRecordReader {
         let order = binding.orderColumns[entity.name + "." + name] ?? ordered.orderColumn
         let restriction =
           readsListedKeysOnly ? " AND " + listed(q(foreignKey), root: root.number) : ""
-        let statement = try database.prepare(
-          "SELECT \(q(foreignKey)), Z_PK FROM \(q(table)) WHERE \(q(foreignKey)) IS NOT NULL "
-            + restriction + " ORDER BY \(q(foreignKey)), \(q(order)), Z_PK",
+        let statement = try database.rows(
+          "SELECT \(q(foreignKey)), \"Z_PK\" FROM \(q(table)) WHERE \(q(foreignKey)) IS NOT NULL "
+            + restriction + " ORDER BY \(q(foreignKey)), \(q(order)), \"Z_PK\"",
           at: table)
         var lists: [Int64: [Int64]] = [:]
-        while try statement.step() {
+        while try statement.nextRow() {
           lists[statement.int64(0), default: []].append(
             StoreKeySpace.id(space: ordered.memberRoot, key: statement.int64(1)))
         }
@@ -373,12 +385,12 @@ struct SQLiteRecordReader {
       for unordered in givesEveryRelationship ? schema.unorderedToManys[entity.name] ?? [] : [] {
         let table = binding.table(unordered.memberTable)
         let foreignKey = binding.column(unordered.foreignKey, of: unordered.memberTable)
-        let statement = try database.prepare(
-          "SELECT \(q(foreignKey)), Z_PK FROM \(q(table)) WHERE \(q(foreignKey)) IS NOT NULL "
-            + "ORDER BY \(q(foreignKey)), Z_PK",
+        let statement = try database.rows(
+          "SELECT \(q(foreignKey)), \"Z_PK\" FROM \(q(table)) WHERE \(q(foreignKey)) IS NOT NULL "
+            + "ORDER BY \(q(foreignKey)), \"Z_PK\"",
           at: table)
         var lists: [Int64: [Int64]] = [:]
-        while try statement.step() {
+        while try statement.nextRow() {
           lists[statement.int64(0), default: []].append(
             StoreKeySpace.id(space: unordered.memberRoot, key: statement.int64(1)))
         }
@@ -400,21 +412,23 @@ struct SQLiteRecordReader {
         {
           sql +=
             " WHERE EXISTS (SELECT 1 FROM \(q(binding.table(member.table))) m"
-            + " WHERE m.Z_PK = \(q(join.name)).\(q(side.memberColumn)))"
+            + " WHERE m.\"Z_PK\" = \(q(join.name)).\(q(side.memberColumn)))"
         }
         if readsListedKeysOnly {
           sql +=
             (sql.contains(" WHERE ") ? " AND " : " WHERE ")
             + listed("\(q(join.name)).\(q(side.ownerColumn))", root: root.number)
         }
+        // Members in a stated order, whatever order the database keeps the rows in: the
+        // key order of an unordered side is the order SQLite's primary key keeps them in.
         if let order = side.orderColumn {
           sql += " ORDER BY \(q(side.ownerColumn)), \(q(order)), \(q(side.memberColumn))"
-        } else if givesEveryRelationship {
+        } else {
           sql += " ORDER BY \(q(side.ownerColumn)), \(q(side.memberColumn))"
         }
-        let statement = try database.prepare(sql, at: join.name)
+        let statement = try database.rows(sql, at: join.name)
         var lists: [Int64: [Int64]] = [:]
-        while try statement.step() {
+        while try statement.nextRow() {
           guard !statement.isNull(0), !statement.isNull(1) else {
             throw StoreError(
               .malformedStore, "\(join.name) has a row with a NULL key",

@@ -77,7 +77,7 @@ public struct SQLiteStore: StoreFormat {
 
   /// `records` with each relationship's inverse side filled in where the store left it out:
   /// an unordered side gets its members in ID order.
-  static func completingInverses(of records: [StoreRecord], model: ManagedObjectModel)
+  package static func completingInverses(of records: [StoreRecord], model: ManagedObjectModel)
     -> [StoreRecord]
   {
     var records = records

@@ -53,8 +53,8 @@ enum SQLiteValues {
   /// NULL.
   ///
   /// - Throws: ``Problem``, `.typeMismatch` when the value is not of the attribute's type.
-  static func read(
-    _ statement: SQLiteStatement, _ index: Int, as column: Column,
+  static func read<Rows: RecordRows>(
+    _ statement: Rows, _ index: Int, as column: Column,
     externalData: ExternalDataFolder?
   ) throws(Problem) -> AttributeValue? {
     let storage = statement.type(index)

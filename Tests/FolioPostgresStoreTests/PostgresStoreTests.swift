@@ -99,6 +99,10 @@ struct PostgresStoreTests {
     try PostgresStore().write(contents, model: model, to: document)
     let back = try PostgresStore().read(from: document, model: model)
     Self.expectSame(contents.records, back.records, model: model, "\(store) PostgreSQL")
+    // The straight read and the read through a SQLite copy of the tables agree.
+    let copied = try PostgresStore().readThroughCopy(from: document, model: model)
+    Self.expectSame(back.records, copied.records, model: model, "\(store) through a copy")
+    #expect(back.nextObjectID == copied.nextObjectID)
     #expect(back.metadata.storeType == "PostgreSQL")
     #expect(back.metadata.identifier == contents.metadata.identifier)
     #expect(back.metadata.modelVersionHashes == model.entityVersionHashesByName)

@@ -1,4 +1,5 @@
 import Folio
+import FolioPostgresStore
 import FolioTestSupport
 import Foundation
 
@@ -64,7 +65,9 @@ public struct SharedWriter {
     public var permanentIDs: [String: String]?
   }
 
-  static let formats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
+  public static let formats: [any StoreFormat] = [
+    XMLStore(), BinaryStore(), SQLiteStore(), PostgresStore(),
+  ]
 
   public func run() throws {
     let model = try ManagedObjectModel(contentsOf: self.model)

@@ -1,4 +1,5 @@
 import Folio
+import FolioPostgresStore
 import FolioScript
 import FolioTestSupport
 import Foundation
@@ -17,7 +18,10 @@ public enum SharedWriterRun {
   public static func makeStore(_ format: any StoreFormat, in folder: URL, model: URL) throws
     -> URL
   {
-    let url = folder.appendingPathComponent("shared.\(format.fileExtension)")
+    let url =
+      format is PostgresStore
+      ? PostgresTestServer.document("writers")
+      : folder.appendingPathComponent("shared.\(format.fileExtension)")
     let document = try Document(model: try ManagedObjectModel(contentsOf: model))
     for index in 0..<sharedCount {
       let spending = try document.context.insertNewObject(forEntityName: "Spending")
@@ -43,7 +47,8 @@ public enum SharedWriterRun {
       let process = Process()
       process.executableURL = runner
       process.arguments = [
-        "writer", store.path, model.path, log.path, "\(writer)", "\(saves)",
+        "writer", store.isFileURL ? store.path : store.absoluteString, model.path, log.path,
+        "\(writer)", "\(saves)",
         "\(seed &+ UInt64(writer))", policy.scriptName, go.path,
       ]
       let errors = Pipe()
@@ -88,7 +93,7 @@ public enum SharedWriterRun {
   ) throws -> (conflicts: Int, problems: [String]) {
     let document = try Document.open(
       store, model: try ManagedObjectModel(contentsOf: model),
-      formats: [XMLStore(), BinaryStore(), SQLiteStore()])
+      formats: SharedWriter.formats)
     let context = document.context
     var problems = context.brokenInvariants()
     var conflicts = 0

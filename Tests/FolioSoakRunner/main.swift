@@ -116,7 +116,9 @@ if arguments.count >= 9, arguments[1] == "writer" {
   }
   do {
     try SharedWriter(
-      store: URL(fileURLWithPath: arguments[2]), model: URL(fileURLWithPath: arguments[3]),
+      store: arguments[2].hasPrefix("postgres")
+        ? URL(string: arguments[2]) ?? URL(fileURLWithPath: arguments[2])
+        : URL(fileURLWithPath: arguments[2]), model: URL(fileURLWithPath: arguments[3]),
       log: URL(fileURLWithPath: arguments[4]), writer: writer, saves: saves, seed: seed,
       policy: policy, go: arguments.count > 9 ? URL(fileURLWithPath: arguments[9]) : nil
     ).run()

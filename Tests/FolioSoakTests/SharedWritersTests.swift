@@ -1,4 +1,5 @@
 import Folio
+import FolioPostgresStore
 import FolioSoak
 import FolioTestSupport
 import Foundation
@@ -17,8 +18,19 @@ struct SharedWritersTests {
     switch fileExtension {
     case "xml": XMLStore()
     case "folio": BinaryStore()
+    case "postgresql": PostgresStore()
     default: SQLiteStore()
     }
+  }
+
+  /// The stores the writers share: files of each format, and a PostgreSQL document when the
+  /// tests have a server.
+  static let stores =
+    ["xml", "folio", "sqlite"] + (PostgresTestServer.isAvailable ? ["postgresql"] : [])
+
+  /// Drops the PostgreSQL document `store` names; a file goes with its folder.
+  static func remove(_ store: URL) {
+    if !store.isFileURL { try? PostgresStore.dropSchema(at: store) }
   }
 
   static func makeStore(_ format: any StoreFormat, in folder: URL) throws -> URL {
@@ -52,12 +64,13 @@ struct SharedWritersTests {
 
   @Test(
     "writers saving at once keep every committed change; conflicts fail under error",
-    arguments: ["xml", "folio", "sqlite"])
+    arguments: stores)
   func errorPolicy(fileExtension: String) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let format = Self.format(fileExtension)
     let store = try Self.makeStore(format, in: folder)
+    defer { Self.remove(store) }
     let logs = try Self.runWriters(
       3, saves: 25, policy: .error, store: store, in: folder, seed: 11)
     let conflicts = try Self.check(store, logs: logs, policy: .error, fileExtension)
@@ -66,26 +79,28 @@ struct SharedWritersTests {
 
   @Test(
     "writers saving at once under each other policy never fail and keep every committed change",
-    arguments: ["xml", "folio"],
+    arguments: ["xml", "folio"] + (PostgresTestServer.isAvailable ? ["postgresql"] : []),
     [MergePolicy.mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite, .rollback])
   func otherPolicies(fileExtension: String, policy: MergePolicy) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let format = Self.format(fileExtension)
     let store = try Self.makeStore(format, in: folder)
+    defer { Self.remove(store) }
     let logs = try Self.runWriters(3, saves: 12, policy: policy, store: store, in: folder, seed: 5)
     _ = try Self.check(store, logs: logs, policy: policy, "\(fileExtension) \(policy)")
   }
 
   @Test(
     "a writer killed at any point while others write leaves every save that returned",
-    arguments: ["xml", "folio", "sqlite"])
+    arguments: stores)
   func killedWriter(fileExtension: String) throws {
     var random = SeededGenerator(seed: 23)
     for trial in 0..<4 {
       let folder = try makeTemporaryFolder()
       defer { try? FileManager.default.removeItem(at: folder) }
       let store = try Self.makeStore(Self.format(fileExtension), in: folder)
+      defer { Self.remove(store) }
       let delay = Int.random(in: 5..<120, using: &random)
       let logs = try Self.runWriters(
         3, saves: 20, policy: .mergeByPropertyObjectTrump, store: store, in: folder,

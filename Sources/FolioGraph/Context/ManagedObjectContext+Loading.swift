@@ -59,7 +59,7 @@ extension RowCache {
       var located = error
       if located.location?.file == nil {
         var location = located.location ?? InputLocation()
-        location.file = url.relativePath
+        location.file = url.isFileURL ? url.relativePath : url.absoluteString
         located.location = location
       }
       throw located
