@@ -76,3 +76,102 @@ func postgresBenchmark(spendings count: Int) throws -> (String, [Case]) {
     ]
   )
 }
+
+/// `postgres-writers N`: 8 processes each saving N one-object saves to one document, their
+/// throughput against pgbench's simple-update rate (`-N`) of 8 clients on the same server, and
+/// the time from one client's save to another's merged view of it.
+func postgresWritersBenchmark(saves: Int) throws -> (String, [Case]) {
+  let (server, started) = try benchmarkServer()
+  defer { if started { _ = try? measureCommand("scripts/postgres-cluster.sh", ["stop"]) } }
+  let schema = "bench_writers_\(ProcessInfo.processInfo.processIdentifier)"
+  guard let url = URL(string: server + (server.contains("?") ? "&" : "?") + "schema=" + schema)
+  else { throw BenchmarkFailure("not a URL: \(server)") }
+  defer { try? PostgresStore.dropSchema(at: url) }
+  let model = try documentExpensesModel()
+  try PostgresStore().write(batchStore(spendings: 100), model: model, to: url)
+  // The writers: this executable, one process each.
+  let writers = 8
+  let start = now()
+  let processes = try (0..<writers).map { writer in
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["postgres-writer", url.absoluteString, "\(writer)", "\(saves)"]
+    try process.run()
+    return process
+  }
+  for process in processes { process.waitUntilExit() }
+  let seconds = Double(now() - start) / 1e9
+  guard processes.allSatisfy({ $0.terminationStatus == 0 }) else {
+    throw BenchmarkFailure("a writer failed")
+  }
+  let document = try Document.open(url, model: model, formats: [PostgresStore()])
+  let total = try document.context.count(for: FetchRequest<ManagedObject>(entityName: "Spending"))
+  guard total == 100 + writers * saves else {
+    throw BenchmarkFailure("\(total) spendings after the writers, not \(100 + writers * saves)")
+  }
+  let rate = Double(writers * saves) / seconds
+  let pgbench = try pgbenchRate(server)
+  let (median, slowest) = try mergeLatency(url, model: model, rounds: 200)
+  return (
+    "PostgreSQL: \(writers) writer processes × \(saves.formatted()) one-object saves, one document",
+    [
+      Case(title: "Folio saves per second, all writers", value: rate, unit: "/s"),
+      Case(title: "pgbench -N -c 8 transactions per second", value: pgbench, unit: "/s"),
+      Case(title: "Folio saves / pgbench transactions", value: rate / pgbench, unit: "×"),
+      Case(title: "save to merged view, median", value: median, unit: "ms"),
+      Case(title: "save to merged view, 99th percentile", value: slowest, unit: "ms"),
+    ]
+  )
+}
+
+/// `postgres-writer URL WRITER N`: one writer of the benchmark above.
+func postgresWriter(_ url: String, writer: Int, saves: Int) throws {
+  guard let url = URL(string: url) else { throw BenchmarkFailure("not a URL: \(url)") }
+  let document = try Document.open(
+    url, model: try documentExpensesModel(), formats: [PostgresStore()])
+  for index in 0..<saves {
+    let spending = try document.context.insertNewObject(forEntityName: "Spending")
+    try spending.setValue("w\(writer)-\(index)", forKey: "content")
+    try spending.setValue(Double(index), forKey: "amount")
+    try document.save()
+  }
+}
+
+/// pgbench's simple-update rate with 8 clients for 5 seconds on `server`, on tables it makes
+/// and drops again.
+func pgbenchRate(_ server: String) throws -> Double {
+  let pgbench = "/usr/bin/pgbench"
+  guard try measureCommand(pgbench, ["-i", "-q", "-s", "1", server]).status == 0 else {
+    throw BenchmarkFailure("pgbench -i failed")
+  }
+  defer { _ = try? measureCommand(pgbench, ["-i", "-I", "d", server]) }
+  let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "folio-pgbench-\(ProcessInfo.processInfo.processIdentifier)")
+  defer { try? FileManager.default.removeItem(at: output) }
+  let run = try measureCommand(
+    pgbench, ["-n", "-N", "-c", "8", "-j", "2", "-T", "5", server], output: output.path)
+  let text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+  guard run.status == 0,
+    let line = text.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
+    let rate = Double(line.dropFirst(6).prefix { $0 != " " })
+  else { throw BenchmarkFailure("pgbench printed no rate: \(text)") }
+  return rate
+}
+
+/// The time from one client's save returning to another client's document showing the saved
+/// object, when that client merges at once: median and 99th percentile, in milliseconds.
+func mergeLatency(_ url: URL, model: ManagedObjectModel, rounds: Int) throws -> (Double, Double) {
+  let writer = try Document.open(url, model: model, formats: [PostgresStore()])
+  let reader = try Document.open(url, model: model, formats: [PostgresStore()])
+  var times: [Double] = []
+  for round in 0..<rounds {
+    let spending = try writer.context.insertNewObject(forEntityName: "Spending")
+    try spending.setValue("latency-\(round)", forKey: "content")
+    try writer.save()
+    let start = now()
+    while try reader.mergeChangesFromOtherWriters().inserted.isEmpty {}
+    times.append(Double(now() - start) / 1e6)
+  }
+  times.sort()
+  return (times[times.count / 2], times[min(times.count - 1, times.count * 99 / 100)])
+}

@@ -24,7 +24,7 @@ let cases: [(name: String, argument: String?)] = [
   ("cli", "1000000"),
   ("pasteboard", "10000"),
   ("batch", "1000000"),
-  ("postgres", "1000000"),
+  ("postgres", "1000000"), ("postgres-writers", "1000"),
   ("shared-writers", "xml:100000"), ("shared-writers", "folio:1000000"),
   ("shared-writers", "sqlite:1000000"),
 ]
@@ -91,6 +91,14 @@ func runCase(_ name: String, _ argument: String?) throws {
   case "postgres":
     let (title, results) = try postgresBenchmark(spendings: Int(argument ?? "") ?? 1_000_000)
     report(title, results)
+  case "postgres-writers":
+    let (title, results) = try postgresWritersBenchmark(saves: Int(argument ?? "") ?? 1_000)
+    report(title, results)
+  case "postgres-writer":
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    guard arguments.count == 3, let writer = Int(arguments[1]), let saves = Int(arguments[2])
+    else { throw BenchmarkFailure("postgres-writer URL WRITER SAVES") }
+    try postgresWriter(arguments[0], writer: writer, saves: saves)
   case "cli":
     let (title, results) = try cliBenchmark(objects: Int(argument ?? "") ?? 1_000_000)
     report(title, results)

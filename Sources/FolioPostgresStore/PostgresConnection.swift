@@ -13,11 +13,21 @@ import Foundation
 final class PostgresConnection {
   let location: PostgresLocation
   private let handle: OpaquePointer
+  /// Whether the connection goes back to the pool when it is done with (``PostgresPool``):
+  /// not one that listens for notifications, which it would keep listening for.
+  var returnsToPool = true
 
+  /// A connection to the server `location` names: an idle one from the pool when there is one,
+  /// else a new one.
+  ///
   /// - Throws: `StoreError.unreadable` when the server cannot be reached or refuses the
   ///   connection (libpq's message: no such host, no such database, password required).
   init(_ location: PostgresLocation) throws(StoreError) {
     self.location = location
+    if let pooled = PostgresPool.shared.take(location.connectionString) {
+      handle = pooled
+      return
+    }
     guard let handle = PQconnectdb(location.connectionString) else {
       throw StoreError(
         .unreadable, "cannot connect to the server: out of memory", at: location.inputLocation)
@@ -34,7 +44,14 @@ final class PostgresConnection {
     PQsetNoticeProcessor(handle, { _, _ in }, nil)
   }
 
-  deinit { PQfinish(handle) }
+  deinit {
+    // A connection in a transaction, or broken, is closed; the server rolls back what it had.
+    if returnsToPool, isConnected, PQtransactionStatus(handle) == PQTRANS_IDLE {
+      PostgresPool.shared.give(handle, for: location.connectionString)
+    } else {
+      PQfinish(handle)
+    }
+  }
 
   /// `table` in the document's schema, quoted: `"folio"."ZAUTHOR"`.
   func qualified(_ table: String) -> String {
@@ -293,5 +310,29 @@ final class PostgresConnection {
     let storage: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
     defer { for pointer in storage { free(pointer) } }
     return body(storage.indices.map { UnsafePointer(storage[$0]) })
+  }
+}
+
+/// Idle connections kept for the next one to the same server and database, so that each read
+/// or save does not start a server process of its own: a few per server, closed when the
+/// process ends.
+final class PostgresPool: @unchecked Sendable {
+  static let shared = PostgresPool()
+  /// The most idle connections kept for one server and database.
+  static let kept = 4
+  private let lock = NSLock()
+  private var idle: [String: [OpaquePointer]] = [:]
+
+  func take(_ key: String) -> OpaquePointer? {
+    lock.withLock { idle[key]?.popLast() }
+  }
+
+  func give(_ handle: OpaquePointer, for key: String) {
+    let kept = lock.withLock { () -> Bool in
+      guard idle[key, default: []].count < Self.kept else { return false }
+      idle[key, default: []].append(handle)
+      return true
+    }
+    if !kept { PQfinish(handle) }
   }
 }

@@ -12,6 +12,7 @@ struct PostgresRecordDatabase: RecordDatabase {
   let connection: PostgresConnection
 
   var path: String { connection.location.url.absoluteString }
+  var listedKeysTable: String { "pg_temp.folio_keys" }
 
   func rows(_ sql: String, at place: String?) throws(StoreError) -> PostgresRows {
     try PostgresRows(connection, sql: sql, at: place ?? "query")

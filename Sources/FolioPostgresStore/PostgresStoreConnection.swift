@@ -32,11 +32,17 @@ enum PostgresHistory {
   /// Records `changes` as a save by `writer`, and notifies the document's channel when the
   /// transaction commits.
   static func record(
-    _ changes: StoreChanges, writer: String, in connection: PostgresConnection
+    _ changes: StoreChanges, writer: String, schema: SQLiteSchema?,
+    in connection: PostgresConnection
   ) throws(StoreError) {
+    // Each object by its hierarchy's root entity number, whatever key space its ID is in.
     func ids(_ records: [StoreRecord]) -> String {
-      records.map { "\(StoreKeySpace.space(of: $0.id)).\(StoreKeySpace.key(of: $0.id))" }
-        .joined(separator: " ")
+      records.map { record in
+        let root =
+          schema?.entity(record.entityName)?.rootNumber ?? StoreKeySpace.space(of: record.id)
+        return "\(root).\(StoreKeySpace.key(of: record.id))"
+      }
+      .joined(separator: " ")
     }
     try connection.run(
       "INSERT INTO \(connection.qualified(table)) (\"Z_WRITER\", \"Z_TIMESTAMP\", \"Z_AUTHOR\", "
@@ -65,6 +71,7 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
 
   init(_ location: PostgresLocation) throws(StoreError) {
     connection = try PostgresConnection(location)
+    connection.returnsToPool = false
     try listen()
   }
 
@@ -140,7 +147,8 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
     // A save of nothing in the history: other clients learn that keys were taken, and read
     // Z_MAX again before they give keys of their own.
     try PostgresHistory.record(
-      StoreChanges(nextObjectID: 1, record: { _ in nil }), writer: writer, in: connection)
+      StoreChanges(nextObjectID: 1, record: { _ in nil }), writer: writer, schema: nil,
+      in: connection)
   }
 
   func commitWriting() throws(StoreError) {
@@ -194,11 +202,12 @@ extension PostgresStore: IncrementalStoreFormat {
     _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel, writer: String,
     to connection: PostgresConnection
   ) throws(StoreError) -> [Int64] {
+    let schema = SQLiteSchema(model: model)
     var changeWriter = PostgresChangeWriter(
-      connection: connection, schema: SQLiteSchema(model: model), changes: changes)
+      connection: connection, schema: schema, changes: changes)
     try changeWriter.apply()
     guard changeWriter.staleIDs.isEmpty else { return changeWriter.staleIDs }
-    try PostgresHistory.record(changes, writer: writer, in: connection)
+    try PostgresHistory.record(changes, writer: writer, schema: schema, in: connection)
     let old = try Self.metadata(in: connection)
     if let new = SQLiteStore.metadata(metadata, savedOver: old) {
       try Self.replaceMetadata(new, in: connection)

@@ -30,6 +30,8 @@ package protocol RecordDatabase {
   associatedtype Rows: RecordRows
   /// The store, as errors name it.
   var path: String { get }
+  /// The temporary table listing the keys a read of listed keys only reads (`root`, `key`).
+  var listedKeysTable: String { get }
   func rows(_ sql: String, at place: String?) throws(StoreError) -> Rows
 }
 
@@ -47,6 +49,8 @@ extension SQLiteStatement: RecordRows {
 }
 
 extension SQLiteDatabase: RecordDatabase {
+  var listedKeysTable: String { "temp.folio_keys" }
+
   func rows(_ sql: String, at place: String?) throws(StoreError) -> SQLiteStatement {
     try prepare(sql, at: place)
   }

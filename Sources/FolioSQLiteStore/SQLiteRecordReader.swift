@@ -18,7 +18,7 @@ package struct SQLiteRecordReader<Database: RecordDatabase> {
   let externalData: ExternalDataFolder?
   /// Whether only the rows whose keys the connection's `temp.folio_keys` table lists (by root
   /// entity number and `Z_PK`) are read, with their relationships: ``SQLiteStore/read(keys:from:model:into:)``.
-  var readsListedKeysOnly = false
+  package var readsListedKeysOnly = false
   /// Whether each record gives every relationship, both sides of each pair (an unordered
   /// one-to-many from its members' foreign keys, each side of a join table), for a consumer
   /// that takes records one at a time and cannot complete them
@@ -41,7 +41,7 @@ package struct SQLiteRecordReader<Database: RecordDatabase> {
   /// whose root is `root`); empty when every row is read.
   private func listed(_ column: String, root: Int) -> String {
     guard readsListedKeysOnly else { return "" }
-    return "\(column) IN (SELECT key FROM temp.folio_keys WHERE root = \(root))"
+    return "\(column) IN (SELECT key FROM \(database.listedKeysTable) WHERE root = \(root))"
   }
 
   /// One entity's place in the select of its table: where each attribute and to-one is.
@@ -179,7 +179,7 @@ package struct SQLiteRecordReader<Database: RecordDatabase> {
     var sql =
       "SELECT " + layout.selected.map(Quoting.sqlIdentifier).joined(separator: ", ") + " FROM "
       + Quoting.sqlIdentifier(table)
-    if readsListedKeysOnly { sql += " WHERE " + listed("Z_PK", root: root.number) }
+    if readsListedKeysOnly { sql += " WHERE " + listed("\"Z_PK\"", root: root.number) }
     let statement = try database.rows(sql, at: table)
     var buffers = RowBuffers()
     while try statement.nextRow() {
@@ -347,7 +347,7 @@ package struct SQLiteRecordReader<Database: RecordDatabase> {
     let statement = try database.rows(
       "SELECT h.\"Z_PK\" FROM \(q(table)) h WHERE h.\(q(column)) IS NOT NULL AND NOT EXISTS "
         + "(SELECT 1 FROM \(q(targetTable)) t WHERE t.\"Z_PK\" = h.\(q(column)))"
-        + (readsListedKeysOnly ? " AND " + listed("h.Z_PK", root: ownerRoot) : ""),
+        + (readsListedKeysOnly ? " AND " + listed("h.\"Z_PK\"", root: ownerRoot) : ""),
       at: table)
     var keys: Set<Int64> = []
     while try statement.nextRow() { keys.insert(statement.int64(0)) }

@@ -79,6 +79,11 @@ extension SQLiteStore: HistoryChangesReading {
 
   /// By entity, the relationships the records of a store give: to-ones, ordered one-to-manys,
   /// and the sides of join tables the reader reads (ordered ones, or the first of a pair).
+  /// The same, of a database laid out exactly as `schema` says.
+  package static func givenRelationships(schema: SQLiteSchema) -> [String: Set<String>] {
+    givenRelationships(schema: schema, binding: SQLiteBinding(identity: schema))
+  }
+
   static func givenRelationships(schema: SQLiteSchema, binding: SQLiteBinding)
     -> [String: Set<String>]
   {

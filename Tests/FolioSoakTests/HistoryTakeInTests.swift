@@ -1,4 +1,5 @@
 import Folio
+import FolioPostgresStore
 import FolioTestSupport
 import Foundation
 import Testing
@@ -69,15 +70,36 @@ struct HistoryTakeInTests {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let url = folder.appendingPathComponent("Expenses.sqlite")
+    try Self.takeIns(seed: seed, at: url, format: SQLiteStore()) { url, model in
+      try SQLiteStore().enableHistoryTracking(at: url, model: model)
+    }
+  }
+
+  @Test(
+    "every save taken in from a PostgreSQL document's history leaves what a fresh open shows",
+    .enabled(if: PostgresTestServer.isAvailable, "FOLIO_TEST_POSTGRES_URL unset"),
+    arguments: [1, 2])
+  func differentialPostgres(seed: UInt64) throws {
+    let url = PostgresTestServer.document("history")
+    defer { try? PostgresStore.dropSchema(at: url) }
+    try Self.takeIns(seed: seed, at: url, format: PostgresStore()) { _, _ in }
+  }
+
+  /// A watcher takes in forty rounds of another document's saves, and saves of its own, from
+  /// the store's history at `url`, written in `format` and made to keep history by `track`.
+  static func takeIns(
+    seed: UInt64, at url: URL, format: any StoreFormat,
+    track: (URL, ManagedObjectModel) throws -> Void
+  ) throws {
     let model = try ManagedObjectModel(contentsOf: Self.model)
     let setup = try Document(model: model)
     var random = SeededGenerator(seed: seed)
     var next = 0
     for _ in 0..<20 { try Self.change(setup, random: &random, next: &next) }
-    try setup.save(to: url, format: SQLiteStore())
-    try SQLiteStore().enableHistoryTracking(at: url, model: model)
-    let watcher = try Document.open(url, model: model, formats: [SQLiteStore()])
-    let writer = try Document.open(url, model: model, formats: [SQLiteStore()])
+    try setup.save(to: url, format: format)
+    try track(url, model)
+    let watcher = try Document.open(url, model: model, formats: [format])
+    let writer = try Document.open(url, model: model, formats: [format])
     for round in 0..<40 {
       for _ in 0..<Int.random(in: 1...6, using: &random) {
         try Self.change(writer, random: &random, next: &next)
@@ -93,7 +115,7 @@ struct HistoryTakeInTests {
       } else {
         try watcher.mergeChangesFromOtherWriters()
       }
-      let fresh = try Document.open(url, model: model, formats: [SQLiteStore()])
+      let fresh = try Document.open(url, model: model, formats: [format])
       #expect(try Self.state(watcher) == Self.state(fresh), "seed \(seed), round \(round)")
       #expect(watcher.context.brokenInvariants() == [], "seed \(seed), round \(round)")
     }
