@@ -24,8 +24,9 @@ struct ModelCacheSharingTests {
     return next
   }
 
-  /// A cache of one entity, Person {name}, that also holds `extra`'s objects: `extra` gives
-  /// Person's fields and the model's entity list more.
+  /// A cache of one entity, Person {name}, listed `entityReferences` times in the model's
+  /// entities; `extra` adds objects to the archive and gives more fields for Person and for
+  /// its attribute `name`.
   static func cache(
     entityReferences: Int = 1,
     _ extra: (inout Builder) -> (
@@ -55,7 +56,7 @@ struct ModelCacheSharingTests {
   }
 
   @Test("a chain of lists 40 deep, each holding the next twice, is read link by link")
-  func doublingChainIsReadOnce() throws {
+  func doublingChainIsNotFollowed() throws {
     let bytes = Self.cache { archive in
       let name = archive.string("name")
       let chain = Self.doublingChain(40, to: name, in: &archive)

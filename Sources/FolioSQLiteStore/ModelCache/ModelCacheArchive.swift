@@ -9,7 +9,7 @@ import Foundation
 /// needs, so chains and cycles of references cost it nothing. But an archive names each
 /// object once and refers to it by number, and the reader reads an object again at each
 /// reference to it: an entity listed a thousand times, whose constraints list one list a
-/// thousand times, which lists a name a thousand times, is a billion names from 20 KB, and a
+/// thousand times, which lists a name a thousand times, is a billion names from 28 KB, and a
 /// long name that every property refers to is read, checked and kept once per property.
 ///
 /// So every value the reader takes counts one, and every byte of text it takes one more; an
