@@ -43,6 +43,16 @@ prefixed() {
 }
 prefixed 0 Tests/FolioStoresTests/Fixtures/SQLiteMetadata/* Tests/FolioStoresTests/Fixtures/PropertyLists/*
 prefixed 1 Tests/FolioStoresTests/Fixtures/SQLiteModelCache/*.bin
+# The same caches (every Z_MODELCACHE of the shared corpus's SQLite stores, byte for byte)
+# inflated: the harness deflates an input of mode 1 that starts "bplist00", so mutations reach
+# the archive's reader instead of breaking the DEFLATE stream.
+for file in Tests/FolioStoresTests/Fixtures/SQLiteModelCache/*.bin; do
+  [ -f "$file" ] || continue
+  name=inflated-$(basename "$file")
+  { printf '\001'; python3 -c 'import sys, zlib
+sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], "rb").read(), -15))' "$file"; } \
+    >"$out/FuzzSQLiteStore/$name"
+done
 prefixed 2 Samples/*/*.xcdatamodeld/*/contents Tests/*/Fixtures/fuzz/sqlite-store-*
 # The mapping model target's first byte says what the rest is too (0 an xcmapping.xml, 1 format
 # text, 2 an archived expression); its seeds and findings have theirs. `Fuzz/mapping-seeds.py`

@@ -1,3 +1,4 @@
+import CZlib
 import FolioModel
 import FolioSQLiteStore
 import FolioStores
@@ -10,7 +11,9 @@ import Foundation
 /// The first byte of an input chooses what the rest is:
 /// - 0 (mod 3): a binary property list (`Z_METADATA.Z_PLIST`). One that decodes is encoded
 ///   again and must decode to the same value, encoded the same; the harness traps otherwise.
-/// - 1: a `Z_MODELCACHE` blob (raw DEFLATE of a keyed archive of a model).
+/// - 1: a `Z_MODELCACHE` blob (raw DEFLATE of a keyed archive of a model), or, when the rest
+///   starts `bplist00`, the keyed archive itself, which the harness deflates: random changes
+///   to deflated bytes rarely inflate, so only these reach the archive's reader.
 /// - 2: an Xcode model's `contents`.
 ///
 /// A model from 1 or 2 is laid out as SQLite tables. A model the store can hold is written as
@@ -32,7 +35,8 @@ package enum SQLiteFuzzing: FuzzTarget {
     case 0:
       propertyList(rest)
     case 1:
-      if let model = attempt("model cache", { try SQLiteModelCache.decode(rest, file: nil) }) {
+      let blob = rest.starts(with: Array("bplist00".utf8)) ? rawDeflate(rest) : rest
+      if let model = attempt("model cache", { try SQLiteModelCache.decode(blob, file: nil) }) {
         layOut(model)
       }
     default:
@@ -59,6 +63,22 @@ package enum SQLiteFuzzing: FuzzTarget {
     // Bytes, not values, are compared: NaN is not equal to itself.
     precondition(
       BinaryPropertyList.encode(value) == encoded, "a property list encodes differently again")
+  }
+
+  /// `bytes` as raw DEFLATE, as Core Data writes a model cache: zlib's stream, stored
+  /// uncompressed, without its 2-byte header and 4-byte checksum.
+  private static func rawDeflate(_ bytes: Data) -> Data {
+    var length = compressBound(uLong(bytes.count))
+    var output = [UInt8](repeating: 0, count: Int(length))
+    let status = output.withUnsafeMutableBufferPointer { out in
+      bytes.withUnsafeBytes { input in
+        compress2(
+          out.baseAddress, &length, input.bindMemory(to: UInt8.self).baseAddress,
+          uLong(input.count), 0)
+      }
+    }
+    guard status == Z_OK else { preconditionFailure("zlib compress2 failed with \(status)") }
+    return Data(output[2..<Int(length) - 4])
   }
 
   private static func layOut(_ model: ManagedObjectModel) {

@@ -12,19 +12,19 @@ import Foundation
 //
 // Decoding goes in four steps, each checking its input: inflate (at most
 // `maximumInflatedBytes`), decode the property list (`BinaryPropertyList`), read it as a keyed
-// archive (`KeyedArchive`, shared with the other archive readers), and turn the archived
-// NSManagedObjectModel into a `ManagedObjectModel` (`ModelCacheReader`), which FolioModel then
-// resolves as it does a model read from Xcode's files: parents, inverses, constraints. Classes
-// Folio does not model (derived and composite attributes, fetched properties, predicates) are
-// skipped.
-
-/// The archive a model cache is, failing with `SQLiteModelCache.malformed(_:file:)`.
-typealias ModelCacheArchive = KeyedArchive<StoreError>
+// archive (`KeyedArchive`, shared with the other archive readers, through `ModelCacheArchive`,
+// which counts what the reader takes from it), and turn the archived NSManagedObjectModel into
+// a `ManagedObjectModel` (`ModelCacheReader`), which FolioModel then resolves as it does a
+// model read from Xcode's files: parents, inverses, constraints. Classes Folio does not model
+// (derived and composite attributes, fetched properties, predicates) are skipped.
 
 /// Decodes the model a Core Data SQLite store caches in `Z_MODELCACHE`.
 package enum SQLiteModelCache {
   /// The most bytes the cache may inflate to. Real caches inflate to under 64 KB.
   static let maximumInflatedBytes = 64 << 20
+  /// How many values reading the archive may take per byte of it (``ModelCacheArchive``), as
+  /// a property list may expand to 16 nodes per byte. Real caches take under half a value.
+  static let maximumValuesPerByte = 16
 
   /// The model a Core Data SQLite store caches in Z_MODELCACHE.
   ///
@@ -33,7 +33,8 @@ package enum SQLiteModelCache {
   ///   - file: the store's path, named in errors.
   /// - Throws: `StoreError.malformedStore` when the blob is not raw DEFLATE of a keyed archive
   ///   of an NSManagedObjectModel that Folio can build; `StoreError.limitExceeded` when it
-  ///   inflates past ``maximumInflatedBytes`` or its property list past its limits.
+  ///   inflates past ``maximumInflatedBytes``, its property list past its limits, or its
+  ///   archive past ``maximumValuesPerByte`` values per byte through shared references.
   package static func decode(_ blob: Data, file: String?) throws(StoreError) -> ManagedObjectModel {
     let archiveBytes: [UInt8]
     do {
@@ -41,17 +42,25 @@ package enum SQLiteModelCache {
     } catch {
       throw inflateError(error, blob: blob, file: file)
     }
+    return try model(ofArchive: archiveBytes, file: file).model
+  }
+
+  /// The model that `bytes`, an inflated cache, holds, and how many values reading it took.
+  static func model(ofArchive bytes: [UInt8], file: String?) throws(StoreError)
+    -> (model: ManagedObjectModel, valuesRead: Int)
+  {
     let node: PropertyListNode
     do {
-      node = try BinaryPropertyList.decode(Data(archiveBytes), file: file)
+      node = try BinaryPropertyList.decode(Data(bytes), file: file)
     } catch {
       let place = error.location?.byteOffset.map { " (byte \($0) of the inflated archive)" } ?? ""
       throw StoreError(
         error.code, "the model cache's archive is not a valid \(error.message)\(place)",
         at: InputLocation(file: file), underlying: error)
     }
-    let archive = try ModelCacheArchive(node) { malformed($0, file: file) }
-    return try ModelCacheReader(archive: archive, file: file).readModel()
+    let archive = try ModelCacheArchive(node, byteCount: bytes.count, file: file)
+    let model = try ModelCacheReader(archive: archive, file: file).readModel()
+    return (model, archive.valuesRead)
   }
 
   /// The error for a malformed cache: "the model cache " and `what`.
