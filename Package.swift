@@ -172,6 +172,7 @@ let package = Package(
       dependencies: [
         "CFolioSupport", "FolioModel", "FolioScript", "FolioCodegen", "FolioSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"), "Folio",
+        "FolioPostgresStore",
       ],
       swiftSettings: [testHooks]
     ),
@@ -269,13 +270,13 @@ let package = Package(
       name: "FolioCLITests",
       dependencies: [
         "folio", "FolioTestSupport", "FolioModel", "FolioStores", "FolioXMLStore",
-        "FolioBinaryStore", "FolioSQLiteStore", "Folio",
+        "FolioBinaryStore", "FolioSQLiteStore", "Folio", "FolioPostgresStore",
       ],
       exclude: ["Snapshots", "Fixtures"]
     ),
     .testTarget(
       name: "FolioScriptTests",
-      dependencies: ["FolioScript", "FolioTestSupport", "Folio"],
+      dependencies: ["FolioScript", "FolioTestSupport", "Folio", "FolioPostgresStore"],
       exclude: ["Fixtures"]
     ),
     .target(

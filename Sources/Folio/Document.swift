@@ -79,15 +79,19 @@ public final class Document {
   }
 
   /// Opens the document in the file at `url`, whose format is recognised by its content among
-  /// `formats`.
+  /// `formats`, or on the server its URL names (`postgresql://…`).
   ///
-  /// - Throws: `StoreError` (`.notFound`, `.unknownFormat`, `.modelMismatch`, …) or
-  ///   `GraphError` when the store's objects do not fit the model.
+  /// - Throws: `StoreError` (`.notFound` for a missing file or a server's document that is
+  ///   not there, `.unknownFormat`, `.modelMismatch`, …) or `GraphError` when the store's
+  ///   objects do not fit the model.
   public static func open(
     _ url: URL, model: ManagedObjectModel, formats: [any StoreFormat],
     eventLoop: UndoEventLoop = ManualEventLoop()
   ) throws -> Document {
     let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+    // A coordinator takes a server's document that is not there for a new one; opening
+    // needs it there, as it needs a file.
+    if format is any ServerStoreFormat { _ = try format.readMetadata(from: url) }
     return try Document(url: url, format: format, model: model, eventLoop: eventLoop)
   }
 
@@ -152,18 +156,25 @@ public final class Document {
     writeUndoHistory()
   }
 
-  /// Saves to a new file ("save as"), in `format` — by default the format whose extension
-  /// the file has, among `formats` — and makes it the document's file.
+  /// Saves to a new file ("save as"), in `format` — by default the format among `formats`
+  /// whose extension the file has, or for the URL of a document on a server
+  /// (`postgresql://…`), the format of its scheme — and makes it the document's file.
   ///
-  /// - Throws: `StoreError.unknownFormat` when no format has the file's extension; save
-  ///   errors. On error the document keeps its old file.
+  /// - Throws: `StoreError.unknownFormat` when no format has the file's extension or reads
+  ///   the URL's scheme; save errors. On error the document keeps its old file.
   public func save(to url: URL, format: (any StoreFormat)? = nil, formats: [any StoreFormat] = [])
     throws
   {
-    guard
-      let chosen = format
-        ?? formats.first(where: { $0.fileExtension == url.pathExtension.lowercased() })
-    else {
+    let chosen: any StoreFormat
+    if let format {
+      chosen = format
+    } else if !url.isFileURL {
+      chosen = try PersistentStoreCoordinator.format(of: url, among: formats)
+    } else if let byExtension = formats.first(where: {
+      !($0 is any ServerStoreFormat) && $0.fileExtension == url.pathExtension.lowercased()
+    }) {
+      chosen = byExtension
+    } else {
       throw StoreError(
         .unknownFormat, "no store format has the extension \".\(url.pathExtension)\"",
         at: InputLocation(file: url.storePlace))

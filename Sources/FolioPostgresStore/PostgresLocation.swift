@@ -8,8 +8,8 @@ import Foundation
 /// `postgresql://USER@HOST:PORT/DATABASE?schema=NAME` (`postgres://` alike); without `schema`
 /// the document is in `public`, PostgreSQL's default schema. Every other query parameter is
 /// libpq's (`sslmode=require`, `connect_timeout=5`) and goes to it unchanged. A password never
-/// comes in the URL, where a shell's history and a process listing would show it: libpq reads
-/// it from `PGPASSWORD` or `~/.pgpass`.
+/// comes in the URL (`USER:PASSWORD@` or `password=`), where a shell's history and a process
+/// listing would show it: libpq reads it from `PGPASSWORD` or `~/.pgpass`.
 package struct PostgresLocation: Sendable, Equatable {
   /// The URL as given, which names the document in messages.
   package let url: URL
@@ -36,7 +36,10 @@ package struct PostgresLocation: Sendable, Equatable {
         .unreadable, "not a PostgreSQL URL (postgresql://USER@HOST:PORT/DATABASE?schema=NAME)",
         at: place)
     }
-    guard components.password == nil else {
+    // libpq takes a password from `password=` as from `USER:PASSWORD@`.
+    guard components.password == nil,
+      !(components.queryItems ?? []).contains(where: { $0.name == "password" })
+    else {
       // The message must not repeat the URL, which holds the password.
       throw StoreError(
         .unreadable,

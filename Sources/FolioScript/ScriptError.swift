@@ -372,6 +372,15 @@ extension ScriptError {
     return ScriptError(.store, message, at: location, underlying: error)
   }
 
+  /// A store argument that starts as a URL (`postgresql://…`) and does not parse as one; the
+  /// text is not repeated, as it may hold a password.
+  static func unparsableURL(at location: InputLocation) -> ScriptError {
+    ScriptError(
+      .store,
+      "the store's URL does not parse: write it as SCHEME://…, special characters %-encoded",
+      at: location)
+  }
+
   static func undo(_ error: UndoError, at location: InputLocation) -> ScriptError {
     ScriptError(Code(error.code), error.message, at: location, underlying: error)
   }

@@ -11,7 +11,8 @@ struct DeleteCommand: ParsableCommand {
     discussion: """
       The store is changed where it is, without loading its objects into memory, as Core \
       Data's batch delete does: a SQLite store in SQL, in one write transaction; an XML or \
-      binary store in one pass over its objects, written anew atomically. Either waits for \
+      binary store in one pass over its objects, written anew atomically (a PostgreSQL \
+      document is refused: batch requests are not implemented for it yet). Either waits for \
       another program saving the store, and what that program saved is kept. The delete \
       rules apply: Cascade deletes the targets too, Nullify takes the deleted objects out of \
       their inverses, and a Deny relationship that still holds an object refuses the whole \
@@ -169,6 +170,14 @@ struct BatchOptions: ParsableArguments {
   func source(of store: StoreOptions, verb: String) throws -> StoreOptions.Source {
     guard store.file != "-" else {
       throw ValidationError("\(verb) changes a store file in place; it cannot read one from -")
+    }
+    // A server's document cannot fall back on a pass over records written anew as a file:
+    // its format must run the batch itself.
+    let format = try PersistentStoreCoordinator.format(of: try store.url(), among: store.formats)
+    if format is any ServerStoreFormat, !(format is any BatchExecutingStoreFormat) {
+      throw CommandFailure(
+        "\(store.file): \(verb) is not implemented for \(format.typeName) documents yet: batch requests run on SQLite, XML and binary stores only (nothing was changed)"
+      )
     }
     let source = try store.open()
     // An inferred model guesses delete rules (Nullify) and types; a batch written with it

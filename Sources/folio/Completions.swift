@@ -28,7 +28,8 @@ enum Completions {
   static let store = CompletionKind.file(extensions: storeExtensions)
 
   /// A store `convert` writes: the extension chooses the format.
-  static let writableStore = CompletionKind.file(extensions: storeFormats.map(\.fileExtension))
+  static let writableStore = CompletionKind.file(
+    extensions: FormatRegistry.fileFormats().map(\.fileExtension))
 
   /// A store `metadata` reads and writes.
   static let metadataStore = CompletionKind.file(extensions: ["xml", "folio"])
@@ -56,7 +57,7 @@ enum Completions {
   static let queryEntity = CompletionKind.custom { words, index, _ in
     quietly {
       let command = try parsed(QueryCommand.self, words: words, before: index, adding: ["_"])
-      let url = URL(fileURLWithPath: command.store.file)
+      let url = try StoreArgument.url(command.store.file)
       let format = try PersistentStoreCoordinator.format(of: url, among: command.store.formats)
       return try command.store.loadModelAndVersion(for: url, format: format).model.entities.map(
         \.name
@@ -89,7 +90,7 @@ enum Completions {
       }
       guard let file else { return [] }
       let options = try StoreOptions.parse([file] + (model.map { ["--model", $0] } ?? []))
-      let url = URL(fileURLWithPath: file)
+      let url = try StoreArgument.url(file)
       let format = try PersistentStoreCoordinator.format(of: url, among: options.formats)
       return try options.loadModelAndVersion(for: url, format: format).model.entities.map(\.name)
         .sorted()
@@ -117,7 +118,7 @@ enum Completions {
   static let metadataKey = CompletionKind.custom { words, index, _ in
     quietly {
       let command = try parsed(MetadataCommand.self, words: words, before: index - 1, adding: [])
-      let url = URL(fileURLWithPath: command.file)
+      let url = try StoreArgument.url(command.file)
       let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)
       return try format.readMetadata(from: url).userInfo.keys
         .filter { !MetadataCommand.isReserved($0) }.sorted()

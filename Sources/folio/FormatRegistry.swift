@@ -1,4 +1,5 @@
 import Folio
+import FolioPostgresStore
 import Foundation
 
 /// The store formats the CLI knows: the one place that names them. Detection, `convert`'s
@@ -14,6 +15,9 @@ enum FormatRegistry {
     var checksVersionHashes = true
     /// Binary values a SQLite store keeps in missing external files read as empty.
     var allowsMissingExternalData = false
+    /// A whole write into a server's schema that already holds a document replaces it,
+    /// instead of being refused (`convert --replace`).
+    var replacesExistingDocument = false
   }
 
   /// A format and what the CLI shows of its work.
@@ -32,6 +36,9 @@ enum FormatRegistry {
     let inferenceReadsFile: Bool
     /// The file's sections, for `info`, when the format has any.
     let sections: (@Sendable (URL) throws -> [BinaryStoreLayout.Section])?
+    /// For a server's format, the check of a URL naming one of its documents that needs no
+    /// connection (a password in it, no database).
+    var checksURL: (@Sendable (URL) throws(StoreError) -> Void)? = nil
   }
 
   /// Every format, in the order files are recognised in.
@@ -53,11 +60,40 @@ enum FormatRegistry {
           checksVersionHashes: $0.checksVersionHashes)
       },
       readProgressByBytes: 0, writesAsItGoes: true, inferenceReadsFile: false, sections: nil),
+    // Named by URL, never recognised in a file: its place in the list does not matter. Its
+    // reads come through a SQLite copy, whose objects tell how far they are.
+    Entry(
+      make: { PostgresStore(replacesExisting: $0.replacesExistingDocument) },
+      readProgressByBytes: 0, writesAsItGoes: false, inferenceReadsFile: false, sections: nil,
+      checksURL: { url throws(StoreError) in _ = try PostgresLocation(url) }),
   ]
 
   /// Every format, read as `leniency` asks.
   static func formats(_ leniency: Leniency = Leniency()) -> [any StoreFormat] {
     entries.map { $0.make(leniency) }
+  }
+
+  /// The formats whose stores are files, chosen by a file's extension where one is written.
+  static func fileFormats(_ leniency: Leniency = Leniency()) -> [any StoreFormat] {
+    formats(leniency).filter { !($0 is any ServerStoreFormat) }
+  }
+
+  /// The URL schemes that name a document on a server, lowercase.
+  static let urlSchemes: Set<String> = Set(
+    formats().compactMap { $0 as? any ServerStoreFormat }.flatMap(\.urlSchemes))
+
+  /// Checks `url`, whose scheme is a server format's, as that format would before it
+  /// connects.
+  ///
+  /// - Throws: the format's `StoreError`.
+  static func checkServerURL(_ url: URL) throws(StoreError) {
+    let scheme = url.scheme?.lowercased() ?? ""
+    for entry in entries {
+      guard let server = entry.make(Leniency()) as? any ServerStoreFormat,
+        server.urlSchemes.contains(scheme)
+      else { continue }
+      try entry.checksURL?(url)
+    }
   }
 
   /// The entry of `format` (or of the format it wraps), by its type name.

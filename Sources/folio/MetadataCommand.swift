@@ -11,7 +11,8 @@ struct MetadataCommand: ParsableCommand {
     discussion: """
       Without options, prints the store's UUID, type, model version identifiers and user \
       metadata. --set and --remove change the user metadata in place: the file is rewritten \
-      atomically, its objects copied as they are (never parsed or decoded). Values given with \
+      atomically, its objects copied as they are (never parsed or decoded); a PostgreSQL \
+      document's metadata row is rewritten in one transaction. Values given with \
       --set are strings. Keys that describe the objects (NSStoreModelVersionHashes and the \
       other NSStore… keys, Folio's checksum) cannot be set or removed.
 
@@ -22,7 +23,10 @@ struct MetadataCommand: ParsableCommand {
       """)
 
   @Argument(
-    help: "A store file: a Core Data SQLite or XML store, or a .folio binary store.",
+    help: """
+      A store file: a Core Data SQLite or XML store, or a .folio binary store; or a \
+      PostgreSQL document's URL, postgresql://USER@HOST:PORT/DATABASE?schema=NAME.
+      """,
     completion: Completions.metadataStore)
   var file: String
 
@@ -47,8 +51,12 @@ struct MetadataCommand: ParsableCommand {
       || key == StoreMetadata.folioChecksumKey
   }
 
+  func validate() throws {
+    try StoreArgument.check(file)
+  }
+
   func run() throws {
-    let url = URL(fileURLWithPath: file)
+    let url = try StoreArgument.url(file)
     let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)
     var metadata = try format.readMetadata(from: url)
     if !assignments.isEmpty || !removals.isEmpty {

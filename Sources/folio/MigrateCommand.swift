@@ -28,6 +28,10 @@ struct MigrateCommand: ParsableCommand {
       new file is being put in place, the migration finishes first; a second Ctrl-C stops \
       at once, the store still whole).
 
+      A PostgreSQL document (postgresql://…) is not migrated yet: the migration puts a new \
+      file in place beside a backup, which a document on a server has no place for. Convert \
+      it to a file, migrate that, and convert it back with --replace.
+
       Examples:
         folio migrate Samples/Library/Library.xml \\
           --model Samples/Library/Library.xcdatamodeld --dry-run
@@ -77,6 +81,7 @@ struct MigrateCommand: ParsableCommand {
   var keepBackup = false
 
   func validate() throws {
+    try StoreArgument.check(file)
     let bundle = URL(fileURLWithPath: model)
     guard bundle.pathExtension == "xcdatamodeld" else {
       throw ValidationError(
@@ -86,8 +91,13 @@ struct MigrateCommand: ParsableCommand {
   }
 
   func run() throws {
-    let url = URL(fileURLWithPath: file)
+    let url = try StoreArgument.url(file)
     let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)
+    if format is any ServerStoreFormat {
+      throw CommandFailure(
+        "\(file): migrate works on store files only, not yet on \(format.typeName) documents: convert the document to a file, migrate that, and convert it back with --replace (nothing was changed)"
+      )
+    }
     let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
     var given: [MigrationPlan.GivenMapping] = []
     for path in mappings {

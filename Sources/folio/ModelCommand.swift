@@ -161,11 +161,20 @@ extension ModelCommand {
         """
     )
 
-    @Argument(help: "A Core Data SQLite or XML store.", completion: Completions.store)
+    @Argument(
+      help: """
+        A Core Data SQLite or XML store, or a PostgreSQL document's URL \
+        (postgresql://USER@HOST:PORT/DATABASE?schema=NAME).
+        """,
+      completion: Completions.store)
     var store: String
 
+    func validate() throws {
+      try StoreArgument.check(store)
+    }
+
     func run() throws {
-      let url = URL(fileURLWithPath: store)
+      let url = try StoreArgument.url(store)
       let model: ManagedObjectModel
       let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)
       let carrying = format as? any ModelCarryingStoreFormat

@@ -12,7 +12,9 @@ struct StoreLayout {
   /// the command opened the store (opening one in WAL mode makes a `-wal` file beside it).
   init(url: URL, format: any StoreFormat, journal: SQLiteJournal? = nil) throws {
     self.journal = journal
-    fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int
+    if url.isFileURL {
+      fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int
+    }
     if let sectionsOf = FormatRegistry.entry(for: format)?.sections {
       sections = try sectionsOf(url)
     }
@@ -72,7 +74,7 @@ struct SQLiteJournal: Equatable {
 
   /// The journal of the SQLite file at `url`; `nil` when it is not one.
   init?(url: URL) {
-    guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
+    guard url.isFileURL, let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
     defer { try? handle.close() }
     guard let header = try? handle.read(upToCount: 20), header.count == 20,
       header.prefix(16).elementsEqual("SQLite format 3\0".utf8)

@@ -11,7 +11,8 @@ struct StoreOptions: ParsableArguments {
   @Argument(
     help: """
       A store file: a Core Data SQLite or XML store, or a .folio binary store; - reads it \
-      from standard input.
+      from standard input. A PostgreSQL document is named by its URL, \
+      postgresql://USER@HOST:PORT/DATABASE?schema=NAME.
       """,
     completion: Completions.store)
   var file: String
@@ -40,10 +41,16 @@ struct StoreOptions: ParsableArguments {
       """)
   var allowMissingExternalData = false
 
-  /// The store's file; for `-`, standard input saved to a temporary file.
+  /// A server's URL is checked before anything is read: one with a password is bad usage.
+  func validate() throws {
+    if file != "-" { try StoreArgument.check(file) }
+  }
+
+  /// The store's URL: a file's, a server's (``StoreArgument``), or for `-`, standard input
+  /// saved to a temporary file.
   func url() throws -> URL {
     guard !file.isEmpty else { throw ValidationError("the store's path is empty") }
-    return file == "-" ? try StandardInput.file() : URL(fileURLWithPath: file)
+    return file == "-" ? try StandardInput.file() : try StoreArgument.url(file)
   }
 
   /// The formats to recognise the file among, read as leniently as the options ask.
@@ -143,7 +150,8 @@ struct StoreOptions: ParsableArguments {
     progress.begin(.reading(source))
     do {
       try coordinator.addPersistentStore(
-        at: source.url, format: ProgressCountingFormat(base: source.format, progress: progress))
+        at: source.url,
+        format: ProgressCountingFormat.forCoordinator(source.format, progress: progress))
     } catch {
       throw hinted(error)
     }
@@ -241,7 +249,11 @@ struct StoreOptions: ParsableArguments {
     // goes now: every command that opens a store clears it, not only the next write.
     if file != "-" { Self.removeStaleScratch(besides: url) }
     do {
-      return try PersistentStoreCoordinator.format(of: url, among: formats)
+      let format = try PersistentStoreCoordinator.format(of: url, among: formats)
+      // A coordinator takes a schema without a document for a new, empty one: a command
+      // reads a document that is there, or fails naming the URL.
+      if format is any ServerStoreFormat { _ = try format.readMetadata(from: url) }
+      return format
     } catch {
       guard error.code == .unknownFormat, error.message.hasPrefix("is a Core Data model") else {
         throw error
@@ -256,6 +268,7 @@ struct StoreOptions: ParsableArguments {
   /// Removes what killed writes of the store at `url` or of its kept undo history left beside
   /// it, when no process holds it (``AtomicFile/removeStaleTemporaries(for:)``).
   static func removeStaleScratch(besides url: URL) {
+    guard url.isFileURL else { return }
     AtomicFile.removeStaleTemporaries(for: url)
     AtomicFile.removeStaleTemporaries(
       for: url.deletingLastPathComponent().appendingPathComponent(

@@ -41,7 +41,7 @@ struct ValidateCommand: ParsableCommand {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: opened.model)
     progress.begin(.reading(opened))
     try coordinator.addPersistentStore(
-      at: url, format: ProgressCountingFormat(base: format, progress: progress))
+      at: url, format: ProgressCountingFormat.forCoordinator(format, progress: progress))
     let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
     let count = context.registeredObjectCount
     let source = store.modelSource(for: format, version: nil)

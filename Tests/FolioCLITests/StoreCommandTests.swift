@@ -38,7 +38,7 @@ struct StoreCommandTests {
     #expect(result.status == 64)
     #expect(
       result.standardError.hasPrefix(
-        "Error: \"/tmp/out.txt\": the extension names no store format (use .sqlite, .xml or .folio)\n"
+        "Error: \"/tmp/out.txt\": the extension names no store format (use .sqlite, .xml or .folio, or a postgresql:// URL)\n"
           + "Usage: folio convert "))
   }
 

@@ -358,9 +358,9 @@ public final class PersistentStoreCoordinator {
     defer { try? handle.close() }
     let prefix = (try? handle.read(upToCount: 64)).flatMap { $0 } ?? Data()
     guard let format = formats.first(where: { $0.recognizes(prefix) }) else {
-      let names = formats.map(\.typeName).joined(separator: ", ")
+      let names = formats.compactMap { $0 is any ServerStoreFormat ? nil : $0.typeName }
       throw StoreError(
-        .unknownFormat, "not a store of any known format (\(names))",
+        .unknownFormat, "not a store of any known format (\(names.joined(separator: ", ")))",
         at: InputLocation(file: url.relativePath))
     }
     return format

@@ -43,7 +43,8 @@ public final class ScriptRunner {
   /// The document's event loop: `turn` ends a turn.
   public private(set) var eventLoop: ManualEventLoop?
 
-  private var script: Script?
+  /// The script being run, whose folder relative paths start in.
+  var script: Script?
   /// The document's contexts in the order the script made them, `main` first.
   var contexts: [ScriptContext] = []
   /// The context commands act on.
@@ -304,11 +305,15 @@ public final class ScriptRunner {
       guard let model else { throw ScriptError.noModel(command.name, at: here) }
       closeDocument()
       let loop = ManualEventLoop()
-      let url = URL(fileURLWithPath: script?.resolve(path) ?? path)
+      let url = try storeURL(path, at: here)
       do {
+        // A migration puts a new file in place beside a backup: a document on a server,
+        // which has neither, is refused when it needs one.
         let document =
           if let bundle {
-            try Document.open(url, bundle: bundle, formats: formats, eventLoop: loop)
+            try Document.open(
+              url, bundle: bundle, formats: formats, migratesAutomatically: url.isFileURL,
+              eventLoop: loop)
           } else {
             try Document.open(url, model: model, formats: formats, eventLoop: loop)
           }
@@ -320,7 +325,8 @@ public final class ScriptRunner {
         throw ScriptError.store(error, at: here)
       }
     case .save(let path):
-      try save(to: path.map { URL(fileURLWithPath: script?.resolve($0) ?? $0) }, at: here)
+      let url: URL? = if let path { try storeURL(path, at: here) } else { nil }
+      try save(to: url, at: here)
     case .close:
       _ = try self.document(for: command.name, at: here)
       closeDocument()

@@ -118,12 +118,12 @@ extension ScriptCommand {
       case .open:
         (
           .stores, ["open PATH"],
-          "Open a store file as the document (migrated when the model is a newer version)."
+          "Open a store file or a server's URL as the document (a file migrated to a newer model)."
         )
       case .save:
         (
           .stores, ["save", "save PATH"],
-          "Save the document to its file, or as PATH in the format its extension names."
+          "Save the document to its file, or as PATH (format by extension) or a server's URL."
         )
       case .close: (.stores, ["close"], "Close the document and every context.")
       case .fetch:

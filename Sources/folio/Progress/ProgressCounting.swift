@@ -51,3 +51,15 @@ struct ProgressCountingFormat: StoreFormat {
     try base.write(contents, model: model, to: url)
   }
 }
+
+extension ProgressCountingFormat {
+  /// `format` counted on `progress`, for a coordinator to read through; a server's format as
+  /// it is: the coordinator asks it whether its document exists, which the wrapper cannot
+  /// answer, and a document has no file size to count against.
+  static func forCoordinator(_ format: any StoreFormat, progress: ProgressReporter)
+    -> any StoreFormat
+  {
+    format is any ServerStoreFormat
+      ? format : ProgressCountingFormat(base: format, progress: progress)
+  }
+}

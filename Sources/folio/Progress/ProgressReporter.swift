@@ -86,10 +86,13 @@ final class ProgressReporter: Sendable {
     return workSize >= threshold
   }
 
-  /// The size of the file at `url`, or `nil` when it has none (missing, not a regular file).
+  /// The size of the file at `url`, or `nil` when it has none (missing, not a regular file, a
+  /// document on a server).
   static func size(of url: URL) -> Int64? {
     var status = stat()
-    guard stat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    guard url.isFileURL, stat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+      return nil
+    }
     return Int64(status.st_size)
   }
 

@@ -37,10 +37,19 @@ struct ShellCommand: ParsableCommand {
       is 1. Example:
         printf 'insert Spending $s amount=3\\nsave\\n' \\
           | folio shell Samples/Expenses/Expenses.xml
+
+      FILE may be a PostgreSQL document's URL, \
+      postgresql://USER@HOST:PORT/DATABASE?schema=NAME: saves write to the schema, and saves \
+      other clients make are merged in as another process's are. With --model, a schema \
+      that holds no document yet starts a new one there, written by the first save. \
+      --keep-history needs a file.
       """)
 
   @Argument(
-    help: "The store to open; without it, a new document of --model.",
+    help: """
+      The store to open, a file or a PostgreSQL document's URL; without it, a new document \
+      of --model.
+      """,
     completion: Completions.store)
   var file: String?
 
@@ -57,6 +66,14 @@ struct ShellCommand: ParsableCommand {
       throw ValidationError(
         "the shell reads its commands from standard input: give the store as a file")
     }
+    if let file {
+      try StoreArgument.check(file)
+      if keepHistory, StoreArgument.isServerURL(file) {
+        throw ValidationError(
+          "--keep-history keeps the undo history in a file beside the store, which a document on a server does not have: leave it out"
+        )
+      }
+    }
   }
 
   @Flag(help: "Save the document after every line that changes it.")
@@ -71,15 +88,16 @@ struct ShellCommand: ParsableCommand {
 
   func run() throws {
     let isTerminal = isatty(STDIN_FILENO) == 1
+    let url = try file.map(StoreArgument.url)
     // As sqlite3 does: a file that is not there yet is the new document's, written by its
-    // first save.
-    let isNew = file.map { !FileManager.default.fileExists(atPath: $0) } ?? false
-    if let file, isNew {
+    // first save; so is, with a model, a server's schema that holds no document.
+    let isNew = try url.map { try startsNewDocument(at: $0) } ?? false
+    if let file, isNew, url?.isFileURL == true {
       guard model != nil else {
         throw CommandFailure(
           "\(file): no such file (with --model, the shell starts a new document there)")
       }
-      let known = storeFormats.map(\.fileExtension)
+      let known = FormatRegistry.fileFormats().map(\.fileExtension)
       guard known.contains((file as NSString).pathExtension.lowercased()) else {
         throw CommandFailure(
           "\(file): a new document's extension names its format: .\(known.joined(separator: ", ."))"
@@ -94,8 +112,10 @@ struct ShellCommand: ParsableCommand {
     let runner = ScriptRunner(formats: options?.formats ?? storeFormats, output: { print($0) })
     let folder = FileManager.default.currentDirectoryPath
     runner.beginSession(in: folder)
+    // A server's document is named by its whole URL: its last path component is the database.
     var session = ShellSession(
-      runner: runner, name: file.map { ($0 as NSString).lastPathComponent })
+      runner: runner,
+      name: file.map { StoreArgument.isServerURL($0) ? $0 : ($0 as NSString).lastPathComponent })
     session.autosaves = autosave
     session.keepsHistory = keepHistory
     if let model {
@@ -111,8 +131,8 @@ struct ShellCommand: ParsableCommand {
     if let file, isNew {
       try session.perform(.new, text: "new")
       session.newFile = file
-    } else if let file {
-      StoreOptions.removeStaleScratch(besides: URL(fileURLWithPath: file))
+    } else if let file, let url {
+      StoreOptions.removeStaleScratch(besides: url)
       try session.perform(.open(path: file), text: "open \(file)")
       session.takeUpHistory()
     } else {
@@ -159,6 +179,18 @@ struct ShellCommand: ParsableCommand {
     FileHandle.standardError.write(
       Data("folio shell: unsaved changes to \(session.name) discarded\n".utf8))
     throw ExitCode.failure
+  }
+}
+
+extension ShellCommand {
+  /// Whether the store at `url` is yet to be made by the session's first save: a file that
+  /// is not there, or with `--model`, a server's schema that holds no document.
+  func startsNewDocument(at url: URL) throws -> Bool {
+    guard !url.isFileURL else { return !FileManager.default.fileExists(atPath: url.path) }
+    guard model != nil else { return false }
+    let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)
+    guard let server = format as? any ServerStoreFormat else { return false }
+    return try !server.storeExists(at: url)
   }
 }
 

@@ -184,6 +184,8 @@ struct ShellSession {
 
   /// The document's file's identity, size and time of change; `nil` without a file.
   private var fileState: String? {
+    // A server's document has no file to look at: its problem is reported once.
+    if let url = runner.document?.fileURL, !url.isFileURL { return url.absoluteString }
     guard let path = runner.document?.fileURL?.path,
       let attributes = try? FileManager.default.attributesOfItem(atPath: path)
     else { return runner.document?.fileURL == nil ? nil : "missing" }
@@ -245,10 +247,11 @@ struct ShellSession {
 
   /// Reads the document's file again: unsaved changes, the undo stack and variables go.
   private mutating func reload(line: Int) {
-    guard let path = runner.document?.fileURL?.path else {
+    guard let url = runner.document?.fileURL else {
       FileHandle.standardError.write(Data("line \(line): the document has no file\n".utf8))
       return
     }
+    let path = StoreArgument.name(of: url)
     do throws(ScriptError) {
       try runner.perform(ScriptCommand(.open(path: path), at: InputLocation(), text: "open"))
       noteFileOnDisk()
