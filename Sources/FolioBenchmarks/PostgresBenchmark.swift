@@ -5,12 +5,12 @@ import Foundation
 
 // A PostgreSQL document on a loopback server: opening one of N objects against the floor
 // `psql -c "COPY (SELECT …) TO STDOUT"` of the same tables sets (target ≤ 2×). The server is
-// the one FOLIO_TEST_POSTGRES_URL names, or a throwaway cluster started for the benchmark
+// the one FOLIO_BENCH_POSTGRES_URL names, or a throwaway cluster started for the benchmark
 // (scripts/postgres-cluster.sh) and stopped after it.
 
 /// The server's URL, and whether the benchmark started it (and must stop it).
 func benchmarkServer() throws -> (url: String, started: Bool) {
-  if let url = ProcessInfo.processInfo.environment["FOLIO_TEST_POSTGRES_URL"], !url.isEmpty {
+  if let url = ProcessInfo.processInfo.environment["FOLIO_BENCH_POSTGRES_URL"], !url.isEmpty {
     return (url, false)
   }
   let printed = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -117,7 +117,9 @@ func postgresWritersBenchmark(saves: Int) throws -> (String, [Case]) {
     [
       Case(title: "Folio saves per second, all writers", value: rate, unit: "/s"),
       Case(title: "pgbench -N -c 8 transactions per second", value: pgbench, unit: "/s"),
-      Case(title: "Folio saves / pgbench transactions", value: rate / pgbench, unit: "×"),
+      Case(
+        title: "Folio saves, as a share of pgbench's transactions", value: 100 * rate / pgbench,
+        unit: "%"),
       Case(title: "save to merged view, median", value: median, unit: "ms"),
       Case(title: "save to merged view, 99th percentile", value: slowest, unit: "ms"),
     ]
