@@ -75,6 +75,7 @@ demo: toolchain deps
 # one, against a throwaway cluster (scripts/postgres-cluster.sh) started for `swift test` and
 # stopped after it, whatever its outcome. With no PostgreSQL server here they are skipped, and
 # make says so before and after the tests; FOLIO_TEST_REQUIRE_POSTGRES=1 (CI) makes that an error.
+# The tests that restart the server run after the others, alone, and only on that cluster.
 POSTGRES_CLUSTER := scripts/postgres-cluster.sh
 POSTGRES_SKIPPED := echo "make test: PostgreSQL tests SKIPPED: no PostgreSQL server here (make deps \
   installs one), and FOLIO_TEST_POSTGRES_URL is not set" >&2
@@ -88,7 +89,7 @@ test: toolchain deps
 	  url=$$($(POSTGRES_CLUSTER) start); status=$$?; \
 	  if [ $$status = 0 ]; then \
 	    trap '$(POSTGRES_CLUSTER) stop' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM; \
-	    export FOLIO_TEST_POSTGRES_URL="$$url"; \
+	    export FOLIO_TEST_POSTGRES_URL="$$url"; own=1; \
 	    echo "FOLIO_TEST_POSTGRES_URL=$$url"; \
 	  elif [ $$status = 3 ] && [ -z "$$FOLIO_TEST_REQUIRE_POSTGRES" ]; then \
 	    skipped=1; $(POSTGRES_SKIPPED); \
@@ -98,6 +99,11 @@ test: toolchain deps
 	fi; \
 	echo "$(SWIFT) test --skip-build"; \
 	$(SWIFT) test --skip-build; status=$$?; \
+	if [ $$status = 0 ] && [ -n "$$own" ]; then \
+	  echo "make test: a server restarted under its clients, alone on the throwaway cluster"; \
+	  FOLIO_TEST_POSTGRES_RESTART=1 $(SWIFT) test --skip-build --filter PostgresRestartTests; \
+	  status=$$?; \
+	fi; \
 	if [ -n "$$skipped" ]; then $(POSTGRES_SKIPPED); fi; \
 	exit $$status
 	.build/debug/folio replay Samples/*/*.undo

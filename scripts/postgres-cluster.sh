@@ -264,6 +264,14 @@ status)
     exit 1
   fi
   ;;
+restart)
+  # For the tests of clients that outlive a server restart: the same cluster, port and data.
+  is_running || die "no cluster is running (scripts/postgres-cluster.sh start starts one)"
+  bindir="$(find_bindir)"
+  [[ -n "$bindir" ]] || die "no pg_ctl here to restart the server with"
+  as_server "$bindir/pg_ctl" restart -D "$(cluster_folder)/data" -l "$(cluster_folder)/server.log" \
+    -m fast -w -t 60 -s >/dev/null 2>&1 9>&- || die "the server did not restart"
+  ;;
 stop)
   take_lock
   if [[ -e "$cluster" || -L "$cluster" ]]; then
@@ -273,7 +281,7 @@ stop)
   fi
   ;;
 *)
-  echo "usage: $0 start|url|status|stop" >&2
+  echo "usage: $0 start|url|status|restart|stop" >&2
   exit 64
   ;;
 esac

@@ -106,20 +106,39 @@ final class PostgresConnection {
 
   // MARK: The connection itself
 
-  /// Whether the connection to the server is up.
+  /// Whether the connection to the server is up, as libpq last found it.
   var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
 
-  /// Connects again after the connection broke (a server restart): what was listened to is
-  /// listened to again by the caller.
+  /// Whether the connection is still up: what the server sent is read without waiting, so a
+  /// connection the server closed (a restart) is found closed now rather than at its next
+  /// statement.
+  var isAlive: Bool { Self.isAlive(handle) }
+
+  static func isAlive(_ handle: OpaquePointer) -> Bool {
+    // A server that ends a connection sends why, then closes it: the first read takes the
+    // message, the second finds the end.
+    PQconsumeInput(handle) == 1 && PQconsumeInput(handle) == 1
+      && PQstatus(handle) == CONNECTION_OK
+  }
+
+  /// Connects again when the connection is no longer up, waiting up to `patience` seconds
+  /// for the server to take connections again (it may be restarting).
   ///
-  /// - Throws: `StoreError.unreadable` when the server still cannot be reached.
-  func reconnect() throws(StoreError) {
-    PQreset(handle)
-    guard isConnected else {
-      throw StoreError(
-        .unreadable,
-        "the connection to the server was lost and cannot be made again: "
-          + Self.trimmed(PQerrorMessage(handle)), at: location.inputLocation)
+  /// - Throws: `StoreError.unreadable` when it does not within that time.
+  func revive(patience: Double) throws(StoreError) {
+    guard !isAlive else { return }
+    let deadline = Date().addingTimeInterval(patience)
+    while true {
+      PQreset(handle)
+      if isConnected { return }
+      guard Date() < deadline else {
+        throw StoreError(
+          .unreadable,
+          "the connection to the server was lost and the server took no new one for "
+            + "\(Int(patience)) s: " + Self.trimmed(PQerrorMessage(handle)),
+          at: location.inputLocation)
+      }
+      usleep(100_000)
     }
   }
 
@@ -323,8 +342,14 @@ final class PostgresPool: @unchecked Sendable {
   private let lock = NSLock()
   private var idle: [String: [OpaquePointer]] = [:]
 
+  /// An idle connection to `key`'s server that is still up; those the server closed since
+  /// (a restart) are dropped.
   func take(_ key: String) -> OpaquePointer? {
-    lock.withLock { idle[key]?.popLast() }
+    while let handle = lock.withLock({ idle[key]?.popLast() }) {
+      if PostgresConnection.isAlive(handle) { return handle }
+      PQfinish(handle)
+    }
+    return nil
   }
 
   func give(_ handle: OpaquePointer, for key: String) {

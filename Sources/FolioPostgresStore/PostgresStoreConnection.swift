@@ -81,11 +81,15 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
       at: "LISTEN")
   }
 
-  /// Connects again when the server went away (a restart): a save is then made on the new
-  /// connection, and the change counter asked again.
+  /// How long a save waits for a server that went away (a restart) to take connections
+  /// again, as it waits for another writer's lock.
+  static let patience = 10.0
+
+  /// Connects again when the server went away (a restart): the coordinator's unsaved changes
+  /// are its own, and the save that follows is made on the new connection.
   private func ensureConnected() throws(StoreError) {
-    guard !connection.isConnected else { return }
-    try connection.reconnect()
+    guard !connection.isAlive else { return }
+    try connection.revive(patience: Self.patience)
     try listen()
   }
 
@@ -106,7 +110,13 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
 
   func beginWriting() throws(StoreError) {
     try ensureConnected()
-    try connection.execute("BEGIN", at: "BEGIN")
+    do {
+      try connection.execute("BEGIN", at: "BEGIN")
+    } catch  where !connection.isConnected {
+      // The server went away since the connection was last checked: once more, connected.
+      try ensureConnected()
+      try connection.execute("BEGIN", at: "BEGIN")
+    }
     isWriting = true
     do throws(StoreError) {
       try PostgresStore.lock(connection)
