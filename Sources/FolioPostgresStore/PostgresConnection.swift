@@ -16,6 +16,21 @@ final class PostgresConnection {
   /// Whether the connection goes back to the pool when it is done with (``PostgresPool``):
   /// not one that listens for notifications, which it would keep listening for.
   var returnsToPool = true
+  /// Whether the connection came from the pool and has run nothing yet: the server may have
+  /// closed it meanwhile (a restart) without its end having reached this side.
+  private var mayBeStale = false
+
+  /// Runs `send`, once more on a new connection when this one came stale from the pool.
+  private func sending(_ send: () -> OpaquePointer?) -> OpaquePointer? {
+    let result = send()
+    guard mayBeStale else { return result }
+    mayBeStale = false
+    guard PQstatus(handle) != CONNECTION_OK else { return result }
+    PQreset(handle)
+    guard isConnected else { return result }
+    PQclear(result)
+    return send()
+  }
 
   /// A connection to the server `location` names: an idle one from the pool when there is one,
   /// else a new one.
@@ -26,6 +41,7 @@ final class PostgresConnection {
     self.location = location
     if let pooled = PostgresPool.shared.take(location.connectionString) {
       handle = pooled
+      mayBeStale = true
       return
     }
     guard let handle = PQconnectdb(location.connectionString) else {
@@ -63,7 +79,7 @@ final class PostgresConnection {
 
   /// Runs `sql`, which may hold several statements, ignoring any rows.
   func execute(_ sql: String, at place: String? = nil) throws(StoreError) {
-    let result = PQexec(handle, sql)
+    let result = sending { PQexec(handle, sql) }
     defer { PQclear(result) }
     try check(result, expecting: [PGRES_COMMAND_OK, PGRES_TUPLES_OK], at: place)
   }
@@ -72,8 +88,10 @@ final class PostgresConnection {
   func query(_ sql: String, _ parameters: [String?] = [], at place: String? = nil)
     throws(StoreError) -> [[String?]]
   {
-    let result = Self.withCStrings(parameters) { pointers in
-      PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+    let result = sending {
+      Self.withCStrings(parameters) { pointers in
+        PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+      }
     }
     defer { PQclear(result) }
     try check(result, expecting: [PGRES_COMMAND_OK, PGRES_TUPLES_OK], at: place)
@@ -96,8 +114,10 @@ final class PostgresConnection {
   func run(_ sql: String, _ parameters: [String?] = [], at place: String? = nil)
     throws(StoreError) -> Int
   {
-    let result = Self.withCStrings(parameters) { pointers in
-      PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+    let result = sending {
+      Self.withCStrings(parameters) { pointers in
+        PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+      }
     }
     defer { PQclear(result) }
     try check(result, expecting: [PGRES_COMMAND_OK, PGRES_TUPLES_OK], at: place)
@@ -163,7 +183,7 @@ final class PostgresConnection {
     _ sql: String, at place: String,
     _ body: (inout PostgresCopyWriter) throws(StoreError) -> Void
   ) throws(StoreError) {
-    let result = PQexec(handle, sql)
+    let result = sending { PQexec(handle, sql) }
     defer { PQclear(result) }
     try check(result, expecting: [PGRES_COPY_IN], at: place)
     var writer = PostgresCopyWriter()
@@ -192,7 +212,7 @@ final class PostgresConnection {
   func copyOut(
     _ sql: String, at place: String, _ row: (PostgresCopyRow) throws(StoreError) -> Void
   ) throws(StoreError) {
-    let result = PQexec(handle, sql)
+    let result = sending { PQexec(handle, sql) }
     defer { PQclear(result) }
     try check(result, expecting: [PGRES_COPY_OUT], at: place)
     var failure: StoreError?
@@ -219,7 +239,7 @@ final class PostgresConnection {
 
   /// The PostgreSQL type (its OID) of each column `sql` returns.
   func columnTypes(of sql: String, at place: String) throws(StoreError) -> [UInt32] {
-    let result = PQexec(handle, "SELECT * FROM (\(sql)) AS folio_columns LIMIT 0")
+    let result = sending { PQexec(handle, "SELECT * FROM (\(sql)) AS folio_columns LIMIT 0") }
     defer { PQclear(result) }
     try check(result, expecting: [PGRES_TUPLES_OK], at: place)
     return (0..<Int(PQnfields(result))).map { PQftype(result, Int32($0)) }
@@ -227,7 +247,7 @@ final class PostgresConnection {
 
   /// Starts `COPY … TO STDOUT`, whose rows ``nextCopyRow(at:)`` then reads.
   func startCopyOut(_ sql: String, at place: String) throws(StoreError) {
-    let result = PQexec(handle, sql)
+    let result = sending { PQexec(handle, sql) }
     defer { PQclear(result) }
     try check(result, expecting: [PGRES_COPY_OUT], at: place)
   }

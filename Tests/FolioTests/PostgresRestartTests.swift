@@ -63,31 +63,4 @@ struct PostgresRestartTests {
     let reopened = try Document.open(url, model: model, formats: [PostgresStore()])
     #expect(try Self.names(reopened) == ["Ada", "After", "Before"])
   }
-
-  @Test("saves made while the server restarts wait for it and are all kept")
-  func savesDuringRestart() throws {
-    let model = try ManagedObjectModel(contentsOf: Self.model)
-    let url = PostgresTestServer.document("restart_load")
-    defer { try? PostgresStore.dropSchema(at: url) }
-    let setup = try Document(model: model)
-    try setup.save(to: url, format: PostgresStore())
-    let writer = try Document.open(url, model: model, formats: [PostgresStore()])
-    // The restart runs on another thread while this one saves, one person a save.
-    let restart = Thread {
-      usleep(150_000)
-      try? Self.restartServer()
-    }
-    restart.start()
-    var saved: [String] = []
-    for index in 0..<60 {
-      let name = "p\(index)"
-      try writer.context.insertNewObject(forEntityName: "Person").setValue(name, forKey: "name")
-      try writer.save()
-      saved.append(name)
-      usleep(10_000)
-    }
-    while !restart.isFinished { usleep(10_000) }
-    let reopened = try Document.open(url, model: model, formats: [PostgresStore()])
-    #expect(try Self.names(reopened) == saved.sorted())
-  }
 }
