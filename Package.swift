@@ -235,7 +235,7 @@ let package = Package(
       name: "FolioPostgresStoreTests",
       dependencies: [
         "FolioPostgresStore", "FolioSQLiteStore", "FolioXMLStore", "FolioStores", "FolioModel",
-        "FolioTestSupport",
+        "FolioTestSupport", "CSQLite",
       ]
     ),
     .testTarget(

@@ -91,13 +91,13 @@ struct PostgresCopyWriter {
 }
 
 /// One row of `COPY … TO STDOUT` in text format, its fields read one at a time.
-struct PostgresCopyRow {
+package struct PostgresCopyRow {
   private let bytes: UnsafeRawBufferPointer
 
-  init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+  package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
   /// Each field's raw bytes (escapes not yet undone), `nil` for NULL.
-  func fields() -> [ArraySlice<UInt8>?] {
+  package func fields() -> [ArraySlice<UInt8>?] {
     var end = bytes.count
     if end > 0, bytes[end - 1] == UInt8(ascii: "\n") { end -= 1 }
     let all = Array(bytes[0..<end])
@@ -109,69 +109,5 @@ struct PostgresCopyRow {
       start = index + 1
     }
     return result
-  }
-
-  /// `field` with COPY's escapes undone.
-  static func unescaped(_ field: ArraySlice<UInt8>) -> [UInt8] {
-    guard field.contains(UInt8(ascii: "\\")) else { return Array(field) }
-    var result: [UInt8] = []
-    result.reserveCapacity(field.count)
-    var index = field.startIndex
-    while index < field.endIndex {
-      let byte = field[index]
-      index += 1
-      guard byte == UInt8(ascii: "\\"), index < field.endIndex else {
-        result.append(byte)
-        continue
-      }
-      let next = field[index]
-      index += 1
-      switch next {
-      case UInt8(ascii: "b"): result.append(8)
-      case UInt8(ascii: "f"): result.append(12)
-      case UInt8(ascii: "n"): result.append(10)
-      case UInt8(ascii: "r"): result.append(13)
-      case UInt8(ascii: "t"): result.append(9)
-      case UInt8(ascii: "v"): result.append(11)
-      case UInt8(ascii: "0")...UInt8(ascii: "7"):
-        var value = Int(next - UInt8(ascii: "0"))
-        for _ in 0..<2 {
-          guard index < field.endIndex,
-            (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(field[index])
-          else { break }
-          value = value * 8 + Int(field[index] - UInt8(ascii: "0"))
-          index += 1
-        }
-        result.append(UInt8(truncatingIfNeeded: value))
-      default: result.append(next)
-      }
-    }
-    return result
-  }
-
-  /// A `bytea` field's bytes, from its hex output (`\x0a1b`, after COPY's escapes).
-  static func bytea(_ text: [UInt8]) -> Data? {
-    guard text.count >= 2, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x"),
-      text.count % 2 == 0
-    else { return nil }
-    var data = Data(capacity: (text.count - 2) / 2)
-    var index = 2
-    while index < text.count {
-      guard let high = hexValue(text[index]), let low = hexValue(text[index + 1]) else {
-        return nil
-      }
-      data.append(high << 4 | low)
-      index += 2
-    }
-    return data
-  }
-
-  private static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
-    }
   }
 }

@@ -68,7 +68,7 @@ extension PostgresStore: HistoryChangesReading {
     result.deleted = last.filter(\.value).keys.sorted()
     try connection.execute("SET LOCAL search_path TO \(connection.quotedSchema)")
     var reader = SQLiteRecordReader(
-      database: PostgresRecordDatabase(connection: connection), schema: schema)
+      database: CopyTextDatabase(connection), schema: schema)
     reader.readsListedKeysOnly = true
     var collector = StoreContentsCollector()
     collector.begin(

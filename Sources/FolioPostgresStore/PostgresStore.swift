@@ -72,7 +72,7 @@ public struct PostgresStore: StoreFormat {
     }
     // The reader names tables without their schema.
     try connection.execute("SET LOCAL search_path TO \(connection.quotedSchema)")
-    let database = PostgresRecordDatabase(connection: connection)
+    let database = CopyTextDatabase(connection)
     var reader = SQLiteRecordReader(database: database, schema: schema)
     reader.givesEveryRelationship = consumer.wantsEveryRelationship
     // Keys are never given out twice: new objects are numbered above every root's Z_MAX.
@@ -86,7 +86,7 @@ public struct PostgresStore: StoreFormat {
       // The rows are parsed on a second thread while the consumer takes the records, as a
       // SQLite store's are; the connection is that thread's until the read returns.
       try SQLiteReadAhead().run(
-        reading: { (batcher) throws(StoreError) in try reader.read(into: &batcher) },
+        reading: { (batcher) throws(StoreError) in try reader.read(intoBatches: &batcher) },
         into: &consumer)
     } else {
       try reader.read(into: &consumer)
@@ -206,7 +206,7 @@ public struct PostgresStore: StoreFormat {
     guard let row = rows.first else {
       throw StoreError(.malformedStore, "Z_METADATA has no row", at: InputLocation(file: place))
     }
-    let plist = row[1].flatMap { PostgresCopyRow.bytea(Array($0.utf8)) }
+    let plist = row[1].flatMap { CopyText.bytea(Array($0.utf8)) }
     return try SQLiteStore.metadata(identifier: row[0], propertyList: plist, file: place)
   }
 
@@ -277,7 +277,7 @@ extension PostgresStore: ModelCarryingStoreFormat {
     } catch  where error.code == .notFound {
       return nil
     }
-    guard let text = rows.first?[0], let blob = PostgresCopyRow.bytea(Array(text.utf8)) else {
+    guard let text = rows.first?[0], let blob = CopyText.bytea(Array(text.utf8)) else {
       return nil
     }
     return try SQLiteModelCache.decode(blob, file: url.absoluteString)

@@ -168,7 +168,7 @@ enum PostgresTables {
     _ field: ArraySlice<UInt8>, as type: String, at index: Int, to insert: SQLiteTableCopy.Inserter,
     in table: String, _ connection: PostgresConnection
   ) throws(StoreError) {
-    let bytes = PostgresCopyRow.unescaped(field)
+    let bytes = CopyText.unescaped(field)
     let text = String(decoding: bytes, as: UTF8.self)
     func bad() -> StoreError {
       StoreError(
@@ -190,7 +190,7 @@ enum PostgresTables {
       guard let value else { throw bad() }
       insert.bind(value, at: index)
     case "bytea":
-      guard let data = PostgresCopyRow.bytea(bytes) else { throw bad() }
+      guard let data = CopyText.bytea(bytes) else { throw bad() }
       insert.bind(data, at: index)
     default:
       insert.bind(text, at: index)

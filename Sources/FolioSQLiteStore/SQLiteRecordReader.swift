@@ -45,17 +45,23 @@ package struct SQLiteRecordReader<Database: RecordDatabase> {
   }
 
   /// One entity's place in the select of its table: where each attribute and to-one is.
+  ///
+  /// Filled as its table is laid out, then only read, at every row: the checks of exclusive
+  /// access, made at each read otherwise, are left out.
   private final class EntityColumns {
     let entity: SQLiteSchema.Entity
     init(entity: SQLiteSchema.Entity) { self.entity = entity }
-    var attributes: [(name: String, column: SQLiteValues.Column, index: Int)] = []
-    var toOnes: [(toOne: SQLiteSchema.ToOneColumn, index: Int, entityIndex: Int?)] = []
+    @exclusivity(unchecked) var attributes:
+      [(name: String, column: SQLiteValues.Column, index: Int)] = []
+    @exclusivity(unchecked) var toOnes:
+      [(toOne: SQLiteSchema.ToOneColumn, index: Int, entityIndex: Int?)] = []
     /// What each row needs of `toOnes`, without copying relationship descriptions per row.
-    var toOneReads: [(name: String, index: Int, entityIndex: Int?, targetRoot: Int)] = []
+    @exclusivity(unchecked) var toOneReads:
+      [(name: String, index: Int, entityIndex: Int?, targetRoot: Int)] = []
     /// Per to-one, the keys of the rows whose target is gone, where Core Data may leave one.
-    var gone: [Set<Int64>?] = []
+    @exclusivity(unchecked) var gone: [Set<Int64>?] = []
     /// The destination of each to-one, for checking entity columns.
-    var destinations: [SQLiteSchema.Entity?] = []
+    @exclusivity(unchecked) var destinations: [SQLiteSchema.Entity?] = []
   }
 
   /// How many rows the hierarchy tables hold: the records that follow.

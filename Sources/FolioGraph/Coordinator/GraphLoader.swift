@@ -382,9 +382,9 @@ struct GraphLoader: StoreRecordConsumer {
     // Whether some side of each link with its inverse given was left out there: only those
     // links are completed after the checks.
     var isIncomplete = [Bool](repeating: false, count: links.count)
-    func visit(_ target: Int32, of row: Int32, _ committed: CommittedRow, _ position: Int)
-      throws(StoreError)
-    {
+    func visit(
+      _ target: Int32, of row: Int32, _ committed: CommittedRow, _ position: Int, once: Bool
+    ) throws(StoreError) {
       let link = links[position]
       guard let other = rows[Int(target)], link.destination >= 0,
         isKind[other.entity * entityCount + link.destination]
@@ -395,7 +395,7 @@ struct GraphLoader: StoreRecordConsumer {
           isIncomplete[position] = true
         }
       } else {
-        try complete(target, other, of: row, committed, link)
+        try complete(target, other, of: row, committed, link, isNew: once)
       }
     }
     for index in rows.indices {
@@ -404,9 +404,11 @@ struct GraphLoader: StoreRecordConsumer {
       for position in linksOfEntity[committed.entity] {
         switch slots[links[position].slot] {
         case .object(let target):
-          try visit(target, of: Int32(index), committed, position)
+          try visit(target, of: Int32(index), committed, position, once: true)
         case .objects(let set):
-          for target in set.rows { try visit(target, of: Int32(index), committed, position) }
+          for target in set.rows {
+            try visit(target, of: Int32(index), committed, position, once: false)
+          }
         default:
           continue
         }
@@ -503,17 +505,19 @@ struct GraphLoader: StoreRecordConsumer {
     }
   }
 
-  /// Adds the object at `row` to the inverse side in `target`, if the store left it out; a
-  /// to-one inverse already completed towards another object is a contradiction.
+  /// Adds the object at `row` to the inverse side in `target`, if the store left it out (known
+  /// not to be there when `isNew`: a to-one side names its target once, while a to-many side
+  /// read from a store may name one twice); a to-one inverse already completed towards another
+  /// object is a contradiction.
   @inline(__always)
   private func complete(
     _ target: Int32, _ other: CommittedRow, of row: Int32, _ committed: CommittedRow,
-    _ link: Link
+    _ link: Link, isNew: Bool = false
   ) throws(StoreError) {
     let slots = other.slots
     if link.inverseIsToMany {
       if case .objects(let set) = slots[link.inverseSlot] {
-        set.insert(row)
+        if isNew { set.append(new: row) } else { set.insert(row) }
       } else {
         slots[link.inverseSlot] = .objects(RowSet([row], ordered: link.inverseIsOrdered))
       }

@@ -110,28 +110,30 @@ enum BoxedValue {
 }
 
 /// The targets of a to-many relationship: rows in insertion order (which is *the* order for an
-/// ordered relationship), with an index built once the set grows, so membership is O(1).
+/// ordered relationship), with an index built the first time a big set is searched, so
+/// membership is O(1) and a set never searched (most of a loaded store's) costs no index.
 ///
 /// A class, so that adding to a relationship changes it in place instead of copying the slot
-/// array; ``copy()`` takes the snapshot that change tracking keeps.
+/// array; ``copy()`` takes the snapshot that change tracking keeps. Searching it may build its
+/// index: like the rest of the graph, a set belongs to one isolation domain.
 package final class RowSet {
   package private(set) var rows: [Int32]
   /// Whether order is meaningful; an unordered set removes by moving its last row into the gap.
   let isOrdered: Bool
+  /// Each row's position, once a search of more than `indexThreshold` rows needed it.
   private var positions: [Int32: Int32]?
   private static let indexThreshold = 16
 
   package init(_ rows: [Int32] = [], ordered: Bool) {
     self.rows = rows
     self.isOrdered = ordered
-    if rows.count > Self.indexThreshold { rebuildIndex() }
   }
 
   var count: Int { rows.count }
   var isEmpty: Bool { rows.isEmpty }
 
   func contains(_ row: Int32) -> Bool {
-    if let positions { return positions[row] != nil }
+    if let positions = index() { return positions[row] != nil }
     return rows.contains(row)
   }
 
@@ -141,24 +143,25 @@ package final class RowSet {
     guard !contains(row) else { return false }
     if let index, index < rows.count {
       rows.insert(row, at: index)
-      if positions != nil { rebuildIndex() }
+      positions = nil
     } else {
-      rows.append(row)
-      if positions != nil {
-        positions?[row] = Int32(rows.count - 1)
-      } else if rows.count > Self.indexThreshold {
-        rebuildIndex()
-      }
+      append(new: row)
     }
     return true
+  }
+
+  /// Appends `row`, which the caller knows is not in the set, without searching for it.
+  func append(new row: Int32) {
+    rows.append(row)
+    positions?[row] = Int32(rows.count - 1)
   }
 
   /// Removes `row`, keeping the others' order; returns `false` when it was not there.
   @discardableResult
   func remove(_ row: Int32) -> Bool {
     let position: Int
-    if let positions {
-      guard let found = positions[row] else { return false }
+    if let found = index().map({ $0[row] }) {
+      guard let found else { return false }
       position = Int(found)
     } else {
       guard let found = rows.firstIndex(of: row) else { return false }
@@ -172,23 +175,25 @@ package final class RowSet {
       return true
     }
     rows.remove(at: position)
-    if positions != nil {
-      if position == rows.count {
-        positions?[row] = nil
-      } else {
-        rebuildIndex()
-      }
+    if position == rows.count {
+      positions?[row] = nil
+    } else {
+      positions = nil
     }
     return true
   }
 
   func copy() -> RowSet { RowSet(rows, ordered: isOrdered) }
 
-  private func rebuildIndex() {
-    var index: [Int32: Int32] = [:]
-    index.reserveCapacity(rows.count)
-    for (position, row) in rows.enumerated() { index[row] = Int32(position) }
-    positions = index
+  /// The positions of a set too big to search row by row, built when first needed.
+  private func index() -> [Int32: Int32]? {
+    if positions == nil, rows.count > Self.indexThreshold {
+      var index: [Int32: Int32] = [:]
+      index.reserveCapacity(rows.count)
+      for (position, row) in rows.enumerated() { index[row] = Int32(position) }
+      positions = index
+    }
+    return positions
   }
 }
 

@@ -15,10 +15,13 @@ import FolioModel
   // across the module boundary, as it was inlined when they lived in this module.
   @usableFromInline package let base: UnsafeMutablePointer<Element>
   @usableFromInline let capacity: Int
+  // Both are changed only by the one reader filling the block, a value at a time, and no
+  // access to them overlaps another: the checks of exclusive access, made at each value
+  // otherwise, are left out.
   /// The values written; read only by the reader filling the block, and when it is freed.
-  @usableFromInline var count = 0
+  @exclusivity(unchecked) @usableFromInline var count = 0
   /// The names the rows in the block are read by (see ``SharedNames``).
-  @usableFromInline var names: [RecordNames] = []
+  @exclusivity(unchecked) @usableFromInline var names: [RecordNames] = []
 
   @usableFromInline init(capacity: Int) {
     self.capacity = capacity
