@@ -126,7 +126,8 @@ let package = Package(
       name: "FolioPostgresStore",
       dependencies: [
         "FolioStores", "FolioSQLiteStore", "FolioSupport", "FolioModel", "CLibPQ", "CSQLite",
-      ]
+      ],
+      swiftSettings: [testHooks]
     ),
     // Model versions, mapping models (inferred or Xcode's) and migrating a store's records.
     .target(

@@ -16,21 +16,27 @@ final class PostgresConnection {
   /// Whether the connection goes back to the pool when it is done with (``PostgresPool``):
   /// not one that listens for notifications, which it would keep listening for.
   var returnsToPool = true
-  /// Whether the connection came from the pool and has run nothing yet: the server may have
-  /// closed it meanwhile (a restart) without its end having reached this side.
-  private var mayBeStale = false
+  /// Whether the connection has run nothing yet: the server may have closed it since it was
+  /// made or pooled (a restart), without its end having reached this side.
+  private var mayBeStale = true
 
-  /// Runs `send`, once more on a new connection when this one came stale from the pool.
+  /// Runs `send`; when it is the connection's first statement and finds the connection closed,
+  /// once more on a new one, waiting a while for a server that is restarting. Nothing ran
+  /// before on the connection, so nothing is lost with it.
   private func sending(_ send: () -> OpaquePointer?) -> OpaquePointer? {
     let result = send()
     guard mayBeStale else { return result }
     mayBeStale = false
     guard PQstatus(handle) != CONNECTION_OK else { return result }
-    PQreset(handle)
+    try? revive(patience: Self.patience)
     guard isConnected else { return result }
     PQclear(result)
     return send()
   }
+
+  /// How long a connection waits for a server that went away (a restart) to take connections
+  /// again, as a save waits for another writer's lock.
+  static let patience = 10.0
 
   /// A connection to the server `location` names: an idle one from the pool when there is one,
   /// else a new one.
@@ -41,7 +47,6 @@ final class PostgresConnection {
     self.location = location
     if let pooled = PostgresPool.shared.take(location.connectionString) {
       handle = pooled
-      mayBeStale = true
       return
     }
     guard let handle = PQconnectdb(location.connectionString) else {

@@ -30,11 +30,12 @@ enum PostgresHistory {
   }
 
   /// Records `changes` as a save by `writer`, and notifies the document's channel when the
-  /// transaction commits.
+  /// transaction commits. Returns the save's key in the history.
+  @discardableResult
   static func record(
     _ changes: StoreChanges, writer: String, schema: SQLiteSchema?,
     in connection: PostgresConnection
-  ) throws(StoreError) {
+  ) throws(StoreError) -> Int64? {
     // Each object by its hierarchy's root entity number, whatever key space its ID is in.
     func ids(_ records: [StoreRecord]) -> String {
       records.map { record in
@@ -44,10 +45,10 @@ enum PostgresHistory {
       }
       .joined(separator: " ")
     }
-    try connection.run(
+    let key = try connection.query(
       "INSERT INTO \(connection.qualified(table)) (\"Z_WRITER\", \"Z_TIMESTAMP\", \"Z_AUTHOR\", "
         + "\"Z_CONTEXTNAME\", \"Z_INSERTED\", \"Z_UPDATED\", \"Z_DELETED\") "
-        + "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        + "VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING \"Z_PK\"",
       [
         writer, PostgresValues.double(Date().timeIntervalSinceReferenceDate), changes.author,
         changes.contextName, ids(changes.inserted), ids(changes.updated.map(\.new)),
@@ -55,6 +56,17 @@ enum PostgresHistory {
       ], at: table)
     try connection.run(
       "SELECT pg_notify($1, $2)", [channel(of: connection.location), writer], at: "NOTIFY")
+    return key.first?[0].flatMap { Int64($0) }
+  }
+
+  /// Whether the save recorded under `key` by `writer` committed.
+  static func contains(_ key: Int64, writer: String, in connection: PostgresConnection)
+    throws(StoreError) -> Bool
+  {
+    try !connection.query(
+      "SELECT 1 FROM \(connection.qualified(table)) WHERE \"Z_PK\" = $1 AND \"Z_WRITER\" = $2",
+      [String(key), writer], at: table
+    ).isEmpty
   }
 }
 
@@ -63,11 +75,26 @@ enum PostgresHistory {
 /// change counter is the last save another client recorded. The counter is asked of the
 /// server each time: a notification of a commit reaches a listener a moment after the commit,
 /// so a client that asked just after another's save would miss it.
+///
+/// A server that goes away (a restart) is connected to again, waiting for it a while. A write
+/// it interrupted was rolled back with its connection: it is begun again on the new one, what
+/// it had written written again (other clients' changes meanwhile found by the row versions, as
+/// at any save), and the step that failed retried, once. When the connection went with the
+/// `COMMIT` sent, the write's row in the history says whether it committed.
 final class PostgresStoreConnection: IncrementalStoreConnection {
   let connection: PostgresConnection
   /// Names this connection's saves in the history, so that its own do not count as others'.
   let writer = UUID().uuidString
   private var isWriting = false
+
+  /// What the write under way wrote, to write again when the server interrupted it.
+  private enum Written {
+    case save(StoreChanges, StoreMetadata, ManagedObjectModel)
+    case keys([(entityName: String, key: Int64)], ManagedObjectModel)
+  }
+  private var written: Written?
+  /// The history key of what the write under way wrote.
+  private var recorded: Int64?
 
   init(_ location: PostgresLocation) throws(StoreError) {
     connection = try PostgresConnection(location)
@@ -81,42 +108,73 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
       at: "LISTEN")
   }
 
-  /// How long a save waits for a server that went away (a restart) to take connections
-  /// again, as it waits for another writer's lock.
-  static let patience = 10.0
-
   /// Connects again when the server went away (a restart): the coordinator's unsaved changes
   /// are its own, and the save that follows is made on the new connection.
   private func ensureConnected() throws(StoreError) {
     guard !connection.isAlive else { return }
-    try connection.revive(patience: Self.patience)
+    try connection.revive(patience: PostgresConnection.patience)
     try listen()
   }
 
-  func changeCounter() throws(StoreError) -> Int64 {
-    try ensureConnected()
-    _ = connection.takeNotifications()
-    let rows: [[String?]]
+  /// Runs `step`; when the server went away during it, connects again (beginning the write
+  /// under way again, with what it wrote) and runs it once more.
+  private func resuming<T>(_ step: () throws(StoreError) -> T) throws(StoreError) -> T {
+    if !connection.isAlive { try recover() }
     do {
-      rows = try connection.query(
+      return try step()
+    } catch  where !connection.isAlive {
+      try recover()
+      return try step()
+    }
+  }
+
+  /// A new connection, on which the write under way, if any, is begun again and what it
+  /// wrote written again.
+  private func recover() throws(StoreError) {
+    try ensureConnected()
+    guard isWriting else { return }
+    try begin()
+    switch written {
+    case .save(let changes, let metadata, let model):
+      guard try write(changes, metadata: metadata, model: model) == .written else {
+        rollBackWriting()
+        throw StoreError(
+          .modifiedOnDisk,
+          "the server restarted during the save, and another client changed an object the save changes before it could be written again",
+          at: connection.location.inputLocation)
+      }
+    case .keys(let keys, let model):
+      try writeKeys(keys, model: model)
+    case nil:
+      break
+    }
+  }
+
+  func changeCounter() throws(StoreError) -> Int64 {
+    let rows = try resuming { () throws(StoreError) in
+      _ = connection.takeNotifications()
+      return try connection.query(
         "SELECT COALESCE(max(\"Z_PK\"), 0) FROM \(connection.qualified(PostgresHistory.table)) "
           + "WHERE \"Z_WRITER\" <> $1", [writer], at: PostgresHistory.table)
-    } catch  where !connection.isConnected {
-      try ensureConnected()
-      return try changeCounter()
     }
     return rows.first?[0].flatMap { Int64($0) } ?? 0
   }
 
   func beginWriting() throws(StoreError) {
+    (written, recorded) = (nil, nil)
     try ensureConnected()
     do {
-      try connection.execute("BEGIN", at: "BEGIN")
-    } catch  where !connection.isConnected {
-      // The server went away since the connection was last checked: once more, connected.
+      try begin()
+    } catch  where !connection.isAlive {
       try ensureConnected()
-      try connection.execute("BEGIN", at: "BEGIN")
+      try begin()
     }
+  }
+
+  /// `BEGIN`, and the document's lock.
+  private func begin() throws(StoreError) {
+    fault(.lock)
+    try connection.execute("BEGIN", at: "BEGIN")
     isWriting = true
     do throws(StoreError) {
       try PostgresStore.lock(connection)
@@ -129,21 +187,38 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
   func save(_ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel)
     throws(StoreError) -> IncrementalSaveResult
   {
+    try resuming { () throws(StoreError) in
+      fault(.save)
+      return try write(changes, metadata: metadata, model: model)
+    }
+  }
+
+  private func write(_ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel)
+    throws(StoreError) -> IncrementalSaveResult
+  {
     try connection.execute("SAVEPOINT folio_save")
-    let stale: [Int64]
+    let applied: (stale: [Int64], history: Int64?)
     do throws(StoreError) {
-      stale = try PostgresStore.apply(
+      applied = try PostgresStore.apply(
         changes, metadata: metadata, model: model, writer: writer, to: connection)
     } catch {
       try? connection.execute("ROLLBACK TO SAVEPOINT folio_save")
       throw error
     }
-    if !stale.isEmpty { try connection.execute("ROLLBACK TO SAVEPOINT folio_save") }
+    if !applied.stale.isEmpty { try connection.execute("ROLLBACK TO SAVEPOINT folio_save") }
     try connection.execute("RELEASE SAVEPOINT folio_save")
-    return stale.isEmpty ? .written : .stale(stale)
+    guard applied.stale.isEmpty else { return .stale(applied.stale) }
+    (written, recorded) = (.save(changes, metadata, model), applied.history)
+    return .written
   }
 
   func reserveKeys(_ keys: [(entityName: String, key: Int64)], model: ManagedObjectModel)
+    throws(StoreError)
+  {
+    try resuming { () throws(StoreError) in try writeKeys(keys, model: model) }
+  }
+
+  private func writeKeys(_ keys: [(entityName: String, key: Int64)], model: ManagedObjectModel)
     throws(StoreError)
   {
     let largest = try SQLiteSchema(model: model).largestKeys(
@@ -156,20 +231,35 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
     }
     // A save of nothing in the history: other clients learn that keys were taken, and read
     // Z_MAX again before they give keys of their own.
-    try PostgresHistory.record(
+    let history = try PostgresHistory.record(
       StoreChanges(nextObjectID: 1, record: { _ in nil }), writer: writer, schema: nil,
       in: connection)
+    (written, recorded) = (.keys(keys, model), history)
   }
 
   func commitWriting() throws(StoreError) {
-    try connection.execute("COMMIT", at: "COMMIT")
-    isWriting = false
+    do {
+      fault(.commit)
+      try connection.execute("COMMIT", at: "COMMIT")
+    } catch  where !connection.isAlive {
+      // Sent or not, the COMMIT may have been carried out: the write's row in the history
+      // says. If it is not there, nothing was written, and the write is made again.
+      try ensureConnected()
+      let committed = try recorded.map { (key) throws(StoreError) in
+        try PostgresHistory.contains(key, writer: writer, in: connection)
+      }
+      if committed != true {
+        try recover()
+        try connection.execute("COMMIT", at: "COMMIT")
+      }
+    }
+    (isWriting, written, recorded) = (false, nil, nil)
   }
 
   func rollBackWriting() {
     guard isWriting else { return }
     try? connection.execute("ROLLBACK")
-    isWriting = false
+    (isWriting, written, recorded) = (false, nil, nil)
   }
 }
 
@@ -206,23 +296,24 @@ extension PostgresStore: IncrementalStoreFormat {
   }
 
   /// Writes `changes` through `connection`, inside the caller's transaction. Returns the IDs
-  /// of the objects another client changed since they were read; when there are any, the
-  /// caller rolls back what was written.
+  /// of the objects another client changed since they were read (when there are any, the
+  /// caller rolls back what was written), or else the save's key in the history.
   static func apply(
     _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel, writer: String,
     to connection: PostgresConnection
-  ) throws(StoreError) -> [Int64] {
+  ) throws(StoreError) -> (stale: [Int64], history: Int64?) {
     let schema = SQLiteSchema(model: model)
     var changeWriter = PostgresChangeWriter(
       connection: connection, schema: schema, changes: changes)
     try changeWriter.apply()
-    guard changeWriter.staleIDs.isEmpty else { return changeWriter.staleIDs }
-    try PostgresHistory.record(changes, writer: writer, schema: schema, in: connection)
+    guard changeWriter.staleIDs.isEmpty else { return (changeWriter.staleIDs, nil) }
+    let history = try PostgresHistory.record(
+      changes, writer: writer, schema: schema, in: connection)
     let old = try Self.metadata(in: connection)
     if let new = SQLiteStore.metadata(metadata, savedOver: old) {
       try Self.replaceMetadata(new, in: connection)
     }
-    return []
+    return ([], history)
   }
 }
 

@@ -63,4 +63,68 @@ struct PostgresRestartTests {
     let reopened = try Document.open(url, model: model, formats: [PostgresStore()])
     #expect(try Self.names(reopened) == ["Ada", "After", "Before"])
   }
+
+  /// What a writer thread saved, and the first save that failed.
+  final class Saved: @unchecked Sendable {
+    private let lock = NSLock()
+    private var names: [String] = []
+    private var failure: String?
+    private var isDone = false
+
+    func add(_ name: String) { lock.withLock { names.append(name) } }
+    func fail(_ text: String) { lock.withLock { failure = failure ?? text } }
+    func finish() { lock.withLock { isDone = true } }
+    var count: Int { lock.withLock { names.count } }
+    var result: (names: [String], failure: String?, isDone: Bool) {
+      lock.withLock { (names, failure, isDone) }
+    }
+  }
+
+  @Test("saves made one after another while the server restarts all return, and all are kept")
+  func savesUnderRestart() throws {
+    let model = try ManagedObjectModel(contentsOf: Self.model)
+    let url = PostgresTestServer.document("restart_load")
+    defer { try? PostgresStore.dropSchema(at: url) }
+    let setup = try Document(model: model)
+    try setup.context.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "name")
+    try setup.save(to: url, format: PostgresStore())
+    let saved = Saved()
+    let stop = Saved()
+    // A writer of its own, on its own thread: one person per save until told to stop.
+    let writer = Thread {
+      defer { saved.finish() }
+      do {
+        let document = try Document.open(url, model: model, formats: [PostgresStore()])
+        var number = 0
+        while stop.count == 0 {
+          number += 1
+          let name = "w\(number)"
+          try document.context.insertNewObject(forEntityName: "Person")
+            .setValue(name, forKey: "name")
+          do {
+            try document.save()
+          } catch {
+            saved.fail("save \(number): \(error)")
+            return
+          }
+          saved.add(name)
+        }
+      } catch {
+        saved.fail("\(error)")
+      }
+    }
+    writer.start()
+    while saved.count < 10, saved.result.failure == nil { usleep(10_000) }
+    try Self.restartServer()
+    // Saves after the restart, on connections made again.
+    let atRestart = saved.count
+    while saved.count < atRestart + 5, !saved.result.isDone { usleep(10_000) }
+    stop.add("stop")
+    while !saved.result.isDone { usleep(10_000) }
+    let (names, failure, _) = saved.result
+    #expect(failure == nil)
+    let reopened = try Document.open(url, model: model, formats: [PostgresStore()])
+    #expect(try Self.names(reopened) == (["Ada"] + names).sorted())
+    #expect(names.count >= atRestart + 5)
+  }
 }
