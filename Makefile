@@ -114,7 +114,10 @@ test: toolchain deps
 # The web editor sample, Samples/Editor: its own package, so Hummingbird stays out of Folio's
 # build. `make editor-demo` serves a fresh copy of the Expenses sample (EDITOR_PORT, default
 # 8080); `make test-editor` runs the sample's tests, then drives the editor in headless
-# Chromium in two tabs and checks the saved file (screenshots in Samples/Editor/screenshots).
+# Chromium in two tabs and checks the saved file (screenshots in Samples/Editor/screenshots),
+# then two editor processes on one file and, on a throwaway PostgreSQL cluster (or the server
+# FOLIO_TEST_POSTGRES_URL names), on one PostgreSQL document made with `folio convert`; without
+# a PostgreSQL server that part is skipped, and make says so.
 # Neither is part of `make test` or CI: the first Hummingbird build takes minutes. Its build
 # folder is .build/editor, in Folio's own: tests copy Samples/ whole.
 EDITOR := Samples/Editor
@@ -122,6 +125,8 @@ EDITOR_BUILD := --scratch-path $(CURDIR)/.build/editor
 EDITOR_BIN := .build/editor/debug/folio-editor
 EDITOR_DEMO := .build/editor-demo
 EDITOR_PORT ?= 8080
+EDITOR_POSTGRES_SKIPPED := echo "make test-editor: PostgreSQL part SKIPPED: no PostgreSQL server \
+  here (make deps installs one), and FOLIO_TEST_POSTGRES_URL is not set" >&2
 
 editor-build: toolchain deps
 	cd $(EDITOR) && $(SWIFT) build $(EDITOR_BUILD) --product folio-editor
@@ -138,10 +143,26 @@ test-editor: editor-build
 	@{ command -v chromium >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; } || { \
 	  echo "Installing chromium and python3 for the browser test"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium python3; }
-	cd $(EDITOR) && $(SWIFT) build $(EDITOR_BUILD) --build-tests && \
-	  $(SWIFT) test $(EDITOR_BUILD) --skip-build
+	cd $(EDITOR) && $(SWIFT) build $(EDITOR_BUILD) --build-tests
+	$(SWIFT) build --product folio
+	@url="$$FOLIO_TEST_POSTGRES_URL"; \
+	if [ -z "$$url" ]; then \
+	  url=$$($(POSTGRES_CLUSTER) start); status=$$?; \
+	  if [ $$status = 0 ]; then \
+	    trap '$(POSTGRES_CLUSTER) stop' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM; \
+	  elif [ $$status = 3 ]; then \
+	    url=; $(EDITOR_POSTGRES_SKIPPED); \
+	  else \
+	    exit $$status; \
+	  fi; \
+	fi; \
+	(cd $(EDITOR) && FOLIO_TEST_POSTGRES_URL="$$url" $(SWIFT) test $(EDITOR_BUILD) --skip-build) \
+	  || exit $$?; \
 	python3 $(EDITOR)/browser_test.py --editor $(EDITOR_BIN) --sample Samples/Expenses \
-	  --screenshots $(EDITOR)/screenshots
+	  --screenshots $(EDITOR)/screenshots $${url:+--postgres "$$url" --folio .build/debug/folio}; \
+	status=$$?; \
+	if [ -z "$$url" ]; then $(EDITOR_POSTGRES_SKIPPED); fi; \
+	exit $$status
 
 # AddressSanitizer, in its own build folder. (swiftc refuses -sanitize=undefined on Linux; Swift
 # code traps on overflow and bad casts by itself.) `make test-asan-unsafe`, which CI runs

@@ -20,6 +20,7 @@ let package = Package(
       dependencies: [
         .product(name: "Folio", package: "Folio"),
         .product(name: "FolioScript", package: "Folio"),
+        .product(name: "FolioPostgresStore", package: "Folio"),
       ]
     ),
     .executableTarget(

@@ -18,7 +18,13 @@ messages ending in a NUL byte: no WebSocket and no package beyond Python's own),
      their person kept, undoes and redoes the paste, duplicates a row there (the clipboard
      keeping what was copied), saves, and finds the copies in the first tab and in the file.
 
-Screenshots of each step go to the screenshots folder. Any failure exits 1; the server and the
+Then it runs two editor processes on one document, a copy of the sample, and with --postgres
+again on a PostgreSQL document made from the sample with Folio's CLI (--folio): a tab of each
+process edits, inserts and deletes, saves, and sees what the other process saved appear live,
+keeping its own unsaved change; the document read back (for PostgreSQL, converted to XML with
+the CLI) holds every saved value.
+
+Screenshots of each step go to the screenshots folder. Any failure exits 1; the servers and the
 browser are stopped on the way out.
 """
 
@@ -283,6 +289,176 @@ def wait_for_server(url, server):
     raise Failure("the editor did not answer")
 
 
+def start_editor(arguments, store, model, folder, name):
+    """Starts folio-editor on `store` on a free port; returns the process and its page's URL."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    server = subprocess.Popen(
+        [arguments.editor, store, "--model", model, "--port", str(port),
+         "--watch-interval", "100"],
+        stdout=open(os.path.join(folder, f"{name}.log"), "w"), stderr=subprocess.STDOUT)
+    try:
+        wait_for_server(url, server)
+    except Failure:
+        stop(server)
+        raise
+    return server, url
+
+
+def stop(server):
+    server.terminate()
+    try:
+        server.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def settle(tab):
+    """Waits until `tab` has heard nothing on its live channel for half a second: a live event
+    can reload the table, dropping what is being typed into it."""
+    deadline = time.time() + TIMEOUT
+    last, quiet_since = None, time.time()
+    while time.time() < deadline:
+        heard = tab.evaluate("document.body.dataset.live || '0'")
+        if heard != last:
+            last, quiet_since = heard, time.time()
+        elif time.time() - quiet_since >= 0.5:
+            return
+        time.sleep(0.1)
+    raise Failure(f"{tab.name}: its live channel did not settle")
+
+
+def edit(tab, content, key, text):
+    """Types `text` into a cell once the tab's table has settled, and waits until it holds."""
+    settle(tab)
+    tab.type_into(cell(content, key), text)
+    holds = has_row(text) if key == "content" else has_value(content, key, text)
+    tab.wait_for(holds, f"{tab.name} holds {content}.{key} = {text}")
+
+
+def saved(tab):
+    tab.click("document.getElementById('save')")
+    tab.wait_for("document.getElementById('status').textContent === 'Saved'",
+                 f"{tab.name} is saved")
+
+
+def heard_other_process(tab, times):
+    """Whether `tab` logged `times` merges of another process's save."""
+    return (f"document.getElementById('log').textContent"
+            f".split('Another process saved').length > {times}")
+
+
+def run_two_processes(arguments, folder, store, read_back, shot=None):
+    """Two editor processes on `store`, a tab in each: what one saves shows in the other live.
+
+    `read_back` gives each Spending in the document, content to amount, once the tabs saved.
+    """
+    model = os.path.join(arguments.sample, "Expenses.xcdatamodeld")
+    first, first_url = start_editor(arguments, store, model, folder, "process-a")
+    servers = [first]
+    browser = None
+    try:
+        second, second_url = start_editor(arguments, store, model, folder, "process-b")
+        servers.append(second)
+        print(f"two editors on {store}: {first_url} (A) and {second_url} (B)")
+        browser = Browser(arguments.chromium, os.path.join(folder, "profile-two"))
+        a = Tab(browser, first_url, "process A's tab")
+        b = Tab(browser, second_url, "process B's tab")
+        for tab in (a, b):
+            tab.wait_for("document.getElementById('live').textContent === 'live: on'",
+                         f"{tab.name} listens")
+        notes, gears, cards, tea = ("Notes on the Analytical Engine", "Brass gears",
+                                    "Punched cards", "Tea")
+
+        step("process A edits and saves; process B's tab shows it live")
+        edit(a, gears, "amount", "260")
+        a.wait_for(button_is("undo", "Undo Edit Spending.amount"), "A can undo the edit")
+        saved(a)
+        b.wait_for(has_value(gears, "amount", "260"), "B shows A's amount live")
+        b.wait_for(heard_other_process(b, 1), "B tells of the other process's save")
+        if shot:
+            b.screenshot(shot("10-other-process.png"))
+
+        step("process B inserts a spending and saves; it appears in process A's tab")
+        loom = "Jacquard loom"
+        b.click("document.getElementById('insert')")
+        b.wait_for(button_is("undo", "Undo Insert Spending"), "Undo names the insert")
+        edit(b, "", "content", loom)
+        edit(b, loom, "amount", "42")
+        saved(b)
+        a.wait_for(has_row(loom) + " && " + has_value(loom, "amount", "42"),
+                   "A shows B's new row live")
+        a.wait_for(heard_other_process(a, 1), "A tells of the other process's save")
+
+        step("each changes another amount; A saves, and B keeps its unsaved change")
+        edit(b, notes, "amount", "11.25")
+        b.wait_for("document.getElementById('status').textContent === 'Edited'", "B is edited")
+        edit(a, cards, "amount", "38")
+        saved(a)
+        b.wait_for(has_value(cards, "amount", "38"), "B shows A's second amount live")
+        b.wait_for(has_value(notes, "amount", "11.25"), "B keeps its unsaved change")
+        b.wait_for("document.getElementById('status').textContent === 'Edited'",
+                   "B is still edited")
+        saved(b)
+        a.wait_for(has_value(notes, "amount", "11.25"), "A shows B's amount live")
+
+        step("process A deletes a spending and saves; it leaves process B's tab")
+        settle(a)
+        a.click(row_button(tea, "delete"))
+        a.wait_for(f"!({has_row(tea)})", "the row is gone in A")
+        saved(a)
+        b.wait_for(f"!({has_row(tea)})", "the row leaves B live")
+
+        step("the document holds what both processes saved")
+        on_disk = read_back()
+        expected = {notes: 11.25, gears: 260.0, cards: 38.0, loom: 42.0}
+        for content, amount in expected.items():
+            if on_disk.get(content) != amount:
+                raise Failure(f"the document holds {on_disk.get(content)} for {content}, "
+                              f"not {amount}")
+        if tea in on_disk:
+            raise Failure(f"the document still holds {tea}, which process A deleted")
+        print("  " + ", ".join(f"{content} = {on_disk[content]:g}" for content in expected) +
+              f"; no {tea}")
+    finally:
+        if browser:
+            browser.close()
+        for server in servers:
+            stop(server)
+
+
+def run_postgres(arguments, folder, shot):
+    """The two processes on a PostgreSQL document made from the sample with Folio's CLI."""
+    base = arguments.postgres
+    schema = f"editor_{os.getpid()}_{int(time.time())}"
+    document = base + ("&" if "?" in base else "?") + "schema=" + schema
+    model = os.path.join(arguments.sample, "Expenses.xcdatamodeld")
+    convert = [arguments.folio, "convert", "--model", model]
+    result = subprocess.run(
+        convert + [os.path.join(arguments.sample, "Expenses.xml"), document],
+        capture_output=True, text=True)
+    if result.returncode != 0:
+        raise Failure(f"folio convert into {document} failed: {result.stderr.strip()}")
+    print(f"made {document} from the sample with folio convert")
+
+    def read_back():
+        out = os.path.join(folder, "from-postgres.xml")
+        result = subprocess.run(convert + [document, out], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise Failure(f"folio convert {document} back failed: {result.stderr.strip()}")
+        return spendings_on_disk(out)
+
+    try:
+        run_two_processes(arguments, folder, document, read_back, shot)
+    finally:
+        # The document's schema goes with psql where there is one; a throwaway cluster goes
+        # whole anyway.
+        if shutil.which("psql"):
+            subprocess.run(["psql", "-q", "-d", base, "-c",
+                            f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'],
+                           capture_output=True)
+
+
 def run(arguments, folder):
     store = os.path.join(folder, "Expenses.xml")
     shutil.copyfile(os.path.join(arguments.sample, "Expenses.xml"), store)
@@ -463,20 +639,43 @@ def main():
     parser.add_argument("--sample", required=True, help="the Expenses sample folder")
     parser.add_argument("--screenshots", required=True, help="where the screenshots go")
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
+    parser.add_argument("--postgres", help="a PostgreSQL database URL, without a schema: two "
+                        "editor processes then also edit a document made there")
+    parser.add_argument("--folio", help="Folio's CLI, which makes the PostgreSQL document and "
+                        "reads it back")
+    parser.add_argument("--two-processes-only", action="store_true",
+                        help="skip the one-process test of two tabs")
     arguments = parser.parse_args()
+    if arguments.postgres and not arguments.folio:
+        parser.error("--postgres needs --folio, the CLI that makes the document")
     folder = tempfile.mkdtemp(prefix="folio-editor-test-")
+    shot = lambda name: os.path.join(arguments.screenshots, name)
+    os.makedirs(arguments.screenshots, exist_ok=True)
     try:
-        run(arguments, folder)
+        if not arguments.two_processes_only:
+            run(arguments, folder)
+        step("two editor processes on one file")
+        store = os.path.join(folder, "Shared.xml")
+        shutil.copyfile(os.path.join(arguments.sample, "Expenses.xml"), store)
+        run_two_processes(arguments, folder, store, lambda: spendings_on_disk(store),
+                          None if arguments.postgres else shot)
+        if arguments.postgres:
+            step("two editor processes on one PostgreSQL document")
+            run_postgres(arguments, folder, shot)
     except Failure as failure:
         print(f"browser test failed: {failure}", file=sys.stderr)
-        log = os.path.join(folder, "server.log")
-        if os.path.exists(log):
-            print("server log:\n" + open(log).read(), file=sys.stderr)
+        for name in ("server", "process-a", "process-b"):
+            log = os.path.join(folder, f"{name}.log")
+            if os.path.exists(log):
+                print(f"{name} log:\n" + open(log).read(), file=sys.stderr)
         return 1
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    print("browser test passed: edit, undo, redo, save, two tabs, merge, insert, delete, "
-          "copy, paste, duplicate")
+    print("browser test passed: " +
+          ("" if arguments.two_processes_only else "edit, undo, redo, save, two tabs, merge, "
+           "insert, delete, copy, paste, duplicate; ") + "two processes on one file" +
+          ("; two processes on one PostgreSQL document" if arguments.postgres else
+           " (PostgreSQL SKIPPED: no --postgres)"))
     return 0
 
 

@@ -218,8 +218,7 @@ public final class Document {
   ///   replaced by another store; the document is then as it was.
   @discardableResult
   public func mergeChangesFromOtherWriters() throws -> ObjectIDChanges {
-    try coordinator.takeInChangesOnDisk()
-    let changes = coordinator.takeUnmergedChanges()
+    let changes = try coordinator.takeInChangesFromOtherWriters()
     if !changes.isEmpty { context.mergeChanges(fromContextDidSave: changes) }
     return changes
   }

@@ -103,17 +103,21 @@ extension DocumentHub {
     return tab.state
   }
 
-  /// Saves the tab's changes into the document's file, then merges them into every other tab.
+  /// Saves the tab's changes into the document, then merges them into every other tab.
   ///
-  /// The save commits into the coordinator under ``mergePolicy`` and writes the store's whole
-  /// committed state to the file atomically. Each other tab's context then refreshes the
-  /// objects the save changed, keeping its own unsaved changes, and hears `saved` on its live
-  /// channel.
+  /// What other processes saved is merged into every tab first
+  /// (``mergeChangesFromOtherWriters()``). The save commits into the coordinator under
+  /// ``mergePolicy`` and writes the store: a file's whole committed state atomically, a SQLite
+  /// or PostgreSQL document's changes in one transaction. Each other tab's context then
+  /// refreshes the objects the save changed, keeping its own unsaved changes, and hears `saved`
+  /// on its live channel.
   ///
   /// - Throws: `EditorError` (`validation`, `deny`, `store`) when the save is refused; a
   ///   refused save changes nothing.
   public func save(tab id: String) throws(EditorError) -> StatePayload {
     let tab = try existingTab(id)
+    // A look that fails is the save's to report, as it takes other writers' saves in too.
+    _ = try? mergeChangesFromOtherWriters()
     tab.lastSave = nil
     do {
       try tab.context.save()
@@ -122,16 +126,20 @@ extension DocumentHub {
     }
     tab.eventLoop.endTurn()
     tab.revision += 1
-    if let changes = tab.lastSave {
-      for other in tabs.values where other !== tab {
-        other.context.mergeChanges(fromContextDidSave: changes)
-        other.eventLoop.endTurn()
-        other.revision += 1
-        other.live?.yield(
-          LiveEvent(kind: "saved", entity: nil, changes: [], tab: tab.id, state: other.state))
-      }
-    }
+    if let changes = tab.lastSave { merge(changes, savedBy: tab) }
     return tab.state
+  }
+
+  /// Merges `changes`, what a save committed, into every tab but `saver`'s (every tab when
+  /// another process saved), each as a turn of its own, and tells each tab's live channel.
+  func merge(_ changes: ObjectIDChanges, savedBy saver: Tab?) {
+    for other in tabs.values where other !== saver {
+      other.context.mergeChanges(fromContextDidSave: changes)
+      other.eventLoop.endTurn()
+      other.revision += 1
+      other.live?.yield(
+        LiveEvent(kind: "saved", entity: nil, changes: [], tab: saver?.id, state: other.state))
+    }
   }
 
   // MARK: Helpers

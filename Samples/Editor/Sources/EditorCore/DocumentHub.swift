@@ -1,4 +1,5 @@
 import Folio
+import FolioPostgresStore
 import FolioScript
 import Foundation
 
@@ -15,34 +16,65 @@ import Foundation
 /// context (`mergeChanges(fromContextDidSave:)`); each of their fetched results controllers then
 /// reports the rows that changed, and the hub forwards those changes to the tab's live channel.
 ///
+/// Other processes may serve the same document (a PostgreSQL document, or a file): the hub
+/// takes in what they save and merges it into every tab the same way
+/// (``watchForOtherWriters(every:)``).
+///
 /// The hub also keeps the server's ``Clipboard``: every tab copies to it and pastes from it.
 public actor DocumentHub {
   /// The document's model.
   public nonisolated let model: ManagedObjectModel
-  /// The document's file, which every save writes (atomically, through the coordinator).
-  public nonisolated let fileURL: URL
+  /// The document: a file, which every save writes (atomically, or in place for SQLite), or a
+  /// PostgreSQL document's URL, which every save writes in one transaction.
+  public nonisolated let storeURL: URL
   /// How a tab's save resolves a conflict with what another tab saved.
   public nonisolated let mergePolicy = MergePolicy.mergeByPropertyObjectTrump
-  private let coordinator: PersistentStoreCoordinator
+  let coordinator: PersistentStoreCoordinator
   /// What the last Copy, in any tab, put aside: every tab's Paste reads it.
   let clipboard = Clipboard()
   var tabs: [String: Tab] = [:]
   private var openedTabs = 0
+  /// The task of ``watchForOtherWriters(every:)``.
+  var watch: Task<Void, Never>?
+  /// Why the last look for other writers' saves failed; `nil` after one that did not.
+  var otherWritersProblem: String?
 
   /// Opens the store at `url`, in any of Folio's formats, with the model at `modelURL` (an
-  /// `.xcdatamodeld` bundle or an `.xcdatamodel`).
+  /// `.xcdatamodeld` bundle or an `.xcdatamodel`). `url` is a file's, or a PostgreSQL
+  /// document's (`postgresql://USER@HOST:PORT/DATABASE?schema=NAME`).
   ///
   /// - Throws: `ModelError` for the model; `StoreError` when the store cannot be read or does
-  ///   not fit the model.
+  ///   not fit the model, or the server cannot be reached.
   public init(storeAt url: URL, modelAt modelURL: URL) throws {
     let model = try ManagedObjectModel(contentsOf: modelURL)
     let format = try PersistentStoreCoordinator.format(
-      of: url, among: [XMLStore(), BinaryStore(), SQLiteStore()])
+      of: url, among: [XMLStore(), BinaryStore(), SQLiteStore(), PostgresStore()])
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(at: url, format: format)
     self.model = model
-    self.fileURL = url
+    self.storeURL = url
     self.coordinator = coordinator
+  }
+
+  deinit { watch?.cancel() }
+
+  /// The URL of the document `argument` names: a PostgreSQL document's URL
+  /// (`postgresql://USER@HOST:PORT/DATABASE?schema=NAME`, or `postgres://…`) as it is given,
+  /// else a file URL of the path.
+  ///
+  /// - Throws: `EditorError` (`badStore`) for a PostgreSQL URL that does not parse.
+  public static func storeURL(_ argument: String) throws(EditorError) -> URL {
+    guard let separator = argument.range(of: "://"),
+      PostgresStore().urlSchemes.contains(argument[..<separator.lowerBound].lowercased())
+    else { return URL(fileURLWithPath: argument) }
+    guard let url = URL(string: argument) else {
+      throw EditorError(
+        status: 400, code: "badStore",
+        "the store's URL does not parse: write it as "
+          + "postgresql://USER@HOST:PORT/DATABASE?schema=NAME, special characters %-encoded",
+        place: "store")
+    }
+    return url
   }
 
   /// The model's entities, for the editor's tables.
@@ -65,7 +97,8 @@ public actor DocumentHub {
               isToMany: relationship.isToMany)
           })
       },
-      file: fileURL.path, mergePolicy: mergePolicy.scriptName)
+      file: storeURL.isFileURL ? storeURL.path : storeURL.absoluteString,
+      mergePolicy: mergePolicy.scriptName)
   }
 
   private static let editableTypes: Set<AttributeType> = [

@@ -42,6 +42,11 @@ public struct EditorError: Error, Sendable, Equatable, CustomStringConvertible {
       place: error.location.flatMap(Self.place(of:)))
   }
 
+  /// The editor's form of a store's error: the document cannot be read or written.
+  init(_ error: StoreError) {
+    self.init(status: 409, code: "store", error.description)
+  }
+
   private static func place(of location: InputLocation) -> String? {
     guard let entity = location.entity else { return nil }
     return location.property.map { "\(entity).\($0)" } ?? entity

@@ -23,7 +23,7 @@ public struct ModelPayload: Sendable, Codable, Equatable {
     public var relationships: [Relationship]
   }
   public var entities: [Entity]
-  /// The file the editor saves to.
+  /// The document the editor saves to: a file's path, or a PostgreSQL document's URL.
   public var file: String
   /// The merge policy every tab's context saves with (`object-trump`).
   public var mergePolicy: String
@@ -110,13 +110,15 @@ public struct LiveEvent: Sendable, Codable, Equatable {
     /// The row as it is now; `nil` for a delete.
     public var row: RowPayload?
   }
-  /// `changes` (a table's rows changed), `saved` (another tab saved; its changes were merged
-  /// into this tab's context) or `copied` (another tab copied: the clipboard changed).
+  /// `changes` (a table's rows changed), `saved` (another tab, or another process serving
+  /// the document, saved; its changes were merged into this tab's context) or `copied`
+  /// (another tab copied: the clipboard changed).
   public var kind: String
   /// The table that changed, for `changes`.
   public var entity: String?
   public var changes: [Change]
-  /// The tab that saved, for `saved`; that copied, for `copied`.
+  /// The tab that saved, for `saved` (`nil` when another process saved); that copied, for
+  /// `copied`.
   public var tab: String?
   /// This tab's state after the event.
   public var state: StatePayload

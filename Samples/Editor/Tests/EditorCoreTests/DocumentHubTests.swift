@@ -8,11 +8,13 @@ struct SampleDocument {
   let folder: URL
   let file: URL
   let hub: DocumentHub
+  /// The Expenses sample's folder, which the tests only read.
+  static let samples = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Expenses")
 
   init() throws {
-    let samples = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Expenses")
+    let samples = Self.samples
     folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("EditorCoreTests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -1,0 +1,37 @@
+import FolioGraph
+import FolioStores
+
+/// Other writers' saves for a coordinator with several contexts, such as a server's one per
+/// client: the coordinator takes in what other processes (or other coordinators) saved to its
+/// store once, and the app merges it into each of its contexts. ``Document`` does the same for
+/// its one context (``Document/mergeChangesFromOtherWriters()``).
+extension PersistentStoreCoordinator {
+  /// Takes in what other writers saved to the store since the coordinator last read, wrote or
+  /// took it in, and returns the objects it changed, for each of the coordinator's contexts to
+  /// merge with `mergeChanges(fromContextDidSave:)`.
+  ///
+  /// The coordinator's committed state takes the other writers' values; its contexts still show
+  /// what they had until they merge. Whether there is anything to take in is cheap to ask
+  /// first: ``PersistentStore/isChangedOnDisk`` compares the file's stamp, or asks a store saved
+  /// through a connection (SQLite, PostgreSQL) for its change counter, one statement.
+  ///
+  /// ```swift
+  /// if coordinator.persistentStores.first?.isChangedOnDisk == true {
+  ///   let changes = try coordinator.takeInChangesFromOtherWriters()
+  ///   for context in contexts { context.mergeChanges(fromContextDidSave: changes) }
+  /// }
+  /// ```
+  ///
+  /// Undo: registers nothing; merging the changes registers nothing either.
+  ///
+  /// - Returns: the objects other writers inserted, updated and deleted, with those a save of
+  ///   one of the coordinator's contexts took in that were not merged yet; empty when the store
+  ///   had not changed. They are the caller's to merge: a second call does not return them.
+  /// - Throws: `StoreError.modifiedOnDisk` when the file was removed, no longer reads as the
+  ///   store, or was replaced by another store; what a server store throws when it cannot be
+  ///   read. The committed state is then as it was.
+  public func takeInChangesFromOtherWriters() throws(StoreError) -> ObjectIDChanges {
+    try takeInChangesOnDisk()
+    return takeUnmergedChanges()
+  }
+}
