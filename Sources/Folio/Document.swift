@@ -46,14 +46,11 @@ public final class Document {
   /// (or history is not kept). The document itself was saved.
   public internal(set) var undoHistoryProblem: UndoHistoryError?
   private let eventLoop: UndoEventLoop
-  /// The timer of ``watchForChangesFromOtherWriters(every:on:onMerge:)``.
-  private var watch: DispatchSourceTimer?
+  /// What ``watchForChangesFromOtherWriters(every:on:onMerge:)`` set up.
+  var watch: DocumentWatch?
   /// Why the last merge the watch tried failed (the file was removed, damaged or replaced
   /// by another store); `nil` after one that did not.
-  public private(set) var otherWritersProblem: StoreError?
-  /// The file's state when a merge the watch tried last failed, so it is not tried again
-  /// until the file changes.
-  private var failedFileState: [FileAttributeKey: AnyHashable]?
+  public internal(set) var otherWritersProblem: StoreError?
 
   /// A new, untitled document on `model`, its undo grouped by `eventLoop`'s turns.
   public init(model: ManagedObjectModel, eventLoop: UndoEventLoop = ManualEventLoop()) throws {
@@ -247,66 +244,6 @@ public final class Document {
     guard let last = transactions.last else { return token }
     try mergeChangesFromOtherWriters()
     return last.token
-  }
-
-  /// Looks every `interval` for saves other processes made to the document's file (its stamp,
-  /// or a SQLite store's `data_version`: a `stat` or one statement) and merges them as
-  /// ``mergeChangesFromOtherWriters()`` does, each merge a work item of `queue` of its own, so
-  /// it falls between the app's turns; `onMerge` is told what each merge brought. A merge that
-  /// fails leaves the document as it was and sets ``otherWritersProblem``.
-  ///
-  /// The document belongs to `queue` (by default the main queue): it is used there only, as
-  /// the watch uses it there. Calling this again replaces the watch;
-  /// ``stopWatchingForChangesFromOtherWriters()`` ends it.
-  public func watchForChangesFromOtherWriters(
-    every interval: Duration = .milliseconds(250), on queue: DispatchQueue = .main,
-    onMerge: ((ObjectIDChanges) -> Void)? = nil
-  ) {
-    stopWatchingForChangesFromOtherWriters()
-    let timer = DispatchSource.makeTimerSource(queue: queue)
-    let milliseconds =
-      Int(interval.components.seconds * 1000)
-      + Int(interval.components.attoseconds / 1_000_000_000_000_000)
-    timer.schedule(
-      deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(max(1, milliseconds))
-    )
-    // The handler runs on `queue`, where the document is used and only there.
-    nonisolated(unsafe) weak let document = self
-    nonisolated(unsafe) let onMerge = onMerge
-    timer.setEventHandler {
-      guard let document, document.isChangedOnDisk else { return }
-      let state = document.fileState
-      if document.otherWritersProblem != nil, state == document.failedFileState { return }
-      do {
-        let changes = try document.mergeChangesFromOtherWriters()
-        document.otherWritersProblem = nil
-        if !changes.isEmpty { onMerge?(changes) }
-      } catch {
-        document.otherWritersProblem =
-          error as? StoreError ?? StoreError(.unreadable, "\(error)")
-        document.failedFileState = state
-      }
-    }
-    watch = timer
-    timer.resume()
-  }
-
-  /// The file's identity, size and time of change, as the watch compares them.
-  private var fileState: [FileAttributeKey: AnyHashable]? {
-    guard let path = fileURL?.path,
-      let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-    else { return nil }
-    var state: [FileAttributeKey: AnyHashable] = [:]
-    for key in [FileAttributeKey.systemFileNumber, .size, .modificationDate] {
-      state[key] = attributes[key] as? AnyHashable
-    }
-    return state
-  }
-
-  /// Ends ``watchForChangesFromOtherWriters(every:on:onMerge:)``.
-  public func stopWatchingForChangesFromOtherWriters() {
-    watch?.cancel()
-    watch = nil
   }
 
   deinit { watch?.cancel() }

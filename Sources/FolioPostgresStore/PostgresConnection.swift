@@ -155,6 +155,7 @@ final class PostgresConnection {
     let deadline = Date().addingTimeInterval(patience)
     while true {
       PQreset(handle)
+      revivals += 1
       if isConnected { return }
       guard Date() < deadline else {
         throw StoreError(
@@ -166,6 +167,12 @@ final class PostgresConnection {
       usleep(100_000)
     }
   }
+
+  /// How many times the connection was made again (``revive(patience:)``).
+  private(set) var revivals = 0
+
+  /// The connection's socket, or -1.
+  var socket: Int32 { PQsocket(handle) }
 
   /// This connection's server process, which names it in notifications.
   var serverProcess: Int32 { PQbackendPID(handle) }

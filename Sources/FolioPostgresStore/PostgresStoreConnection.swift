@@ -150,6 +150,13 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
     }
   }
 
+  /// The connection's socket, on which the server sends the notifications of other clients'
+  /// saves that the connection listens for.
+  var changeNotifier: ChangeNotifier? {
+    let socket = connection.socket
+    return socket < 0 ? nil : ChangeNotifier(descriptor: socket, connection: connection.revivals)
+  }
+
   func changeCounter() throws(StoreError) -> Int64 {
     let rows = try resuming { () throws(StoreError) in
       _ = connection.takeNotifications()

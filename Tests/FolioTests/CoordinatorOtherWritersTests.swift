@@ -51,4 +51,33 @@ struct CoordinatorOtherWritersTests {
       }
     }
   }
+
+  @Test("another writer's save that one context's save takes in reaches the other contexts")
+  func saveTakesInForEveryContext() throws {
+    for format in OtherWriterTests.writerFormats {
+      let fixture = try DocumentFixture()
+      defer { fixture.remove() }
+      let url = try OtherWriterTests.sharedFile(format, in: fixture)
+      defer { if !url.isFileURL { try? PostgresStore.dropSchema(at: url) } }
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: try musicModel())
+      try coordinator.addPersistentStore(at: url, format: format)
+      let saving = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+      let watching = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+      let sunrise = try #require(try watching.objects(ofEntity: "Track").first)
+
+      let other = try OtherWriterTests.open(url, fixture)
+      try OtherWriterTests.track("Sunrise", in: other).setValue(150, forKey: "seconds")
+      try other.context.insertNewObject(forEntityName: "Track").setValue("Dusk", forKey: "title")
+      fixture.loop.endTurn()
+      try other.save()
+
+      // The first context's save takes the other writer's save in, under the store's lock.
+      try saving.insertNewObject(forEntityName: "Track").setValue("Noon", forKey: "title")
+      try saving.save()
+      #expect(try sunrise.value(forKey: "seconds") as? Int == 150, "\(format)")
+      let titles = try watching.objects(ofEntity: "Track").compactMap(Self.title).sorted()
+      #expect(titles == ["Dusk", "Noon", "Sunrise"], "\(format)")
+      #expect(try coordinator.takeInChangesFromOtherWriters().isEmpty, "\(format)")
+    }
+  }
 }

@@ -127,4 +127,39 @@ struct PostgresRestartTests {
     #expect(try Self.names(reopened) == (["Ada"] + names).sorted())
     #expect(names.count >= atRestart + 5)
   }
+
+  @Test("a watching document goes on merging other clients' saves after a restart")
+  func watchingThroughRestart() throws {
+    let model = try ManagedObjectModel(contentsOf: Self.model)
+    let url = PostgresTestServer.document("restart_watch")
+    defer { try? PostgresStore.dropSchema(at: url) }
+    let setup = try Document(model: model)
+    try setup.context.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "name")
+    try setup.save(to: url, format: PostgresStore())
+    let queue = DispatchQueue(label: "document")
+    // The watched document lives on `queue`, and is used there only.
+    nonisolated(unsafe) var watched: Document?
+    let merged = DispatchSemaphore(value: 0)
+    try queue.sync {
+      let document = try Document.open(url, model: model, formats: [PostgresStore()])
+      document.watchForChangesFromOtherWriters(every: .milliseconds(100), on: queue) { _ in
+        merged.signal()
+      }
+      watched = document
+    }
+    let other = try Document.open(url, model: model, formats: [PostgresStore()])
+    for name in ["Before", "After"] {
+      if name == "After" { try Self.restartServer() }
+      try other.context.insertNewObject(forEntityName: "Person").setValue(name, forKey: "name")
+      try other.save()
+      #expect(merged.wait(timeout: .now() + 20) == .success, "\(name)")
+    }
+    let names = try queue.sync { try watched.map(Self.names) ?? [] }
+    #expect(names == ["Ada", "After", "Before"])
+    queue.sync {
+      #expect(watched?.otherWritersProblem == nil)
+      watched?.stopWatchingForChangesFromOtherWriters()
+      watched = nil
+    }
+  }
 }

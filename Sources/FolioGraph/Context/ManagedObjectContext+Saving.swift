@@ -125,12 +125,15 @@ extension ManagedObjectContext {
   }
 
   /// Merges what other writers saved to the store, which the coordinator took in at a save
-  /// or when asked, as another context's save is merged.
+  /// or when asked, into every context of the coordinator (each child through its parent), as
+  /// another context's save is merged: the coordinator's committed state took it in for all.
   func mergeChangesOfOtherWriters() {
     guard let coordinator = persistentStoreCoordinator else { return }
     let changes = coordinator.takeUnmergedChanges()
     guard !changes.isEmpty else { return }
-    mergeChanges(fromContextDidSave: changes)
+    for context in coordinator.contexts where context.parent == nil {
+      context.mergeChanges(fromContextDidSave: changes)
+    }
   }
 
   /// Sends ``ManagedObject/willSave()`` to each changed object of an entity class, then again

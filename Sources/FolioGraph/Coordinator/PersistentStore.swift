@@ -29,7 +29,7 @@ public final class PersistentStore {
   /// For a store saved in place (SQLite): the connection kept open to it, which every save
   /// writes through, and its change counter when the store last read the file or took in
   /// other writers' changes.
-  var connection: (any IncrementalStoreConnection)?
+  package var connection: (any IncrementalStoreConnection)?
   var seenChangeCounter: Int64?
   /// Whether a save holds the connection's write lock now.
   var isWritingThroughConnection = false

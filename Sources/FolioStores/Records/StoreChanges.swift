@@ -103,4 +103,28 @@ public protocol IncrementalStoreConnection: AnyObject {
 
   /// Ends the write begun, if any, dropping what it wrote.
   func rollBackWriting()
+
+  /// Where the connection hears that another writer committed, for a watch to wait on rather
+  /// than ask ``changeCounter()`` at intervals; `nil` (the default) when it hears of nothing.
+  var changeNotifier: ChangeNotifier? { get }
+}
+
+extension IncrementalStoreConnection {
+  public var changeNotifier: ChangeNotifier? { nil }
+}
+
+/// A file descriptor that becomes readable when another writer may have committed: a
+/// PostgreSQL connection's socket, on which the server sends the notifications it listens for.
+/// Readable says only that something arrived: ``IncrementalStoreConnection/changeCounter()``
+/// tells whether another writer committed, and reads what arrived.
+public struct ChangeNotifier: Equatable, Sendable {
+  /// The descriptor, the connection's own: a watch waits on a duplicate of it.
+  public var descriptor: Int32
+  /// A number that changes each time the connection is made again (a restart of the server),
+  /// whose descriptor is then another socket, whatever its number.
+  public var connection: Int
+
+  public init(descriptor: Int32, connection: Int) {
+    (self.descriptor, self.connection) = (descriptor, connection)
+  }
 }
