@@ -101,7 +101,8 @@ test: toolchain deps
 	$(SWIFT) test --skip-build; status=$$?; \
 	if [ $$status = 0 ] && [ -n "$$own" ]; then \
 	  echo "make test: a server restarted under its clients, alone on the throwaway cluster"; \
-	  FOLIO_TEST_POSTGRES_RESTART=1 $(SWIFT) test --skip-build --filter PostgresRestartTests; \
+	  FOLIO_TEST_POSTGRES_RESTART=1 $(SWIFT) test --skip-build --no-parallel \
+	    --filter PostgresRestartTests; \
 	  status=$$?; \
 	fi; \
 	if [ -n "$$skipped" ]; then $(POSTGRES_SKIPPED); fi; \

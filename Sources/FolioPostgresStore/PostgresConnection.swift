@@ -53,12 +53,21 @@ final class PostgresConnection {
       throw StoreError(
         .unreadable, "cannot connect to the server: out of memory", at: location.inputLocation)
     }
+    // A server this process was connected to, refusing now, is waited for as a restart is.
+    let deadline = Date().addingTimeInterval(Self.patience)
+    while PQstatus(handle) != CONNECTION_OK,
+      PostgresPool.shared.isKnown(location.connectionString), Date() < deadline
+    {
+      usleep(100_000)
+      PQreset(handle)
+    }
     guard PQstatus(handle) == CONNECTION_OK else {
       let message = Self.trimmed(PQerrorMessage(handle))
       PQfinish(handle)
       throw StoreError(
         .unreadable, "cannot connect to the server: \(message)", at: location.inputLocation)
     }
+    PostgresPool.shared.noteConnected(location.connectionString)
     self.handle = handle
     // The server's notices ("schema … does not exist, skipping") are not the user's business;
     // libpq would print them on standard error.
@@ -373,6 +382,12 @@ final class PostgresPool: @unchecked Sendable {
   static let kept = 4
   private let lock = NSLock()
   private var idle: [String: [OpaquePointer]] = [:]
+  /// The servers this process has been connected to: one that refuses a connection now is
+  /// restarting, more likely than not, and is waited for.
+  private var known: Set<String> = []
+
+  func isKnown(_ key: String) -> Bool { lock.withLock { known.contains(key) } }
+  func noteConnected(_ key: String) { _ = lock.withLock { known.insert(key) } }
 
   /// An idle connection to `key`'s server that is still up; those the server closed since
   /// (a restart) are dropped.

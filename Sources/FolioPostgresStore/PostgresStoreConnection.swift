@@ -228,8 +228,26 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
   private func writeKeys(_ keys: [(entityName: String, key: Int64)], model: ManagedObjectModel)
     throws(StoreError)
   {
-    let largest = try SQLiteSchema(model: model).largestKeys(
-      keys, place: connection.location.url.absoluteString)
+    let schema = SQLiteSchema(model: model)
+    let largest = try schema.largestKeys(keys, place: connection.location.url.absoluteString)
+    // The keys come after every key given when the lock was taken; a write made again after
+    // a restart finds whether another client gave some of them meanwhile.
+    var smallest: [Int: Int64] = [:]
+    for (name, key) in keys {
+      guard let root = schema.entity(name)?.rootNumber else { continue }
+      smallest[root] = min(smallest[root] ?? .max, StoreKeySpace.key(of: key))
+    }
+    for (root, key) in smallest.sorted(by: { $0.key < $1.key }) {
+      let given = try connection.query(
+        "SELECT \"Z_MAX\" FROM \(connection.qualified("Z_PRIMARYKEY")) WHERE \"Z_ENT\" = $1",
+        [String(root)], at: "Z_PRIMARYKEY")
+      if let most = given.first?[0].flatMap({ Int64($0) }), most >= key {
+        throw StoreError(
+          .modifiedOnDisk,
+          "another client gave keys this reservation was to take while the server restarted; obtain the permanent IDs again",
+          at: connection.location.inputLocation)
+      }
+    }
     for (root, key) in largest {
       try connection.run(
         "UPDATE \(connection.qualified("Z_PRIMARYKEY")) SET \"Z_MAX\" = $1 WHERE \"Z_ENT\" = $2 "
@@ -244,23 +262,44 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
     (written, recorded) = (.keys(keys, model), history)
   }
 
+  /// How many times a write is begun again after the server went away during it.
+  static let resumptions = 3
+
   func commitWriting() throws(StoreError) {
-    do {
-      fault(.commit)
-      try connection.execute("COMMIT", at: "COMMIT")
-    } catch  where !connection.isAlive {
-      // Sent or not, the COMMIT may have been carried out: the write's row in the history
-      // says. If it is not there, nothing was written, and the write is made again.
-      try ensureConnected()
-      let committed = try recorded.map { (key) throws(StoreError) in
-        try PostgresHistory.contains(key, writer: writer, in: connection)
-      }
-      if committed != true {
-        try recover()
+    fault(.commit)
+    var lost = 0
+    while true {
+      do {
         try connection.execute("COMMIT", at: "COMMIT")
+        break
+      } catch  where !connection.isAlive && lost < Self.resumptions {
+        // Sent or not, the COMMIT may have been carried out: the write's row in the history
+        // says. If it is not there, nothing was written, and the write is made again.
+        lost += 1
+        if try hasCommitted() { break }
+        do {
+          try recover()
+        } catch  where !connection.isAlive && lost < Self.resumptions {
+          continue
+        }
       }
     }
     (isWriting, written, recorded) = (false, nil, nil)
+  }
+
+  /// Whether the write whose `COMMIT` went with the connection was carried out: its row in the
+  /// history is there, asked on a new connection, through further restarts if need be.
+  private func hasCommitted() throws(StoreError) -> Bool {
+    guard let recorded else { return false }
+    var lost = 0
+    while true {
+      do {
+        try ensureConnected()
+        return try PostgresHistory.contains(recorded, writer: writer, in: connection)
+      } catch  where !connection.isAlive && lost < Self.resumptions {
+        lost += 1
+      }
+    }
   }
 
   func rollBackWriting() {

@@ -117,7 +117,6 @@ package struct SQLiteSchema {
     Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.rootNumber) })
   }
 
-  /// The entity numbered `number`.
   /// The largest of `keys` in each hierarchy's key space, by root entity number, in order:
   /// what `Z_PRIMARYKEY.Z_MAX` must reach for the keys to stay given.
   ///
@@ -138,6 +137,7 @@ package struct SQLiteSchema {
     return largest.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
   }
 
+  /// The entity numbered `number`.
   package func entity(number: Int) -> Entity? {
     number >= 1 && number <= entities.count ? entities[number - 1] : nil
   }

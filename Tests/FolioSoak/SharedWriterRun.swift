@@ -33,11 +33,13 @@ public enum SharedWriterRun {
   }
 
   /// Runs `writers` processes of `runner` (`FolioSoakRunner`) doing `saves` saves each on
-  /// `store` at once, killing `victim` with `SIGKILL` after the given time when asked. Returns
-  /// each writer's log, and what went wrong with the processes themselves.
+  /// `store` at once, killing `victim` with `SIGKILL` after the given time when asked, and
+  /// running `during` (a restart of the server, say) while they write. Returns each writer's
+  /// log, and what went wrong with the processes themselves.
   public static func runWriters(
     _ writers: Int, saves: Int, policy: MergePolicy, store: URL, model: URL, in folder: URL,
-    seed: UInt64, runner: URL, killing victim: (writer: Int, afterMilliseconds: Int)? = nil
+    seed: UInt64, runner: URL, killing victim: (writer: Int, afterMilliseconds: Int)? = nil,
+    during: (() throws -> Void)? = nil
   ) throws -> (logs: [[SharedWriter.LogEntry]], problems: [String]) {
     let go = folder.appendingPathComponent("go")
     var processes: [(Process, Pipe, URL)] = []
@@ -62,6 +64,7 @@ public enum SharedWriterRun {
       usleep(UInt32(victim.afterMilliseconds) * 1000)
       kill(processes[victim.writer].0.processIdentifier, SIGKILL)
     }
+    try during?()
     var logs: [[SharedWriter.LogEntry]] = []
     var problems: [String] = []
     for (index, (process, errors, log)) in processes.enumerated() {

@@ -58,8 +58,9 @@ extension ManagedObjectContext {
     let deletedIDs = Set(saved.deleted.compactMap { object(atRow: $0)?.objectID })
     let wasComplete = registeredGeneration == cache.generation
     // A save in place may find rows another writer moved unseen (it kept no history): the
-    // whole store is then taken in, under the write lock still held, and the save made again.
-    for attempt in 1...2 {
+    // whole store is then taken in, under the write lock still held, and the save made again;
+    // once more if a server took the lock from it meanwhile (a restart).
+    for attempt in 1...3 {
       conflicts = conflictingRows()
       if !conflicts.isEmpty, mergePolicy == .error {
         var error = GraphError(
@@ -94,7 +95,7 @@ extension ManagedObjectContext {
       commit.revert()
       cache.keyState = keys
       do throws(StoreError) {
-        guard attempt == 1 else { throw coordinator.staleSaveError(stale) }
+        guard attempt < 3 else { throw coordinator.staleSaveError(stale) }
         try coordinator.takeInChangesOnDisk(wholeStore: true)
       } catch {
         throw GraphError(.store, error.message, at: error.location, underlying: error)

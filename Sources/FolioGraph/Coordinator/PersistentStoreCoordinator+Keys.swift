@@ -19,6 +19,16 @@ extension PersistentStoreCoordinator {
   package func reservePrimaryKeys(forRows rows: [Int32], entityNames: [String])
     throws(StoreError)
   {
+    // A reservation a server restart interrupted, whose keys another writer gave meanwhile,
+    // is made once more with keys given after theirs.
+    do {
+      try reserve(rows, entityNames)
+    } catch  where error.code == .modifiedOnDisk {
+      try reserve(rows, entityNames)
+    }
+  }
+
+  private func reserve(_ rows: [Int32], _ entityNames: [String]) throws(StoreError) {
     let lock = try lockForSaving()
     defer { lock?.release() }
     try takeInChangesOnDisk()
