@@ -310,6 +310,13 @@ struct PostgresCommandTests {
           == fileDryRun.standardOutput.replacingOccurrences(of: twin, with: "STORE"))
       #expect(dryRun.standardOutput.hasSuffix("Dry run: \(url) was not changed.\n"))
       #expect(try Self.dumpLines([url]) == before)
+      // Ctrl-C at the first progress report, inside the transaction: it rolls back.
+      let interrupted = try run(
+        folio, ["migrate", url, "--model", bundle],
+        environment: ["FOLIO_TEST_INTERRUPT_AT_PROGRESS": "1"])
+      #expect(interrupted.status == 130, "\(interrupted.standardError)")
+      #expect(interrupted.standardError == "Interrupted: \(url) was not changed.\n")
+      #expect(try Self.dumpLines([url]) == before)
 
       let migrated = try run(folio, ["migrate", url, "--model", bundle])
       #expect(migrated.status == 0, "\(migrated.standardError)")
