@@ -19,6 +19,11 @@ import Foundation
 /// turned off. A failure, a cancellation or a crash at any point leaves the original file as
 /// it was.
 ///
+/// A document on a server (`PostgresStore`) has no file to write beside it: it is read, migrated
+/// and written back in its place in one transaction that holds the document's write lock from
+/// before the read until the commit, so no other client's save lands in between and is lost.
+/// The transaction is its backup: a failure rolls it back, and the document is as it was.
+///
 /// ```swift
 /// var migration = try StoreMigration(storeAt: url, format: XMLStore(), bundle: bundle)
 /// print(try migration.dryRun())          // what would happen
@@ -61,7 +66,7 @@ public struct StoreMigration {
         .unknownVersion,
         "no version of the model bundle wrote this store: its entity version hashes match none of "
           + bundle.versions.map(\.name).joined(separator: ", "),
-        at: InputLocation(file: url.path))
+        at: InputLocation(file: url.storePlace))
     }
     self.url = url
     self.format = format
@@ -82,7 +87,8 @@ public struct StoreMigration {
     return try migrate(progress: progress, isCancelled: isCancelled).1
   }
 
-  /// Migrates the store and replaces the file with the result.
+  /// Migrates the store and replaces the file with the result; a document on a server, in
+  /// one transaction under its write lock, with no backup.
   ///
   /// - Throws: `MigrationError` of a step (`.invalidValue`, `.invalidMapping`,
   ///   `.missingPolicy`, `.policyFailed`), `.cancelled`, or `.storeFailed` when the store
@@ -91,6 +97,9 @@ public struct StoreMigration {
   public func run(
     progress: ((StoreMigrationProgress) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
   ) throws(MigrationError) -> StoreMigrationReport {
+    if let transactional = format as? any TransactionalStoreFormat {
+      return try runInTransaction(transactional, progress: progress, isCancelled: isCancelled)
+    }
     let write: () throws(StoreError) -> Void
     let report: StoreMigrationReport
     var scratch: ScratchFile?
@@ -130,15 +139,56 @@ public struct StoreMigration {
     return done
   }
 
+  /// The migration of a store on a server: read, migrated and written back in its place in
+  /// one transaction that holds the store's write lock throughout, so no other writer's save
+  /// lands between the read and the replace; a failure rolls it back.
+  private func runInTransaction(
+    _ transactional: any TransactionalStoreFormat,
+    progress: ((StoreMigrationProgress) -> Void)?, isCancelled: (() -> Bool)?
+  ) throws(MigrationError) -> StoreMigrationReport {
+    var report: StoreMigrationReport?
+    do {
+      try transactional.replace(at: url, readingWith: plan.sourceVersion.model) { contents in
+        let (migrated, done) = try migrate(
+          contents, progress: progress, isCancelled: isCancelled)
+        report = done
+        guard !plan.steps.isEmpty else { return nil }
+        if isCancelled?() == true {
+          throw MigrationError(.cancelled, "the migration was cancelled; nothing was written")
+        }
+        return (migrated, plan.destinationVersion.model)
+      }
+    } catch let error as MigrationError {
+      throw error
+    } catch let error as StoreError {
+      throw MigrationError(.storeFailed, error.message, at: error.location, underlying: error)
+    } catch {
+      throw MigrationError(.storeFailed, "\(error)", at: InputLocation(file: url.storePlace))
+    }
+    guard let report else {
+      preconditionFailure("a transactional replace returned without reading the store")
+    }
+    return report
+  }
+
   private func migrate(
     progress: ((StoreMigrationProgress) -> Void)?, isCancelled: (() -> Bool)?
   ) throws(MigrationError) -> (StoreContents, StoreMigrationReport) {
-    var contents: StoreContents
+    let contents: StoreContents
     do {
       contents = try format.read(from: url, model: plan.sourceVersion.model)
     } catch {
       throw MigrationError(.storeFailed, error.message, at: error.location, underlying: error)
     }
+    return try migrate(contents, progress: progress, isCancelled: isCancelled)
+  }
+
+  /// `contents`, read with the source version's model, carried through every step.
+  private func migrate(
+    _ contents: StoreContents, progress: ((StoreMigrationProgress) -> Void)?,
+    isCancelled: (() -> Bool)?
+  ) throws(MigrationError) -> (StoreContents, StoreMigrationReport) {
+    var contents = contents
     var report = StoreMigrationReport(
       sourceVersion: plan.sourceVersion.name, destinationVersion: plan.destinationVersion.name,
       steps: [])
@@ -163,7 +213,7 @@ public struct StoreMigration {
         throw MigrationError(
           error.code,
           "\(step.source.name) → \(step.destination.name): \(error.message)",
-          at: error.location ?? InputLocation(file: url.path), underlying: error)
+          at: error.location ?? InputLocation(file: url.storePlace), underlying: error)
       }
       report.steps.append(
         StoreMigrationReport.Step(step, before: before, after: contents.records))
@@ -244,10 +294,10 @@ public struct StoreMigration {
         discard()
         throw MigrationError(
           .storeFailed, "\(step.source.name) → \(step.destination.name): \(error.message)",
-          at: error.location ?? InputLocation(file: url.path), underlying: error)
+          at: error.location ?? InputLocation(file: url.storePlace), underlying: error)
       } catch {
         discard()
-        throw MigrationError(.storeFailed, "\(error)", at: InputLocation(file: url.path))
+        throw MigrationError(.storeFailed, "\(error)", at: InputLocation(file: url.storePlace))
       }
       if let next { current = next }
     }
@@ -256,9 +306,9 @@ public struct StoreMigration {
     return (keepingResult ? made.last : nil, report)
   }
 
-  /// For a SQLite store, the key space of each entity of a model.
+  /// For a store in Core Data's SQLite layout, the key space of each entity of a model.
   private func keySpaces() -> ((ManagedObjectModel) -> [String: Int])? {
-    guard format is SQLiteStore else { return nil }
+    guard format is SQLiteStore || format is any TransactionalStoreFormat else { return nil }
     return { SQLiteSchema(model: $0).keySpaces }
   }
 
@@ -281,7 +331,7 @@ public struct StoreMigration {
     {
       MigrationError(
         .storeFailed, "cannot keep the original as \(name) while migrating: \(reason)",
-        at: InputLocation(file: url.path), underlying: underlying)
+        at: InputLocation(file: url.storePlace), underlying: underlying)
     }
     var copy: ScratchFile?
     defer { copy?.discard() }
@@ -307,7 +357,7 @@ public struct StoreMigration {
     }
     throw MigrationError(
       .storeFailed, "cannot find a free backup name beside the store",
-      at: InputLocation(file: url.path))
+      at: InputLocation(file: url.storePlace))
   }
 
   /// Whether the file at `backup` holds what `source` does: the same file, or for a `copied`

@@ -32,6 +32,8 @@ extension PostgresStore: HistoryChangesReading {
       "SELECT 1 FROM \(history) WHERE \"Z_PK\" = $1", [String(token.transactionNumber + 1)],
       at: PostgresHistory.table)
     guard !next.isEmpty else { return nil }
+    // Rows of a document migrated since are not read in the old layout.
+    try Self.checkModel(model, of: try Self.metadata(in: connection), in: connection)
     let schema = SQLiteSchema(model: model)
     var result = StoreChangesSince()
     // The last change of each object decides: inserted or updated objects are read now,

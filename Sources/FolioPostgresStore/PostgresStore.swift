@@ -57,10 +57,18 @@ public struct PostgresStore: StoreFormat {
   public func read<Consumer: StoreRecordConsumer>(
     from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
   ) throws(StoreError) {
-    let location = try PostgresLocation(url)
-    let connection = try PostgresConnection(location)
+    let connection = try PostgresConnection(try PostgresLocation(url))
     try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     defer { try? connection.execute("ROLLBACK") }
+    try read(in: connection, model: model, into: &consumer)
+  }
+
+  /// Streams the document's records as the transaction `connection` has begun sees them.
+  /// The transaction's search path is the document's schema afterwards.
+  func read<Consumer: StoreRecordConsumer>(
+    in connection: PostgresConnection, model: ManagedObjectModel, into consumer: inout Consumer
+  ) throws(StoreError) {
+    let location = connection.location
     let metadata = try Self.metadata(in: connection)
     try metadata.checkVersionHashes(against: model, file: location.url.absoluteString)
     let schema = SQLiteSchema(model: model)
@@ -133,18 +141,13 @@ public struct PostgresStore: StoreFormat {
     let location = try PostgresLocation(url)
     let place = location.url.absoluteString
     try Self.withScratchFolder { folder throws(StoreError) in
-      let staged = folder.appendingPathComponent("document.sqlite")
-      try SQLiteStore().buildDatabase(contents, model: model, at: staged, reportingAs: place)
-      var metadata = try SQLiteStore().readMetadata(from: staged)
-      metadata.storeType = typeName
+      let (staged, metadata) = try stage(contents, model: model, in: folder, reportingAs: place)
       let connection = try PostgresConnection(location)
       try connection.execute("BEGIN")
       do throws(StoreError) {
         try Self.lock(connection)
         try clearSchema(of: connection)
-        try PostgresTables.copy(try SQLiteTableCopy(reading: staged), into: connection)
-        try PostgresHistory.create(in: connection)
-        try Self.replaceMetadata(metadata, in: connection)
+        try Self.writeTables(of: staged, metadata: metadata, in: connection)
         // Clients with the old document open learn that it changed.
         try connection.run(
           "SELECT pg_notify($1, 'replaced')", [PostgresHistory.channel(of: location)],
@@ -155,6 +158,29 @@ public struct PostgresStore: StoreFormat {
         throw error
       }
     }
+  }
+
+  /// `contents` built into a SQLite database in `folder`, in Core Data's layout, and the
+  /// metadata to write with it.
+  func stage(
+    _ contents: StoreContents, model: ManagedObjectModel, in folder: URL,
+    reportingAs place: String
+  ) throws(StoreError) -> (staged: URL, metadata: StoreMetadata) {
+    let staged = folder.appendingPathComponent("document.sqlite")
+    try SQLiteStore().buildDatabase(contents, model: model, at: staged, reportingAs: place)
+    var metadata = try SQLiteStore().readMetadata(from: staged)
+    metadata.storeType = typeName
+    return (staged, metadata)
+  }
+
+  /// The tables of the SQLite database at `staged` written into the connection's schema,
+  /// which holds none of them, with the save history's table and `metadata`.
+  static func writeTables(
+    of staged: URL, metadata: StoreMetadata, in connection: PostgresConnection
+  ) throws(StoreError) {
+    try PostgresTables.copy(try SQLiteTableCopy(reading: staged), into: connection)
+    try PostgresHistory.create(in: connection)
+    try replaceMetadata(metadata, in: connection)
   }
 
   // MARK: The schema
@@ -248,7 +274,7 @@ public struct PostgresStore: StoreFormat {
     }
   }
 
-  private static func withScratchFolder<T>(_ body: (URL) throws(StoreError) -> T)
+  static func withScratchFolder<T>(_ body: (URL) throws(StoreError) -> T)
     throws(StoreError) -> T
   {
     let folder = FileManager.default.temporaryDirectory
@@ -292,5 +318,36 @@ extension PostgresStore {
   package static func dropSchema(at url: URL) throws(StoreError) {
     let connection = try PostgresConnection(try PostgresLocation(url))
     try connection.execute("DROP SCHEMA IF EXISTS \(connection.quotedSchema) CASCADE")
+  }
+
+  /// Every table of the URL's schema, its columns and its rows, as lines of text in a fixed
+  /// order: for tests, to show that a document is exactly as it was.
+  package static func dumpSchema(at url: URL) throws(StoreError) -> [String] {
+    let connection = try PostgresConnection(try PostgresLocation(url))
+    var lines: [String] = []
+    for table in try PostgresTables.tables(in: connection).sorted(by: { $0.name < $1.name }) {
+      lines.append(
+        table.name + ": " + table.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", "))
+      let rows = try connection.query(
+        "SELECT t::text FROM \(connection.qualified(table.name)) AS t ORDER BY 1", at: table.name)
+      lines += rows.map { "  " + ($0[0] ?? "NULL") }
+    }
+    let indexes = try connection.query(
+      "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname",
+      [connection.location.schema], at: "pg_indexes")
+    return lines + indexes.map { $0[0] ?? "" }
+  }
+
+  /// How many connections wait for the write lock of the URL's document; for tests, to know
+  /// that a writer is held up by another.
+  package static func writersWaiting(at url: URL) throws(StoreError) -> Int {
+    let connection = try PostgresConnection(try PostgresLocation(url))
+    // An advisory lock on one bigint key has its low 32 bits in objid.
+    let rows = try connection.query(
+      "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+        + "AND objsubid = 1 AND objid = ((hashtext($1)::bigint) & 4294967295)::oid "
+        + "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      ["folio:" + connection.location.schema], at: "pg_locks")
+    return rows.first?[0].flatMap { Int($0) } ?? 0
   }
 }

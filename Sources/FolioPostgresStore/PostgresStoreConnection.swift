@@ -228,6 +228,8 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
   private func writeKeys(_ keys: [(entityName: String, key: Int64)], model: ManagedObjectModel)
     throws(StoreError)
   {
+    try PostgresStore.checkModel(
+      model, of: try PostgresStore.metadata(in: connection), in: connection)
     let schema = SQLiteSchema(model: model)
     let largest = try schema.largestKeys(keys, place: connection.location.url.absoluteString)
     // The keys come after every key given when the lock was taken; a write made again after
@@ -314,7 +316,8 @@ extension PostgresStore: IncrementalStoreFormat {
   /// through ``connect(to:)``'s connection does.
   ///
   /// - Throws: `StoreError.modifiedOnDisk` when another client changed an object the save
-  ///   changes since it was read; what the server throws. Nothing is written then.
+  ///   changes since it was read; `.modelMismatch` when the document was migrated to another
+  ///   version of its model since; what the server throws. Nothing is written then.
   public func save(
     _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel, to url: URL
   ) throws(StoreError) {
@@ -348,6 +351,9 @@ extension PostgresStore: IncrementalStoreFormat {
     _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel, writer: String,
     to connection: PostgresConnection
   ) throws(StoreError) -> (stale: [Int64], history: Int64?) {
+    // Under the lock: a document migrated since it was read is not written in this layout.
+    let old = try Self.metadata(in: connection)
+    try checkModel(model, of: old, in: connection)
     let schema = SQLiteSchema(model: model)
     var changeWriter = PostgresChangeWriter(
       connection: connection, schema: schema, changes: changes)
@@ -355,7 +361,6 @@ extension PostgresStore: IncrementalStoreFormat {
     guard changeWriter.staleIDs.isEmpty else { return (changeWriter.staleIDs, nil) }
     let history = try PostgresHistory.record(
       changes, writer: writer, schema: schema, in: connection)
-    let old = try Self.metadata(in: connection)
     if let new = SQLiteStore.metadata(metadata, savedOver: old) {
       try Self.replaceMetadata(new, in: connection)
     }

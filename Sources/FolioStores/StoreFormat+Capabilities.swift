@@ -82,6 +82,24 @@ public protocol ServerStoreFormat: StoreFormat {
   func storeExists(at url: URL) throws(StoreError) -> Bool
 }
 
+/// A format whose stores are replaced in place by a transform of themselves in one
+/// transaction that holds the store's write lock from before the read until the commit: what a
+/// migration of a document on a server needs, which has no file to write beside it and rename.
+/// No other writer's save lands between the read and the replace, and a failure anywhere
+/// leaves the store as it was. Its stores keep Core Data's SQLite layout, key spaces included.
+package protocol TransactionalStoreFormat: StoreFormat {
+  /// Reads the store at `url` with `model` under its write lock, and writes what `transform`
+  /// makes of its contents (new contents and their model) in its place, in the same
+  /// transaction; when `transform` gives `nil`, nothing is written.
+  ///
+  /// - Throws: `StoreError` from the read or the write; what `transform` throws, as it is.
+  ///   The store is then as it was.
+  func replace(
+    at url: URL, readingWith model: ManagedObjectModel,
+    by transform: (StoreContents) throws -> (contents: StoreContents, model: ManagedObjectModel)?
+  ) throws
+}
+
 /// Whether a store exists at `url`: a file there, or for a server's format, what the server
 /// says.
 package func storeExists(at url: URL, format: (any StoreFormat)?) throws(StoreError) -> Bool {

@@ -28,9 +28,12 @@ struct MigrateCommand: ParsableCommand {
       new file is being put in place, the migration finishes first; a second Ctrl-C stops \
       at once, the store still whole).
 
-      A PostgreSQL document (postgresql://…) is not migrated yet: the migration puts a new \
-      file in place beside a backup, which a document on a server has no place for. Convert \
-      it to a file, migrate that, and convert it back with --replace.
+      A PostgreSQL document (postgresql://USER@HOST:PORT/DATABASE?schema=NAME) is migrated \
+      in place in one transaction that holds the document's write lock from before it is \
+      read until the migrated document is committed: other clients' saves wait for it, and \
+      a client still open on the old version has its next save refused. The transaction is \
+      the backup: a failure or an interruption rolls it back, and no backup is kept \
+      (--no-backup changes nothing).
 
       Examples:
         folio migrate Samples/Library/Library.xml \\
@@ -42,7 +45,10 @@ struct MigrateCommand: ParsableCommand {
       """)
 
   @Argument(
-    help: "The store: a Core Data SQLite or XML store, or a .folio binary store.",
+    help: """
+      The store: a Core Data SQLite or XML store, a .folio binary store, or a PostgreSQL \
+      document's URL.
+      """,
     completion: Completions.store)
   var file: String
 
@@ -93,11 +99,6 @@ struct MigrateCommand: ParsableCommand {
   func run() throws {
     let url = try StoreArgument.url(file)
     let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)
-    if format is any ServerStoreFormat {
-      throw CommandFailure(
-        "\(file): migrate works on store files only, not yet on \(format.typeName) documents: convert the document to a file, migrate that, and convert it back with --replace (nothing was changed)"
-      )
-    }
     let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
     var given: [MigrationPlan.GivenMapping] = []
     for path in mappings {

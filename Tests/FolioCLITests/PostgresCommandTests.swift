@@ -285,4 +285,69 @@ struct PostgresCommandTests {
       #expect(try Self.dumpLines([url]).count == 8)
     }
   }
+
+  @Test("migrate on a document: a dry run writes nothing, then it migrates as a SQLite copy does")
+  func migrate() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let bundle = "Samples/Library/Library.xcdatamodeld"
+    let xml = folder.appendingPathComponent("Library.xml").path
+    let twin = folder.appendingPathComponent("Library.sqlite").path
+    try FileManager.default.copyItem(
+      atPath: packageRoot.appendingPathComponent("Samples/Library/Library.xml").path, toPath: xml)
+    let toTwin = try run(folio, ["convert", xml, twin, "--model", bundle])
+    #expect(toTwin.status == 0, "\(toTwin.standardError)")
+    try Self.withDocument("migrate") { url in
+      let converted = try run(folio, ["convert", xml, url, "--model", bundle])
+      #expect(converted.status == 0, "\(converted.standardError)")
+      let before = try Self.dumpLines([url])
+
+      let dryRun = try run(folio, ["migrate", url, "--model", bundle, "--dry-run"])
+      #expect(dryRun.status == 0, "\(dryRun.standardError)")
+      let fileDryRun = try run(folio, ["migrate", twin, "--model", bundle, "--dry-run"])
+      #expect(
+        dryRun.standardOutput.replacingOccurrences(of: url, with: "STORE")
+          == fileDryRun.standardOutput.replacingOccurrences(of: twin, with: "STORE"))
+      #expect(dryRun.standardOutput.hasSuffix("Dry run: \(url) was not changed.\n"))
+      #expect(try Self.dumpLines([url]) == before)
+      // Ctrl-C at the first progress report, inside the transaction: it rolls back.
+      let interrupted = try run(
+        folio, ["migrate", url, "--model", bundle],
+        environment: ["FOLIO_TEST_INTERRUPT_AT_PROGRESS": "1"])
+      #expect(interrupted.status == 130, "\(interrupted.standardError)")
+      #expect(interrupted.standardError == "Interrupted: \(url) was not changed.\n")
+      #expect(try Self.dumpLines([url]) == before)
+
+      let migrated = try run(folio, ["migrate", url, "--model", bundle])
+      #expect(migrated.status == 0, "\(migrated.standardError)")
+      #expect(
+        migrated.standardOutput.hasPrefix("Migrating from Library 1 to Library 3 in 2 steps."))
+      #expect(migrated.standardOutput.hasSuffix("\nMigrated \(url) to Library 3.\n"))
+      let info = try run(folio, ["info", url, "--model", bundle])
+      #expect(
+        info.standardOutput.contains("version Library 3 (found by the store's version hashes)"))
+      let twinMigrated = try run(folio, ["migrate", twin, "--model", bundle, "--no-backup"])
+      #expect(twinMigrated.status == 0, "\(twinMigrated.standardError)")
+      let expected = try Self.dumpLines([twin, "--model", bundle])
+      #expect(!expected.isEmpty)
+      #expect(try Self.dumpLines([url, "--model", bundle]) == expected)
+
+      let again = try run(folio, ["migrate", url, "--model", bundle])
+      #expect(
+        again.standardOutput == "The store is already of version Library 3: nothing to migrate.\n")
+      let unknown = try run(folio, ["migrate", url, "--model", bundle, "--to", "Library 9"])
+      #expect(unknown.status == 1)
+      // Of the bundle, not the document: worded as for a file.
+      #expect(
+        unknown.standardError.hasPrefix(
+          "Error: the model bundle has no version Library 9; its versions are Library 1, Library 2, Library 3"
+        ), "\(unknown.standardError)")
+    }
+    // A schema without a document: the error names the URL.
+    let empty = PostgresTestServer.document("nomigrate").absoluteString
+    let missing = try run(folio, ["migrate", empty, "--model", bundle])
+    #expect(missing.status == 1)
+    let schema = try #require(empty.split(separator: "schema=").last)
+    #expect(missing.standardError == "Error: \(empty): schema \"\(schema)\" holds no document\n")
+  }
 }

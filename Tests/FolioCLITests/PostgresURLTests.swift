@@ -62,18 +62,6 @@ struct PostgresURLTests {
     #expect(!result.standardError.contains("hunter2"))
   }
 
-  @Test("migrate refuses a PostgreSQL document before connecting, and says what to do instead")
-  func migrateRefused() throws {
-    let url = "postgresql://me@127.0.0.1:1/db?schema=doc"
-    let result = try run(
-      folio, ["migrate", url, "--model", "Samples/Library/Library.xcdatamodeld"])
-    #expect(result.status == 1)
-    #expect(
-      result.standardError
-        == "Error: \(url): migrate works on store files only, not yet on PostgreSQL documents: convert the document to a file, migrate that, and convert it back with --replace (nothing was changed)\n"
-    )
-  }
-
   @Test("delete and update refuse a PostgreSQL document before connecting, naming what is missing")
   func batchRefused() throws {
     let url = "postgresql://me@127.0.0.1:1/db?schema=doc"
