@@ -45,6 +45,8 @@ extension PostgresStore: HistoryChangesReading {
         + "WHERE \"Z_PK\" > $1 ORDER BY \"Z_PK\"", [String(token.transactionNumber)],
       at: PostgresHistory.table)
     for save in saves {
+      // A replacement of the whole document: only reading it whole tells what changed.
+      if save[1] == PostgresHistory.wholeDocument { return nil }
       latest = max(latest, save[0].flatMap { Int64($0) } ?? latest)
       for (column, deleted) in [(1, false), (2, false), (3, true)] {
         for id in try Self.ids(save[column] ?? "", at: connection) { last[id] = deleted }

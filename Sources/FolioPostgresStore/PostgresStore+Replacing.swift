@@ -53,9 +53,7 @@ extension PostgresStore: TransactionalStoreFormat {
             "DROP TABLE \(connection.qualified(table)) CASCADE", at: "dropping \(table)")
         }
         try Self.writeTables(of: staged, metadata: metadata, in: connection)
-        try PostgresHistory.record(
-          StoreChanges(nextObjectID: 1, record: { _ in nil }), writer: UUID().uuidString,
-          schema: nil, in: connection)
+        try PostgresHistory.recordReplacement(in: connection)
       }
       try connection.execute("COMMIT", at: "COMMIT")
     } catch {

@@ -148,10 +148,8 @@ public struct PostgresStore: StoreFormat {
         try Self.lock(connection)
         try clearSchema(of: connection)
         try Self.writeTables(of: staged, metadata: metadata, in: connection)
-        // Clients with the old document open learn that it changed.
-        try connection.run(
-          "SELECT pg_notify($1, 'replaced')", [PostgresHistory.channel(of: location)],
-          at: "NOTIFY")
+        // Clients with the old document open learn that it changed, and read it whole.
+        try PostgresHistory.recordReplacement(in: connection)
         try connection.execute("COMMIT", at: "COMMIT")
       } catch {
         try? connection.execute("ROLLBACK")
@@ -197,8 +195,9 @@ public struct PostgresStore: StoreFormat {
             + "replace it explicitly (folio convert --replace)",
           at: connection.location.inputLocation)
       }
-      // Only Core Data's tables: anything else the schema holds is someone else's.
-      for table in tables where table.hasPrefix("Z") {
+      // Only Core Data's tables: anything else the schema holds is someone else's. The save
+      // history stays, its numbers going on, so that every client open sees it move.
+      for table in tables where table.hasPrefix("Z") && table != PostgresHistory.table {
         try connection.execute(
           "DROP TABLE \(connection.qualified(table)) CASCADE", at: "dropping \(table)")
       }

@@ -59,6 +59,23 @@ enum PostgresHistory {
     return key.first?[0].flatMap { Int64($0) }
   }
 
+  /// What a save's object list holds when it replaced the whole document (a whole write, a
+  /// migration): clients read the whole document again.
+  static let wholeDocument = "*"
+
+  /// Records that the whole document was replaced, and notifies the document's channel.
+  static func recordReplacement(in connection: PostgresConnection) throws(StoreError) {
+    try connection.run(
+      "INSERT INTO \(connection.qualified(table)) (\"Z_WRITER\", \"Z_TIMESTAMP\", "
+        + "\"Z_INSERTED\", \"Z_UPDATED\", \"Z_DELETED\") VALUES ($1, $2, $3, '', '')",
+      [
+        UUID().uuidString, PostgresValues.double(Date().timeIntervalSinceReferenceDate),
+        wholeDocument,
+      ], at: table)
+    try connection.run(
+      "SELECT pg_notify($1, 'replaced')", [channel(of: connection.location)], at: "NOTIFY")
+  }
+
   /// Whether the save recorded under `key` by `writer` committed.
   static func contains(_ key: Int64, writer: String, in connection: PostgresConnection)
     throws(StoreError) -> Bool
