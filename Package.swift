@@ -165,6 +165,10 @@ let package = Package(
       ]
     ),
     .target(
+      name: "FolioData",
+      dependencies: ["FolioQuery"]
+    ),
+    .target(
       name: "FolioScript",
       dependencies: ["Folio", "FolioModel", "FolioSupport"]
     ),
@@ -219,6 +223,10 @@ let package = Package(
     .testTarget(
       name: "FolioUndoTests",
       dependencies: ["FolioUndo", "FolioDiagnostics"]
+    ),
+    .testTarget(
+      name: "FolioDataTests",
+      dependencies: ["FolioData", "FolioQuery", "FolioTestSupport"]
     ),
     .testTarget(
       name: "FolioTests",
