@@ -122,3 +122,23 @@ protocol TranslatableExpression {
   func translated(in context: PredicateTranslator.Context) throws(UntranslatablePredicate)
     -> PredicateTranslator.Translated
 }
+
+extension PredicateTranslator {
+  /// `descriptor` as a `QuerySortDescriptor`: the property its key path reads and its order;
+  /// strings compared by none or `.lexical`, as Folio's default comparison compares them.
+  ///
+  /// - Throws: ``UntranslatablePredicate`` naming the descriptor when its key path reads no
+  ///   property the namer knows, or the comparator when it is another.
+  package func translate<Compared>(_ descriptor: SortDescriptor<Compared>)
+    throws(UntranslatablePredicate) -> QuerySortDescriptor
+  {
+    guard let keyPath = descriptor.keyPath, let name = propertyName(keyPath) else {
+      throw UntranslatablePredicate(node: descriptor)
+    }
+    // Foundation on Linux offers `.lexical` alone; any other comparator is left untranslated.
+    if let comparator = descriptor.stringComparator, comparator != .lexical {
+      throw UntranslatablePredicate(node: comparator)
+    }
+    return QuerySortDescriptor(keyPath: name, ascending: descriptor.order == .forward)
+  }
+}

@@ -135,3 +135,57 @@ struct PredicateTranslatorTests {
     }
   }
 }
+
+@Suite("Foundation's sort descriptors translated into Folio's")
+struct SortDescriptorTranslationTests {
+  @Test("each translates to the property, the order and the comparison")
+  func shapes() throws {
+    let translator = PredicateTranslatorTests.translator
+    let cases: [(SortDescriptor<Member>, QuerySortDescriptor)] = [
+      (SortDescriptor(\Member.age), QuerySortDescriptor(keyPath: "age")),
+      (
+        SortDescriptor(\Member.joined, order: .reverse),
+        QuerySortDescriptor(keyPath: "joined", ascending: false)
+      ),
+      (SortDescriptor(\Member.name, comparator: .lexical), QuerySortDescriptor(keyPath: "name")),
+    ]
+    for (descriptor, expected) in cases {
+      #expect(try translator.translate(descriptor) == expected)
+    }
+    #expect(throws: UntranslatablePredicate.self) {
+      try translator.translate(SortDescriptor(\Member.tags.count))
+    }
+  }
+
+  @Test(
+    "on random objects, the translated descriptors order as Foundation's do",
+    arguments: [UInt64(1), 2, 3])
+  func differential(seed: UInt64) throws {
+    let translator = PredicateTranslatorTests.translator
+    let members = PredicateTranslatorTests.members(seed: seed, count: 200)
+    let descriptors: [[SortDescriptor<Member>]] = [
+      [SortDescriptor(\Member.age)],
+      [SortDescriptor(\Member.name, comparator: .lexical), SortDescriptor(\Member.age)],
+      [
+        SortDescriptor(\Member.joined, order: .reverse),
+        SortDescriptor(\Member.age, order: .reverse),
+      ],
+    ]
+    for foundation in descriptors {
+      let folio = try foundation.map { (descriptor) throws(UntranslatablePredicate) in
+        try translator.translate(descriptor)
+      }
+      for (index, (first, second)) in zip(members, members.shuffled()).enumerated() {
+        var plain = ComparisonResult.orderedSame
+        for descriptor in foundation where plain == .orderedSame {
+          plain = descriptor.compare(first, second)
+        }
+        var fast = ComparisonResult.orderedSame
+        for descriptor in folio where fast == .orderedSame {
+          fast = try descriptor.compare(first, second)
+        }
+        #expect(plain == fast, "\(folio), seed \(seed), pair \(index)")
+      }
+    }
+  }
+}
