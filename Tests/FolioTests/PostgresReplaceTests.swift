@@ -48,7 +48,7 @@ struct PostgresReplaceTests {
     try replacing.write(contents, model: model, to: url)
     #expect(open.isChangedOnDisk)
     let error = try #require(throws: (any Error).self) { try open.save() }
-    #expect("\(error)".contains("another store") || "\(error)".contains("replaced"), "\(error)")
+    #expect("\(error)".contains("the document was replaced by another store"), "\(error)")
     let reopened = try Document.open(url, model: model, formats: [PostgresStore()])
     #expect(try Self.names(reopened) == ["Grace"])
   }

@@ -86,18 +86,19 @@ extension PersistentStoreCoordinator {
     let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
     let fresh = RowCache(layouts: layouts)
     let metadata: StoreMetadata
+    let (kind, changed) = url.isFileURL ? ("file", "on disk") : ("document", "on its server")
     do {
       metadata = try fresh.load(from: url, format: format, model: managedObjectModel)
     } catch {
       throw StoreError(
         .modifiedOnDisk,
-        "the file changed on disk and no longer reads as this store (\(error.description)); saving would overwrite it",
+        "the \(kind) changed \(changed) and no longer reads as this store (\(error.description)); saving would overwrite it",
         at: location, underlying: error)
     }
     guard metadata.identifier == cache.identifier else {
       throw StoreError(
         .modifiedOnDisk,
-        "the file was replaced by another store (identifier \(metadata.identifier), not \(cache.identifier)); saving would overwrite it",
+        "the \(kind) was replaced by another store (identifier \(metadata.identifier), not \(cache.identifier)); saving would overwrite it",
         at: location)
     }
     let before = cache.rows
