@@ -161,6 +161,13 @@ public struct StoreMigration {
     } catch let error as MigrationError {
       throw error
     } catch let error as StoreError {
+      // Another client, waited for at the lock, migrated the document to this version first.
+      if error.code == .modelMismatch, let metadata = try? format.readMetadata(from: url),
+        (try? metadata.checkVersionHashes(against: plan.destinationVersion.model)) != nil
+      {
+        let name = plan.destinationVersion.name
+        return StoreMigrationReport(sourceVersion: name, destinationVersion: name, steps: [])
+      }
       throw MigrationError(.storeFailed, error.message, at: error.location, underlying: error)
     } catch {
       throw MigrationError(.storeFailed, "\(error)", at: InputLocation(file: url.storePlace))

@@ -13,8 +13,8 @@ import Foundation
 // before. A REPEATABLE READ transaction would take its snapshot at its first statement, the
 // lock's, which may wait: a save committed during that wait would be missing from the read.
 //
-// The save history stays, numbered on, with one save of no objects for the replace: a client
-// still open on the document sees its change counter move. Its next save is refused all the
+// The save history stays, numbered on, with one row marking the replacement (`*`): a client
+// still open on the document sees its change counter move, and reads the document whole. Its next save is refused all the
 // same, under the lock, by the version hashes (``PostgresStore/checkModel(_:in:)``).
 
 extension PostgresStore: TransactionalStoreFormat {

@@ -89,6 +89,23 @@ struct PostgresMigrationTests {
     #expect(try document.context.objects(ofEntity: "Writer").count == 1)
   }
 
+  @Test("two migrations planned on the same old document: the second finds it migrated")
+  func migratedMeanwhile() throws {
+    let url = PostgresTestServer.document("twice")
+    defer { try? PostgresStore.dropSchema(at: url) }
+    try versionOneDocument(at: url)
+    // Both read version 1 before either ran, as two clients opening the document at once do.
+    let first = try StoreMigration(storeAt: url, format: PostgresStore(), bundle: bundle)
+    let second = try StoreMigration(storeAt: url, format: PostgresStore(), bundle: bundle)
+    try first.run()
+    let after = try PostgresStore.dumpSchema(at: url)
+    let report = try second.run()
+    #expect(report.steps.isEmpty)
+    #expect(report.sourceVersion == "Library 3" && report.destinationVersion == "Library 3")
+    #expect(try PostgresStore.dumpSchema(at: url) == after)
+    #expect(try titles(at: url) == ["Engines", "Notes"])
+  }
+
   @Test("opening a document of an older version with the bundle migrates it as it opens")
   func migratesOnOpen() throws {
     let url = PostgresTestServer.document("open")
