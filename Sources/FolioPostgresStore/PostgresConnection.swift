@@ -91,6 +91,13 @@ final class PostgresConnection {
   /// The document's schema, quoted.
   var quotedSchema: String { Quoting.sqlIdentifier(location.schema) }
 
+  /// Whether the document's schema holds `table`: one lookup in the catalog (`to_regclass`),
+  /// where a query of `information_schema` takes some milliseconds.
+  func hasTable(_ table: String) throws(StoreError) -> Bool {
+    try query("SELECT to_regclass($1) IS NOT NULL", [qualified(table)], at: table)
+      .first?[0] == "t"
+  }
+
   /// Runs `sql`, which may hold several statements, ignoring any rows.
   func execute(_ sql: String, at place: String? = nil) throws(StoreError) {
     let result = sending { PQexec(handle, sql) }

@@ -87,9 +87,7 @@ extension PostgresStore: HistoryChangesReading {
   }
 
   private static func keepsHistory(_ connection: PostgresConnection) throws(StoreError) -> Bool {
-    !(try connection.query(
-      "SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2",
-      [connection.location.schema, PostgresHistory.table], at: "information_schema")).isEmpty
+    try connection.hasTable(PostgresHistory.table)
   }
 
   /// The objects a history column names, `ROOT.KEY` each, as object IDs.

@@ -389,10 +389,6 @@ extension PostgresStore: ServerStoreFormat {
   public var urlSchemes: Set<String> { PostgresLocation.schemes }
 
   public func storeExists(at url: URL) throws(StoreError) -> Bool {
-    let connection = try PostgresConnection(try PostgresLocation(url))
-    let rows = try connection.query(
-      "SELECT 1 FROM information_schema.tables WHERE table_schema = $1 "
-        + "AND table_name = 'Z_METADATA'", [connection.location.schema], at: "information_schema")
-    return !rows.isEmpty
+    try PostgresConnection(try PostgresLocation(url)).hasTable("Z_METADATA")
   }
 }
