@@ -153,7 +153,10 @@ final class PostgresConnection {
   /// Whether the connection is still up: what the server sent is read without waiting, so a
   /// connection the server closed (a restart) is found closed now rather than at its next
   /// statement.
-  var isAlive: Bool { Self.isAlive(handle) }
+  var isAlive: Bool { !isEnding && Self.isAlive(handle) }
+
+  /// Whether the server said it ends the connection, its end perhaps still on the way.
+  private var isEnding = false
 
   static func isAlive(_ handle: OpaquePointer) -> Bool {
     // A server that ends a connection sends why, then closes it: the first read takes the
@@ -172,7 +175,10 @@ final class PostgresConnection {
     while true {
       PQreset(handle)
       revivals += 1
-      if isConnected { return }
+      if isConnected {
+        isEnding = false
+        return
+      }
       guard Date() < deadline else {
         throw StoreError(
           .unreadable,
@@ -328,6 +334,9 @@ final class PostgresConnection {
     let status = PQresultStatus(result)
     guard !expecting.contains(status) else { return }
     let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+    // The server ending the connection (a shutdown, an administrator) or the connection
+    // failing: it is lost, whether or not its end has reached this side yet.
+    if let state, state.hasPrefix("57P") || state.hasPrefix("08") { isEnding = true }
     let message = Self.trimmed(PQresultErrorMessage(result))
     throw StoreError(
       Self.code(ofState: state),
