@@ -5,10 +5,6 @@ import FolioTestSupport
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Several writer processes on one PostgreSQL document while its server restarts. The server is
 /// restarted under the tests' feet, so these run only when `make test` runs them alone, after
 /// the other tests, with `FOLIO_TEST_POSTGRES_RESTART=1` on the throwaway cluster it started.
@@ -20,18 +16,9 @@ import Testing
     "make test runs these alone, on its own cluster"),
   .serialized)
 struct PostgresRestartTests {
-  /// Restarts the cluster, waiting for the script with `waitpid`: the server it starts
-  /// again outlives it, which Foundation's `Process` does not always see the end of.
+  /// Restarts the cluster, expecting the script to succeed.
   static func restartServer() throws {
-    let path = packageRoot.appendingPathComponent("scripts/postgres-cluster.sh").path
-    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), strdup("restart"), nil]
-    defer { for pointer in argv { free(pointer) } }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, path, nil, nil, argv, environ) == 0 else {
-      throw CocoaError(.executableLoad)
-    }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let status = PostgresTestServer.restart()
     #expect(status == 0, "the restart ended with status \(status)")
   }
 

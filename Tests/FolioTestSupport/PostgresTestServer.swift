@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The PostgreSQL server the tests may use: `FOLIO_TEST_POSTGRES_URL`, which `make test` sets
 /// to a throwaway cluster it starts (`scripts/postgres-cluster.sh`). Without it the
 /// PostgreSQL tests are skipped, and `make test` says so.
@@ -22,5 +26,19 @@ public enum PostgresTestServer {
     // A URL the tests build from a valid base; a failure here is the environment's.
     return URL(string: base + separator + "schema=" + schema)
       ?? URL(fileURLWithPath: "/nonexistent")
+  }
+
+  /// Restarts the throwaway cluster (`scripts/postgres-cluster.sh restart`) and returns the
+  /// script's exit status, waiting for it with `waitpid`: the server it starts again outlives
+  /// it, which Foundation's `Process` does not always see the end of.
+  public static func restart() -> Int32 {
+    let path = packageRoot.appendingPathComponent("scripts/postgres-cluster.sh").path
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), strdup("restart"), nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, path, nil, nil, argv, environ) == 0 else { return -1 }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return status
   }
 }
