@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 /// The fuzz executables, one per parser; `make fuzz` builds and runs each.
@@ -29,11 +30,15 @@ let package = Package(
     .library(name: "FolioQuery", targets: ["FolioQuery"]),
     .library(name: "FolioMigration", targets: ["FolioMigration"]),
     .library(name: "FolioScript", targets: ["FolioScript"]),
+    .library(name: "FolioData", targets: ["FolioData"]),
     .executable(name: "folio", targets: ["folio"]),
     .plugin(name: "FolioCodegenPlugin", targets: ["FolioCodegenPlugin"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    // FolioData's macros (`@Model`) are compiler plugins, which only swift-syntax can write.
+    // SwiftPM builds it only for products that use FolioData.
+    .package(url: "https://github.com/swiftlang/swift-syntax", "603.0.0"..<"604.0.0"),
   ],
   targets: [
     .systemLibrary(
@@ -164,9 +169,22 @@ let package = Package(
         "FolioDiagnostics",
       ]
     ),
+    // SwiftData's API: `@Model` classes, ModelContainer, ModelContext, Foundation's #Predicate.
     .target(
       name: "FolioData",
-      dependencies: ["FolioQuery"]
+      dependencies: [
+        "Folio", "FolioGraph", "FolioModel", "FolioQuery", "FolioStores", "FolioUndo",
+        "FolioSQLiteStore", "FolioXMLStore", "FolioBinaryStore", "FolioDataMacros",
+      ]
+    ),
+    .macro(
+      name: "FolioDataMacros",
+      dependencies: [
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+      ]
     ),
     .target(
       name: "FolioScript",
@@ -213,6 +231,7 @@ let package = Package(
       dependencies: [
         "Folio", "FolioGraph", "FolioUndo", "FolioStores", "FolioXMLStore", "FolioBinaryStore",
         "FolioSQLiteStore", "FolioQuery", "CZlib", "CLibXML2", "FolioModel", "FolioPostgresStore",
+        "FolioData",
       ]
     ),
     .testTarget(
@@ -226,7 +245,9 @@ let package = Package(
     ),
     .testTarget(
       name: "FolioDataTests",
-      dependencies: ["FolioData", "FolioQuery", "FolioTestSupport"]
+      dependencies: [
+        "FolioData", "FolioQuery", "FolioTestSupport", "Folio", "FolioModel", "FolioGraph",
+      ]
     ),
     .testTarget(
       name: "FolioTests",
@@ -334,6 +355,7 @@ if let subset = Context.environment["FOLIO_TEST_SUBSET"] {
   var unused: Set<String> = ["FolioBenchmarks", "ExpensesSample", "CompanySample"]
   if !kept.contains("FolioSoakTests") { unused.formUnion(["FolioSoak", "FolioSoakRunner"]) }
   if !kept.contains("FolioCLITests") { unused.insert("folio") }
+  if !kept.contains("FolioDataTests") { unused.formUnion(["FolioData", "FolioDataMacros"]) }
   package.targets.removeAll { target in
     (target.type == .test && !kept.contains(target.name)) || unused.contains(target.name)
   }

@@ -17,7 +17,7 @@ import difflib
 MODULES = ["FolioDiagnostics", "FolioModel", "FolioUndo", "FolioQuery", "FolioStores", "FolioXMLStore",
            "FolioBinaryStore", "FolioSQLiteStore", "FolioPostgresStore", "FolioMigration",
            "FolioCodegen",
-           "FolioGraph", "Folio", "FolioScript"]
+           "FolioGraph", "Folio", "FolioScript", "FolioData"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRAPHS = glob.glob(os.path.join(ROOT, ".build", "*", "symbolgraph"))
 

@@ -12,6 +12,7 @@ let cases: [(name: String, argument: String?)] = [
   ("undo-levels", nil),
   ("undo-context", nil),
   ("typed-access", "200000"),
+  ("folio-data", "100000:1000000"),
   ("binary-store", "10000"), ("binary-store", "100000"), ("binary-store", "1000000"),
   ("document-load", "xml:100000"), ("document-load", "folio:100000"),
   ("document-load", "folio:1000000"),
@@ -99,6 +100,11 @@ func runCase(_ name: String, _ argument: String?) throws {
     guard arguments.count == 3, let writer = Int(arguments[1]), let saves = Int(arguments[2])
     else { throw BenchmarkFailure("postgres-writer URL WRITER SAVES") }
     try postgresWriter(arguments[0], writer: writer, saves: saves)
+  case "folio-data":
+    let sizes = (argument ?? "100000:1000000").split(separator: ":").compactMap { Int($0) }
+    let results = try folioDataBenchmark(
+      objects: sizes.first ?? 100_000, fetched: sizes.last ?? 1_000_000)
+    report("FolioData: @Model objects and #Predicate against the context", results)
   case "cli":
     let (title, results) = try cliBenchmark(objects: Int(argument ?? "") ?? 1_000_000)
     report(title, results)

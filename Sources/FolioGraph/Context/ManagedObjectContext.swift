@@ -327,6 +327,14 @@ public final class ManagedObjectContext {
     Set(table.lazy.compactMap { $0 }.filter { !$0.flags.contains(.removed) })
   }
 
+  /// Calls `body` with each object ``registeredObjects`` holds, without making the set.
+  package func forEachRegisteredObject(_ body: (ManagedObject) -> Void) {
+    for object in table {
+      guard let object, !object.flags.contains(.removed) else { continue }
+      body(object)
+    }
+  }
+
   /// How many objects ``registeredObjects`` holds, counted without making the set.
   package var registeredObjectCount: Int {
     table.reduce(0) { count, object in

@@ -31,6 +31,8 @@ package final class EntityLayout {
   let objectClass: ManagedObject.Type
   /// Whether ``objectClass`` is an app's class, whose lifecycle methods the context calls.
   let hasCustomClass: Bool
+  /// Whether the context makes instances of ``objectClass`` rather than of ``ManagedObject``.
+  let makesClassInstances: Bool
   /// What Observation tracks for each slot (see `ManagedObject+Observation.swift`).
   let observationKeyPaths: [KeyPath<ManagedObject, Int>]
   /// The derived attributes, by slot, with what each is computed from.
@@ -62,7 +64,8 @@ package final class EntityLayout {
       model.entityClasses.byEntity[$0] as? ManagedObject.Type
     }.first
     self.objectClass = registered ?? ManagedObject.self
-    self.hasCustomClass = registered != nil
+    self.makesClassInstances = registered != nil
+    self.hasCustomClass = registered.map { !($0 is any LifecycleFreeObject.Type) } ?? false
     var slots: [String: Int] = [:]
     var properties: [PropertyLayout] = []
     for (slot, property) in entity.properties.enumerated() {
@@ -128,7 +131,7 @@ package final class EntityLayout {
     let initialization = ManagedObject.Initialization(
       context: context, layout: self, row: row, committed: committed)
     // The plain class is created directly: no lookup of the required initializer.
-    return hasCustomClass
+    return makesClassInstances
       ? objectClass.init(initialization) : ManagedObject(initialization)
   }
 }
@@ -209,3 +212,8 @@ package final class RelationshipLayout {
     self.isOrdered = description.isOrdered
   }
 }
+
+/// A class of managed objects that overrides none of the lifecycle or validation methods, so
+/// the context need not call them: what a library's own subclass declares, to cost no more
+/// than a plain ``ManagedObject``.
+package protocol LifecycleFreeObject: ManagedObject {}

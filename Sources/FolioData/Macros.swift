@@ -1,0 +1,48 @@
+/// Makes a class an entity, as SwiftData's `@Model` does: each stored `var` with a written type
+/// becomes a persisted property (an attribute, or a relationship when its type is another
+/// `@Model` class, optional or an array of them), read and written through the object's
+/// context once it has one; the class conforms to ``PersistentModel``.
+///
+/// ```swift
+/// @Model final class Trip {
+///   var name: String
+///   var start: Date = Date.now
+///   @Relationship(deleteRule: .cascade, inverse: \Stop.trip) var stops: [Stop] = []
+///   @Transient var isExpanded = false
+///   init(name: String) { self.name = name }
+/// }
+/// ```
+///
+/// Computed properties, `let`s, static properties and `@Transient` ones are left alone. A
+/// persisted property needs its type written out, and cannot have `willSet` or `didSet`.
+@attached(member, names: named(_$backing), named(init(backing:)), named(schemaMetadata))
+@attached(memberAttribute)
+@attached(extension, conformances: PersistentModel)
+public macro Model() = #externalMacro(module: "FolioDataMacros", type: "ModelMacro")
+
+/// Sets how a `@Model` class's property is stored: unique, kept outside the store, its old
+/// name (for migration) and its version hash modifier.
+@attached(peer)
+public macro Attribute(
+  _ options: Schema.Attribute.Option..., originalName: String? = nil,
+  hashModifier: String? = nil
+) = #externalMacro(module: "FolioDataMacros", type: "MarkerMacro")
+
+/// Sets how a `@Model` class's relationship behaves: its delete rule, its bounds, its inverse,
+/// its old name and its version hash modifier.
+@attached(peer)
+public macro Relationship(
+  _ options: Schema.Relationship.Option..., deleteRule: Schema.Relationship.DeleteRule = .nullify,
+  minimumModelCount: Int? = 0, maximumModelCount: Int? = 0, originalName: String? = nil,
+  inverse: AnyKeyPath? = nil, hashModifier: String? = nil
+) = #externalMacro(module: "FolioDataMacros", type: "MarkerMacro")
+
+/// Leaves a stored property of a `@Model` class out of the store: an ordinary stored property.
+@attached(peer)
+public macro Transient() = #externalMacro(module: "FolioDataMacros", type: "MarkerMacro")
+
+/// What `@Model` puts on each persisted property: accessors over the object's backing.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro _FolioPersisted() =
+  #externalMacro(module: "FolioDataMacros", type: "PersistedPropertyMacro")

@@ -1,0 +1,114 @@
+import FolioBinaryStore
+import FolioGraph
+import FolioModel
+import FolioSQLiteStore
+import FolioStores
+import FolioXMLStore
+import Foundation
+
+/// Where a container keeps its models: a store file (SQLite by default, XML for `.xml`, Folio's
+/// binary format for `.folio`), or memory only.
+public struct ModelConfiguration: Sendable, Hashable {
+  /// The configuration's name.
+  public let name: String
+  /// The store file.
+  public let url: URL
+  /// Whether the models live in memory only, never written.
+  public let isStoredInMemoryOnly: Bool
+  /// Whether the container's contexts may save.
+  public let allowsSave: Bool
+
+  /// A configuration of the default store: `default.store` in the user's application support
+  /// folder (`~/.local/share` on Linux), or memory only.
+  public init(_ name: String? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true) {
+    self.name = name ?? "default"
+    let folder =
+      FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+      ?? URL(fileURLWithPath: NSTemporaryDirectory())
+    url = folder.appendingPathComponent("\(name ?? "default").store")
+    self.isStoredInMemoryOnly = isStoredInMemoryOnly
+    self.allowsSave = allowsSave
+  }
+
+  /// A configuration of the store file at `url`.
+  public init(_ name: String? = nil, url: URL, allowsSave: Bool = true) {
+    self.name = name ?? url.deletingPathExtension().lastPathComponent
+    self.url = url
+    isStoredInMemoryOnly = false
+    self.allowsSave = allowsSave
+  }
+
+  /// The format of the store: the file's own when it exists, else the extension's.
+  func format() throws -> any StoreFormat {
+    let formats: [any StoreFormat] = [SQLiteStore(), XMLStore(), BinaryStore()]
+    if FileManager.default.fileExists(atPath: url.path) {
+      return try PersistentStoreCoordinator.format(of: url, among: formats)
+    }
+    switch url.pathExtension.lowercased() {
+    case "xml": return XMLStore()
+    case "folio", "binary": return BinaryStore()
+    default: return SQLiteStore()
+    }
+  }
+}
+
+/// The schema of a set of `@Model` classes and the store they are kept in: SwiftData's
+/// `ModelContainer`, over a ``FolioGraph/PersistentStoreCoordinator``.
+///
+/// ```swift
+/// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+/// let context = ModelContext(container)
+/// ```
+public final class ModelContainer {
+  /// The classes and the model they make.
+  public let schema: Schema
+  /// The store's configuration.
+  public let configurations: [ModelConfiguration]
+  /// The model the schema makes.
+  public let managedObjectModel: ManagedObjectModel
+  /// The coordinator holding the store, which every context of the container works against.
+  public let coordinator: PersistentStoreCoordinator
+  @MainActor private var main: ModelContext?
+
+  /// A container for `types` (and the classes they refer to) in the store `configurations`
+  /// names: one configuration, or none for the default store.
+  public convenience init(
+    for types: any PersistentModel.Type..., configurations: ModelConfiguration...
+  ) throws {
+    try self.init(for: Schema(types), configurations: configurations)
+  }
+
+  /// A container for `schema` in the store `configurations` names.
+  ///
+  /// - Throws: ``SchemaError`` when the classes make no model; `StoreError` when the store
+  ///   cannot be read or was written with another model.
+  public init(for schema: Schema, configurations: [ModelConfiguration] = []) throws {
+    guard configurations.count <= 1 else {
+      throw SchemaError(
+        "a container holds one store: \(configurations.count) configurations were given")
+    }
+    let configuration = configurations.first ?? ModelConfiguration()
+    self.schema = schema
+    self.configurations = [configuration]
+    var model = try schema.managedObjectModel()
+    model.entityClasses.byEntity = Dictionary(
+      uniqueKeysWithValues: model.entities.map { ($0.name, _ModelObject.self as AnyClass) })
+    managedObjectModel = model
+    coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    if configuration.isStoredInMemoryOnly {
+      try coordinator.addInMemoryStore()
+    } else {
+      let folder = configuration.url.deletingLastPathComponent()
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try coordinator.addPersistentStore(at: configuration.url, format: configuration.format())
+    }
+  }
+
+  /// The context of the main actor.
+  @MainActor public var mainContext: ModelContext {
+    if let main { return main }
+    let context = ModelContext(self)
+    main = context
+    return context
+  }
+}

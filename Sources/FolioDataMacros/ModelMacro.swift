@@ -1,0 +1,125 @@
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Model`: makes a class an entity. Each persisted property (``PersistedProperty``) gets
+/// `@_FolioPersisted`, which turns it into accessors over the object's backing; the class gains
+/// the backing, the initializer a context uses to make instances of fetched objects, the list
+/// of its properties the schema is built from, and the `PersistentModel` conformance.
+public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+  public static func expansion(
+    of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+    conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+      throw MacroFailure("@Model applies to a class")
+    }
+    if let generics = classDecl.genericParameterClause {
+      throw MacroFailure(
+        "@Model cannot make a generic class \(generics.trimmedDescription) an entity")
+    }
+    let typeName = classDecl.name.text
+    let properties = try PersistedProperty.all(in: classDecl.memberBlock.members)
+    let access = classDecl.isPublic ? "public " : ""
+    let peerSetup = properties.map { "  self._\($0.name) = .init()\n" }.joined()
+    let metadata = properties.map { property in
+      var arguments = "\"\(property.name)\", \\\(typeName).\(property.name)"
+      if let attribute = property.attributeArguments {
+        arguments += ", attribute: FolioData.Schema.Attribute(\(attribute.trimmedDescription))"
+      }
+      if let relationship = property.relationshipArguments {
+        arguments +=
+          ", relationship: FolioData.Schema.Relationship(\(relationship.trimmedDescription))"
+      }
+      return "    FolioData.Schema.PropertyMetadata(\(arguments)),\n"
+    }.joined()
+    return [
+      "\(raw: access)var _$backing = FolioData._ModelBacking()",
+      """
+      \(raw: access)required init(backing: FolioData._ModelBacking) {
+        self._$backing = backing
+      \(raw: peerSetup)}
+      """,
+      """
+      \(raw: access)static var schemaMetadata: [FolioData.Schema.PropertyMetadata] {
+        [
+      \(raw: metadata)  ]
+      }
+      """,
+    ]
+  }
+
+  public static func expansion(
+    of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+    providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
+  ) throws -> [AttributeSyntax] {
+    guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
+      (try? PersistedProperty(variable)) != nil,
+      variable.attribute(named: "_FolioPersisted") == nil
+    else { return [] }
+    return ["@FolioData._FolioPersisted"]
+  }
+
+  public static func expansion(
+    of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+    providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [ExtensionDeclSyntax] {
+    guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty else { return [] }
+    let list = protocols.map(\.trimmedDescription).joined(separator: ", ")
+    return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: list) {}")]
+  }
+}
+
+/// `@_FolioPersisted`, which `@Model` puts on each persisted property: accessors that read
+/// and write the object's backing (its own values until a context holds it, then its managed
+/// object's), and a zero-sized peer that the initializer accessor initializes, so that Swift
+/// still requires the class's initializers to set the property, as for a stored one.
+public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+  public static func expansion(
+    of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [AccessorDeclSyntax] {
+    guard let variable = declaration.as(VariableDeclSyntax.self),
+      let property = try PersistedProperty(variable)
+    else { return [] }
+    let name = property.name
+    return [
+      """
+      @storageRestrictions(accesses: _$backing, initializes: _\(raw: name))
+      init(initialValue) {
+        _$backing.initialize(initialValue, forKey: "\(raw: name)")
+        _\(raw: name) = .init()
+      }
+      """,
+      """
+      get {
+        _$backing.value(forKey: "\(raw: name)")
+      }
+      """,
+      """
+      set {
+        _$backing.setValue(newValue, forKey: "\(raw: name)")
+      }
+      """,
+    ]
+  }
+
+  public static func expansion(
+    of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    guard let variable = declaration.as(VariableDeclSyntax.self),
+      let property = try PersistedProperty(variable)
+    else { return [] }
+    // An optional with no initial value starts empty, as a stored optional starts `nil`.
+    let initial = property.isOptionalType && !property.hasInitialValue ? " = .init()" : ""
+    return ["private var _\(raw: property.name): FolioData._FolioNoStorage\(raw: initial)"]
+  }
+}
+
+extension ClassDeclSyntax {
+  var isPublic: Bool {
+    modifiers.contains { ["public", "open"].contains($0.name.text) }
+  }
+}

@@ -1,0 +1,96 @@
+import SwiftSyntax
+
+/// A stored property of a `@Model` class that `@Model` persists: a `var` with a type annotation,
+/// no getter or setter of its own, not static, not lazy, not `@Transient`.
+struct PersistedProperty {
+  let name: String
+  let type: TypeSyntax
+  let hasInitialValue: Bool
+  /// The arguments of its `@Attribute(…)`, or `nil` without one.
+  let attributeArguments: LabeledExprListSyntax?
+  /// The arguments of its `@Relationship(…)`, or `nil` without one.
+  let relationshipArguments: LabeledExprListSyntax?
+
+  /// Whether the type is written as an optional (`T?`, `T!`, `Optional<T>`).
+  var isOptionalType: Bool { Self.isOptional(type) }
+
+  static func isOptional(_ type: TypeSyntax) -> Bool {
+    if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+      return true
+    }
+    if let identifier = type.as(IdentifierTypeSyntax.self) {
+      return identifier.name.text == "Optional" && identifier.genericArgumentClause != nil
+    }
+    if let member = type.as(MemberTypeSyntax.self) {
+      return member.name.text == "Optional" && member.genericArgumentClause != nil
+    }
+    return false
+  }
+
+  /// The properties of `members` that `@Model` persists; a `var` it cannot persist (one with
+  /// no type annotation) is reported.
+  static func all(in members: MemberBlockItemListSyntax) throws -> [PersistedProperty] {
+    try members.compactMap { member in
+      guard let variable = member.decl.as(VariableDeclSyntax.self) else { return nil }
+      return try PersistedProperty(variable)
+    }
+  }
+
+  /// The property `variable` declares, or `nil` when `@Model` leaves it alone.
+  init?(_ variable: VariableDeclSyntax) throws {
+    guard variable.bindingSpecifier.tokenKind == .keyword(.var) else { return nil }
+    let skippedModifiers: Set<String> = ["static", "class", "lazy", "override"]
+    guard !variable.modifiers.contains(where: { skippedModifiers.contains($0.name.text) }) else {
+      return nil
+    }
+    guard variable.attribute(named: "Transient") == nil else { return nil }
+    guard variable.bindings.count == 1, let binding = variable.bindings.first,
+      let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
+    else {
+      throw MacroFailure("@Model persists one property per declaration: declare each on its own")
+    }
+    if let accessors = binding.accessorBlock {
+      // A computed property is left alone; observers (willSet, didSet) are not supported.
+      switch accessors.accessors {
+      case .getter: return nil
+      case .accessors(let list):
+        let kinds = list.map(\.accessorSpecifier.text)
+        if kinds.contains(where: { ["get", "set", "_read", "_modify", "init"].contains($0) }) {
+          return nil
+        }
+        throw MacroFailure(
+          "@Model cannot persist '\(pattern.identifier.text)' with willSet or didSet: mark it @Transient or remove the observer"
+        )
+      }
+    }
+    let name = pattern.identifier.text
+    guard !name.hasPrefix("_$") else { return nil }
+    guard let type = binding.typeAnnotation?.type else {
+      throw MacroFailure(
+        "@Model needs the type of '\(name)' written out (var \(name): Type), as it makes the property computed"
+      )
+    }
+    if type.trimmedDescription.hasSuffix("_FolioNoStorage") { return nil }
+    self.name = name
+    self.type = type.trimmed
+    self.hasInitialValue = binding.initializer != nil
+    self.attributeArguments = variable.attribute(named: "Attribute").map {
+      $0.arguments?.as(LabeledExprListSyntax.self) ?? []
+    }
+    self.relationshipArguments = variable.attribute(named: "Relationship").map {
+      $0.arguments?.as(LabeledExprListSyntax.self) ?? []
+    }
+  }
+}
+
+extension VariableDeclSyntax {
+  /// The attribute `@name` (or `@Module.name`) on the declaration.
+  func attribute(named name: String) -> AttributeSyntax? {
+    for element in attributes {
+      guard case .attribute(let attribute) = element else { continue }
+      let written = attribute.attributeName.trimmedDescription
+      if written == name || written.hasSuffix(".\(name)") { return attribute }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,10 @@
+import SwiftCompilerPlugin
+import SwiftSyntaxMacros
+
+/// The compiler plugin that expands FolioData's macros.
+@main
+struct FolioDataMacrosPlugin: CompilerPlugin {
+  let providingMacros: [any Macro.Type] = [
+    ModelMacro.self, PersistedPropertyMacro.self, MarkerMacro.self,
+  ]
+}

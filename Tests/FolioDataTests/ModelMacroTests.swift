@@ -1,0 +1,135 @@
+import Folio
+import FolioData
+import FolioModel
+import FolioTestSupport
+import Foundation
+import Testing
+
+enum TripKind: String, Codable {
+  case leisure, business
+}
+
+struct Fare: Codable, Hashable {
+  var amount: Double
+  var currency: String
+}
+
+@Model final class Trip {
+  var name: String
+  var start: Date
+  var budget: Double?
+  var kind: TripKind
+  var notes: [String] = []
+  var fare: Fare?
+  @Attribute(.unique) var code: String
+  @Relationship(deleteRule: .cascade, inverse: \Stop.trip) var stops: [Stop] = []
+  var traveler: Traveler?
+  @Transient var isExpanded = false
+  var summary: String { "\(name) (\(stops.count) stops)" }
+
+  init(name: String, code: String, start: Date, kind: TripKind = .leisure) {
+    self.name = name
+    self.code = code
+    self.start = start
+    self.kind = kind
+  }
+}
+
+@Model final class Stop {
+  var place: String
+  var nights: Int = 1
+  var trip: Trip?
+
+  init(place: String, nights: Int = 1) {
+    self.place = place
+    self.nights = nights
+  }
+}
+
+@Model final class Traveler {
+  var name: String
+  var trips: [Trip] = []
+  @Relationship(inverse: \Traveler.friendOf) var friends: [Traveler] = []
+  var friendOf: [Traveler] = []
+
+  init(name: String) { self.name = name }
+}
+
+@Suite("@Model classes: the entities they make")
+struct ModelMacroTests {
+  static func model() throws -> ManagedObjectModel {
+    try Schema(Trip.self).managedObjectModel()
+  }
+
+  @Test("stored properties become attributes of the types Core Data stores them as")
+  func attributes() throws {
+    let model = try Self.model()
+    let trip = try #require(model.entity(named: "Trip"))
+    let types = Dictionary(
+      uniqueKeysWithValues: trip.attributes.map { ($0.name, $0.attributeType) })
+    #expect(
+      types == [
+        "name": .string, "start": .date, "budget": .double, "kind": .string,
+        "notes": .binaryData, "fare": .binaryData, "code": .string,
+      ])
+    let optional = Set(trip.attributes.filter(\.isOptional).map(\.name))
+    #expect(optional == ["budget", "fare"])
+    #expect(trip.uniquenessConstraints == [["code"]])
+    // Computed and transient properties are left alone.
+    #expect(trip.property(named: "summary") == nil)
+    #expect(trip.property(named: "isExpanded") == nil)
+    let stop = try #require(model.entity(named: "Stop"))
+    #expect(stop.attribute(named: "nights")?.attributeType == .integer64)
+    #expect(stop.attribute(named: "nights")?.isOptional == false)
+  }
+
+  @Test("relationships: delete rules, to-many, and inverses named or inferred")
+  func relationships() throws {
+    let model = try Self.model()
+    #expect(model.entities.map(\.name).sorted() == ["Stop", "Traveler", "Trip"])
+    let trip = try #require(model.entity(named: "Trip"))
+    let stops = try #require(trip.relationship(named: "stops"))
+    #expect(stops.isToMany && stops.deleteRule == .cascade && stops.inverseName == "trip")
+    #expect(stops.destinationEntityName == "Stop")
+    // Inferred: Traveler has one relationship to Trip, and Trip one to Traveler.
+    let traveler = try #require(trip.relationship(named: "traveler"))
+    #expect(
+      !traveler.isToMany && traveler.inverseName == "trips" && traveler.deleteRule == .nullify)
+    let person = try #require(model.entity(named: "Traveler"))
+    #expect(person.relationship(named: "trips")?.inverseName == "traveler")
+    // A class's relationships to itself pair only when named.
+    #expect(person.relationship(named: "friends")?.inverseName == "friendOf")
+    #expect(person.relationship(named: "friendOf")?.inverseName == "friends")
+  }
+
+  @Test("the version hashes are those of the same model written out entity by entity")
+  func versionHashes() throws {
+    let written = try ManagedObjectModel {
+      EntityDescription("Trip") {
+        AttributeDescription("name", .string, isOptional: false)
+        AttributeDescription("start", .date, isOptional: false)
+        AttributeDescription("budget", .double)
+        AttributeDescription("kind", .string, isOptional: false)
+        AttributeDescription("notes", .binaryData, isOptional: false)
+        AttributeDescription("fare", .binaryData)
+        AttributeDescription("code", .string, isOptional: false)
+        RelationshipDescription(
+          "stops", to: "Stop", inverse: "trip", toMany: true, deleteRule: .cascade)
+        RelationshipDescription("traveler", to: "Traveler", inverse: "trips")
+        UniquenessConstraint("code")
+      }
+      EntityDescription("Stop") {
+        AttributeDescription("place", .string, isOptional: false)
+        AttributeDescription("nights", .integer64, isOptional: false)
+        RelationshipDescription("trip", to: "Trip", inverse: "stops")
+      }
+      EntityDescription("Traveler") {
+        AttributeDescription("name", .string, isOptional: false)
+        RelationshipDescription("trips", to: "Trip", inverse: "traveler", toMany: true)
+        RelationshipDescription("friends", to: "Traveler", inverse: "friendOf", toMany: true)
+        RelationshipDescription("friendOf", to: "Traveler", inverse: "friends", toMany: true)
+      }
+    }
+    #expect(try Self.model().entityVersionHashesByName == written.entityVersionHashesByName)
+  }
+}
