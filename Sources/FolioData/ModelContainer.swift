@@ -104,10 +104,11 @@ public final class ModelContainer {
     }
   }
 
-  /// The context of the main actor.
+  /// The context of the main actor, whose objects are tracked by Swift Observation.
   @MainActor public var mainContext: ModelContext {
     if let main { return main }
     let context = ModelContext(self)
+    context.tracksObservation = true
     main = context
     return context
   }

@@ -44,9 +44,25 @@ public final class ModelContext {
   }
 
   /// The undo manager that records the context's changes; `nil` (the default) records none.
-  public var undoManager: UndoManager? {
-    get { managedObjectContext.undoManager }
-    set { managedObjectContext.undoManager = newValue }
+  public var undoManager: ModelUndoManager? {
+    didSet { managedObjectContext.undoManager = undoManager.map(Self.folioUndoManager) }
+  }
+
+  #if canImport(Darwin)
+    static func folioUndoManager(_ manager: ModelUndoManager) -> FolioUndo.UndoManager { manager }
+  #else
+    static func folioUndoManager(_ manager: ModelUndoManager) -> FolioUndo.UndoManager {
+      manager.base
+    }
+  #endif
+
+  /// Whether reading the properties of the context's objects is tracked by Swift Observation
+  /// (`withObservationTracking`, SwiftUI), so that every change to them notifies. On for the
+  /// container's ``ModelContainer/mainContext``, off for other contexts by default: tracking
+  /// gives each object read a registrar (about 160 bytes) and slows each read.
+  public var tracksObservation: Bool {
+    get { managedObjectContext.tracksObservation }
+    set { managedObjectContext.tracksObservation = newValue }
   }
 
   /// Whether anything was inserted, changed or deleted since the last save.

@@ -1,9 +1,14 @@
 import FolioGraph
+import Observation
 
 /// A class made an entity by `@Model`: what SwiftData's `PersistentModel` is.
 ///
-/// `@Model` writes the requirements; a class never conforms by hand.
-public protocol PersistentModel: AnyObject, Hashable, Identifiable {
+/// `@Model` writes the requirements; a class never conforms by hand. The classes are
+/// `Observable`: reading a property inside `withObservationTracking` (SwiftUI) is tracked, and
+/// every change to it notifies — by a setter, an inverse, undo, redo, rollback or a merge —
+/// for an object in a context that tracks observation (``ModelContext/tracksObservation``, on
+/// for ``ModelContainer/mainContext``).
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
   /// Where the object's values are: its own until a context holds it, then its context's.
   var _$backing: _ModelBacking { get set }
   /// An instance over a managed object a context holds (a fetched object).

@@ -1,0 +1,62 @@
+import FolioData
+import Foundation
+import Observation
+import Testing
+
+@Suite("@Model objects: undo and observation")
+struct ModelUndoTests {
+  static let day = Date(timeIntervalSinceReferenceDate: 800_000_000)
+
+  @Test("with an undo manager set, as SwiftData code sets one, changes undo and redo")
+  func undoAndRedo() throws {
+    let container = try ModelContainer(
+      for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    let context = ModelContext(container)
+    context.undoManager = UndoManager()
+    let trip = Trip(name: "Alps", code: "A1", start: Self.day)
+    context.insert(trip)
+    context.undoManager?.undo()
+    #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 0)
+    context.undoManager?.redo()
+    #expect(try context.fetch(FetchDescriptor<Trip>()).map(\.name) == ["Alps"])
+    try context.save()
+    trip.name = "Pyrenees"
+    trip.stops.append(Stop(place: "Gavarnie"))
+    context.undoManager?.undo()
+    #expect(trip.name == "Alps" && trip.stops.isEmpty)
+    context.undoManager?.redo()
+    #expect(trip.name == "Pyrenees" && trip.stops.map(\.place) == ["Gavarnie"])
+  }
+
+  @Test("reading a property inside withObservationTracking is tracked; a change notifies")
+  @MainActor
+  func observation() throws {
+    let container = try ModelContainer(
+      for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    let context = container.mainContext
+    #expect(context.tracksObservation)
+    let trip = Trip(name: "Alps", code: "A1", start: Self.day)
+    context.insert(trip)
+    let stop = Stop(place: "Chamonix")
+    context.insert(stop)
+    final class Flag: @unchecked Sendable { var raised = 0 }
+    let flag = Flag()
+    withObservationTracking {
+      _ = trip.name
+      _ = trip.stops.count
+    } onChange: {
+      flag.raised += 1
+    }
+    trip.budget = 10  // not read: no notification
+    #expect(flag.raised == 0)
+    stop.trip = trip  // the inverse, trip.stops, changes
+    #expect(flag.raised == 1)
+    withObservationTracking {
+      _ = trip.name
+    } onChange: {
+      flag.raised += 1
+    }
+    trip.name = "Pyrenees"
+    #expect(flag.raised == 2)
+  }
+}
