@@ -35,6 +35,7 @@ extension ModelContext {
   /// - Throws: `GraphError` when the predicate cannot be evaluated on an object, or an error
   ///   Foundation's evaluation throws.
   public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+    if !hasOwnCoordinator { container.mergeActorSaves() }
     let plan = self.plan(descriptor)
     let objects = try managedObjectContext.fetch(plan.request)
     var models = objects.map { object -> T in
@@ -57,6 +58,7 @@ extension ModelContext {
 
   /// How many objects `descriptor` selects.
   public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+    if !hasOwnCoordinator { container.mergeActorSaves() }
     let plan = self.plan(descriptor)
     if plan.isComplete { return try managedObjectContext.count(for: plan.request) }
     return try fetch(descriptor).count

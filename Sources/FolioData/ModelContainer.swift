@@ -1,3 +1,4 @@
+import Folio
 import FolioBinaryStore
 import FolioGraph
 import FolioModel
@@ -59,7 +60,11 @@ public struct ModelConfiguration: Sendable, Hashable {
 /// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
 /// let context = ModelContext(container)
 /// ```
-public final class ModelContainer {
+///
+/// A container crosses actors (a model actor takes one). Its coordinator belongs to the contexts
+/// made with ``ModelContext/init(_:)``, which share one thread (the main actor's); a model actor's
+/// context works on a coordinator of its own.
+public final class ModelContainer: @unchecked Sendable {
   /// The classes and the model they make.
   public let schema: Schema
   /// The store's configuration.
@@ -69,6 +74,14 @@ public final class ModelContainer {
   /// The coordinator holding the store, which every context of the container works against.
   public let coordinator: PersistentStoreCoordinator
   @MainActor private var main: ModelContext?
+  /// The contexts on ``coordinator``, used on its thread alone.
+  private var sharedContexts: [() -> ModelContext?] = []
+  /// How many saves model actors' contexts made, and how many of them the contexts on
+  /// ``coordinator`` have merged.
+  private let actorSaves = ActorSaveCount()
+  private var mergedActorSaves = 0
+  /// Why the last merge of a model actor's save failed; `nil` when it did not.
+  public private(set) var mergeProblem: (any Error)?
 
   /// A container for `types` (and the classes they refer to) in the store `configurations`
   /// names: one configuration, or none for the default store.
@@ -104,6 +117,45 @@ public final class ModelContainer {
     }
   }
 
+  func register(_ context: ModelContext) {
+    sharedContexts.removeAll { $0() == nil }
+    sharedContexts.append { [weak context] in context }
+    let contexts = sharedContexts.compactMap { $0() }
+    if contexts.count > 1 { contexts.forEach { $0.shareSaves() } }
+  }
+
+  /// Merges `changes`, which `context` saved, into the container's other contexts on its
+  /// coordinator.
+  func merge(_ changes: ObjectIDChanges, savedBy context: ModelContext) {
+    for other in sharedContexts.compactMap({ $0() }) where other !== context {
+      other.managedObjectContext.mergeChanges(fromContextDidSave: changes)
+    }
+  }
+
+  /// Notes that a model actor's context saved, and has the main actor merge it soon; a fetch
+  /// of a context on the container's coordinator merges it first in any case.
+  func noteActorSave() {
+    actorSaves.increment()
+    Task { @MainActor [self] in self.mergeActorSaves() }
+  }
+
+  /// Merges what model actors saved since the last merge into the contexts on the container's
+  /// coordinator.
+  func mergeActorSaves() {
+    let count = actorSaves.value
+    guard count != mergedActorSaves else { return }
+    mergedActorSaves = count
+    do {
+      let changes = try coordinator.takeInChangesFromOtherWriters()
+      for context in sharedContexts.compactMap({ $0() }) {
+        context.managedObjectContext.mergeChanges(fromContextDidSave: changes)
+      }
+      mergeProblem = nil
+    } catch {
+      mergeProblem = error
+    }
+  }
+
   /// The context of the main actor, whose objects are tracked by Swift Observation.
   @MainActor public var mainContext: ModelContext {
     if let main { return main }
@@ -112,4 +164,14 @@ public final class ModelContainer {
     main = context
     return context
   }
+}
+
+/// A count that model actors' threads raise and the container's thread reads.
+final class ActorSaveCount: @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+
+  var value: Int { lock.withLock { count } }
+
+  func increment() { lock.withLock { count += 1 } }
 }

@@ -16,13 +16,54 @@ public final class ModelContext {
   public let managedObjectContext: ManagedObjectContext
   let translator: PredicateTranslator
 
-  /// A new context on `container`'s store, with an undo manager as SwiftData's main context
-  /// has none: set ``undoManager`` to undo.
-  public init(_ container: ModelContainer) {
-    self.container = container
+  /// Whether the context works on a coordinator of its own (a model actor's, on a store file)
+  /// rather than on the container's.
+  let hasOwnCoordinator: Bool
+  private var saveObservation: ObservationToken?
+
+  /// A new context on the container's coordinator, for the thread that uses the container's
+  /// other such contexts (the main actor's, as ``ModelContainer/mainContext``). Its objects
+  /// and those of the container's other contexts merge each other's saves, and the saves of
+  /// its model actors.
+  public convenience init(_ container: ModelContainer) {
+    self.init(container, coordinator: container.coordinator)
+    container.register(self)
+  }
+
+  /// Has the context's saves merged into the container's other contexts on its coordinator,
+  /// from the moment there are others: a context alone pays nothing for it.
+  func shareSaves() {
+    guard saveObservation == nil else { return }
+    saveObservation = managedObjectContext.addEventObserver { [weak self] event in
+      guard case .didSave(let changes) = event, let self else { return }
+      self.container.merge(changes, savedBy: self)
+    }
+  }
+
+  /// A context for a model actor (`@ModelActor` makes it): on a coordinator of its own, on the
+  /// same store, so that it can work on another thread; for a container kept in memory only,
+  /// on the container's, and the actor runs on the main actor.
+  public convenience init(_actorOf container: ModelContainer) {
+    guard let configuration = container.configurations.first,
+      !configuration.isStoredInMemoryOnly
+    else {
+      self.init(container)
+      return
+    }
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: container.managedObjectModel)
     do {
-      managedObjectContext = try ManagedObjectContext(
-        coordinator: container.coordinator, undoManager: nil)
+      try coordinator.addPersistentStore(at: configuration.url, format: configuration.format())
+    } catch {
+      fatalError("a model actor's context cannot open the store: \(error)")
+    }
+    self.init(container, coordinator: coordinator)
+  }
+
+  private init(_ container: ModelContainer, coordinator: PersistentStoreCoordinator) {
+    self.container = container
+    hasOwnCoordinator = coordinator !== container.coordinator
+    do {
+      managedObjectContext = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
     } catch {
       fatalError("a context cannot be made on the container: \(error)")
     }
@@ -156,8 +197,10 @@ public final class ModelContext {
   ///   `StoreError`; nothing is saved then.
   public func save() throws {
     let deleted = managedObjectContext.deletedObjects
+    let changed = managedObjectContext.hasChanges
     try managedObjectContext.save()
     for object in deleted { (object as? _ModelObject)?.model = nil }
+    if changed, hasOwnCoordinator { container.noteActorSave() }
   }
 
   /// Throws away the changes since the last save.
@@ -180,15 +223,36 @@ public final class ModelContext {
   /// The object `id` identifies, as an instance of its class: the one the context holds, or
   /// the saved one read from the store.
   public func model(for id: PersistentIdentifier) -> any PersistentModel {
-    guard let objectID = id.objectID, let object = managedObjectContext.object(with: objectID)
+    guard let objectID = self.objectID(id),
+      let object = managedObjectContext.object(with: objectID)
     else { fatalError("\(id) names no object of the context") }
     guard let model = model(of: object) else { fatalError("\(id) is not a model object") }
     return model
   }
 
+  /// The object `id` identifies, as a `T`, from the context or the store; `nil` when there is
+  /// none (another context's unsaved object) or it is not a `T`.
+  public func existingModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
+    guard let objectID = self.objectID(id),
+      let object = try? managedObjectContext.existingObject(with: objectID)
+    else { return nil }
+    return model(of: object) as? T
+  }
+
+  /// The ID `id` carries, as this context knows it. A saved object's ID from another context
+  /// of the store — a model actor's, on a coordinator of its own, numbers the store's keys
+  /// its own way — is found through its URI, which names the object in the store.
+  func objectID(_ id: PersistentIdentifier) -> ManagedObjectID? {
+    guard let objectID = id.objectID else { return nil }
+    if objectID.isTemporaryID || managedObjectContext.object(with: objectID) != nil {
+      return objectID
+    }
+    return managedObjectContext.managedObjectID(forURIRepresentation: objectID.uriRepresentation)
+  }
+
   /// The object `id` identifies, if the context holds it already.
   public func registeredModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
-    guard let objectID = id.objectID else { return nil }
+    guard let objectID = self.objectID(id) else { return nil }
     return managedObjectContext.registeredObjects.first { $0.objectID == objectID }
       .flatMap { model(of: $0) as? T }
   }

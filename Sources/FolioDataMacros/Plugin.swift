@@ -5,6 +5,6 @@ import SwiftSyntaxMacros
 @main
 struct FolioDataMacrosPlugin: CompilerPlugin {
   let providingMacros: [any Macro.Type] = [
-    ModelMacro.self, PersistedPropertyMacro.self, MarkerMacro.self,
+    ModelMacro.self, PersistedPropertyMacro.self, MarkerMacro.self, ModelActorMacro.self,
   ]
 }
