@@ -110,6 +110,8 @@ test: toolchain deps
 	.build/debug/folio replay Samples/*/*.undo
 	.build/debug/ExpensesSample
 	.build/debug/CompanySample
+	@trips=$$(mktemp -d) && .build/debug/TripsSample $$trips/trips.store \
+	  && .build/debug/folio info $$trips/trips.store && rm -rf $$trips
 	$(MAKE) --no-print-directory fuzz-replay
 
 # The web editor sample, Samples/Editor: its own package, so Hummingbird stays out of Folio's

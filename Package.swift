@@ -216,6 +216,12 @@ let package = Package(
       exclude: ["Company.xcdatamodeld"],
       plugins: ["FolioCodegenPlugin"]
     ),
+    // A SwiftData program's model layer, unchanged but for its import, on FolioData.
+    .executableTarget(
+      name: "TripsSample",
+      dependencies: ["FolioData"],
+      path: "Samples/Trips/App"
+    ),
     .target(
       name: "FolioTestSupport",
       dependencies: ["CFolioSupport", "FolioModel", "FolioStores", "FolioSQLiteStore"],
@@ -352,7 +358,7 @@ let package = Package(
 // the soak runner, and `folio` unless the CLI's tests are among them).
 if let subset = Context.environment["FOLIO_TEST_SUBSET"] {
   let kept = Set(subset.split(separator: ",").map(String.init))
-  var unused: Set<String> = ["FolioBenchmarks", "ExpensesSample", "CompanySample"]
+  var unused: Set<String> = ["FolioBenchmarks", "ExpensesSample", "CompanySample", "TripsSample"]
   if !kept.contains("FolioSoakTests") { unused.formUnion(["FolioSoak", "FolioSoakRunner"]) }
   if !kept.contains("FolioCLITests") { unused.insert("folio") }
   if !kept.contains("FolioDataTests") { unused.formUnion(["FolioData", "FolioDataMacros"]) }
