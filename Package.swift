@@ -175,6 +175,7 @@ let package = Package(
       dependencies: [
         "Folio", "FolioGraph", "FolioModel", "FolioQuery", "FolioStores", "FolioUndo",
         "FolioSQLiteStore", "FolioXMLStore", "FolioBinaryStore", "FolioDataMacros",
+        "FolioMigration",
       ]
     ),
     .macro(

@@ -95,7 +95,30 @@ public final class ModelContainer: @unchecked Sendable {
   ///
   /// - Throws: ``SchemaError`` when the classes make no model; `StoreError` when the store
   ///   cannot be read or was written with another model.
-  public init(for schema: Schema, configurations: [ModelConfiguration] = []) throws {
+  public convenience init(for schema: Schema, configurations: [ModelConfiguration] = []) throws {
+    try self.init(for: schema, migrationPlan: nil, configurations: configurations)
+  }
+
+  /// A container for `schema` in the store `configurations` names, migrated first by
+  /// `migrationPlan`, stage by stage, from the version that wrote it.
+  public convenience init(
+    for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?,
+    configurations: ModelConfiguration...
+  ) throws {
+    try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
+  }
+
+  /// A container for `schema` in the store `configurations` names (one, or none for the
+  /// default store), migrated first by `migrationPlan`, stage by stage, from the version that
+  /// wrote it.
+  ///
+  /// - Throws: ``SchemaError`` when the classes make no model or the plan has no way from the
+  ///   store's version; `MigrationError` from a migration step; `StoreError` when the store
+  ///   cannot be read or was written with another model.
+  public init(
+    for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?,
+    configurations: [ModelConfiguration]
+  ) throws {
     guard configurations.count <= 1 else {
       throw SchemaError(
         "a container holds one store: \(configurations.count) configurations were given")
@@ -113,6 +136,11 @@ public final class ModelContainer: @unchecked Sendable {
     } else {
       let folder = configuration.url.deletingLastPathComponent()
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      if let migrationPlan {
+        try PlannedMigration(
+          plan: migrationPlan, url: configuration.url, format: configuration.format()
+        ).run()
+      }
       try coordinator.addPersistentStore(at: configuration.url, format: configuration.format())
     }
   }

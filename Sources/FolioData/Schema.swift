@@ -89,6 +89,9 @@ extension Schema {
     let kind: Kind
     public let attribute: Attribute?
     public let relationship: Relationship?
+    /// The attribute's value in a new object: the property's initial value, as the model's
+    /// default (what a migration gives existing objects for an added attribute).
+    var defaultValue: AttributeValue?
 
     enum Kind {
       /// An attribute of `type`; `codable` when the value is kept as JSON.
@@ -130,59 +133,64 @@ extension Schema {
     /// An attribute of one of Folio's value types.
     public init<Root, Value: AttributeValueConvertible>(
       _ name: String, _ keyPath: KeyPath<Root, Value>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: Value? = nil
     ) {
       let (type, isOptional) = ValueTypes.attributeType(of: Value.self)
       self.init(
         name, keyPath,
         .attribute(type, isOptional: isOptional, valueType: Value.self, codable: false),
         attribute, relationship)
+      self.defaultValue = defaultValue?.attributeValue
     }
 
     /// An enumeration stored by its raw value.
     public init<Root, Value: RawRepresentable>(
       _ name: String, _ keyPath: KeyPath<Root, Value>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: Value? = nil
     ) where Value.RawValue: AttributeValueConvertible {
       self.init(
         name, keyPath, rawValue: Value.RawValue.self, of: Value.self, isOptional: false,
         attribute, relationship)
+      self.defaultValue = defaultValue?.rawValue.attributeValue
     }
 
     /// An optional enumeration stored by its raw value.
     public init<Root, Value: RawRepresentable>(
       _ name: String, _ keyPath: KeyPath<Root, Value?>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: Value?? = nil
     ) where Value.RawValue: AttributeValueConvertible {
       self.init(
         name, keyPath, rawValue: Value.RawValue.self, of: Value.self, isOptional: true,
         attribute, relationship)
+      self.defaultValue = defaultValue??.rawValue.attributeValue
     }
 
     /// An enumeration that converts itself, stored by its raw value.
     public init<Root, Value: RawRepresentable & AttributeValueConvertible>(
       _ name: String, _ keyPath: KeyPath<Root, Value>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: Value? = nil
     ) where Value.RawValue: AttributeValueConvertible {
       self.init(
         name, keyPath, rawValue: Value.RawValue.self, of: Value.self, isOptional: false,
         attribute, relationship)
+      self.defaultValue = defaultValue?.rawValue.attributeValue
     }
 
     /// An optional enumeration that converts itself, stored by its raw value.
     public init<Root, Value: RawRepresentable & AttributeValueConvertible>(
       _ name: String, _ keyPath: KeyPath<Root, Value?>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: Value?? = nil
     ) where Value.RawValue: AttributeValueConvertible {
       self.init(
         name, keyPath, rawValue: Value.RawValue.self, of: Value.self, isOptional: true,
         attribute, relationship)
+      self.defaultValue = defaultValue??.rawValue.attributeValue
     }
 
     /// A to-one relationship that may be empty.
     public init<Root, Target: PersistentModel>(
       _ name: String, _ keyPath: KeyPath<Root, Target?>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: Target?? = nil
     ) {
       self.init(name, keyPath, .toOne(Target.self, isOptional: true), attribute, relationship)
     }
@@ -190,7 +198,7 @@ extension Schema {
     /// A to-one relationship that may not be empty.
     public init<Root, Target: PersistentModel>(
       _ name: String, _ keyPath: KeyPath<Root, Target>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: Target? = nil
     ) {
       self.init(name, keyPath, .toOne(Target.self, isOptional: false), attribute, relationship)
     }
@@ -198,7 +206,7 @@ extension Schema {
     /// A to-many relationship.
     public init<Root, Target: PersistentModel>(
       _ name: String, _ keyPath: KeyPath<Root, [Target]>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: [Target]? = nil
     ) {
       self.init(name, keyPath, .toMany(Target.self, isOptional: true), attribute, relationship)
     }
@@ -206,7 +214,7 @@ extension Schema {
     /// A to-many relationship declared optional.
     public init<Root, Target: PersistentModel>(
       _ name: String, _ keyPath: KeyPath<Root, [Target]?>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: [Target]?? = nil
     ) {
       self.init(name, keyPath, .toMany(Target.self, isOptional: true), attribute, relationship)
     }
@@ -214,7 +222,7 @@ extension Schema {
     /// Any other value: `Codable` ones are stored as JSON in a Binary Data attribute.
     public init<Root, Value>(
       _ name: String, _ keyPath: KeyPath<Root, Value>, attribute: Attribute? = nil,
-      relationship: Relationship? = nil
+      relationship: Relationship? = nil, defaultValue: Value? = nil
     ) {
       let isOptional = Value.self is any _OptionalValue.Type
       let codable = Value.self is any Codable.Type

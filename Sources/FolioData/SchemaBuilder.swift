@@ -27,7 +27,9 @@ struct SchemaBuilder {
               "\(place) is a \(valueType), which no attribute holds: use a value type Folio stores, an enumeration with such a raw value, or a Codable type"
             )
           }
-          var attribute = AttributeDescription(property.name, attributeType, isOptional: isOptional)
+          var attribute = AttributeDescription(
+            property.name, attributeType, isOptional: isOptional,
+            defaultValue: property.defaultValue)
           if let settings = property.attribute {
             let options = Set(settings.options.map(\.kind))
             attribute.allowsExternalBinaryDataStorage = options.contains(.externalStorage)

@@ -31,6 +31,10 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         arguments +=
           ", relationship: FolioData.Schema.Relationship(\(relationship.trimmedDescription))"
       }
+      // The initial value, the model's default, in the type's static context.
+      if let initial = property.initialValue {
+        arguments += ", defaultValue: \(initial.trimmedDescription)"
+      }
       return "    FolioData.Schema.PropertyMetadata(\(arguments)),\n"
     }.joined()
     return [

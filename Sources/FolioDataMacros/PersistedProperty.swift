@@ -5,7 +5,9 @@ import SwiftSyntax
 struct PersistedProperty {
   let name: String
   let type: TypeSyntax
-  let hasInitialValue: Bool
+  /// The initial value written in the declaration, if any.
+  let initialValue: ExprSyntax?
+  var hasInitialValue: Bool { initialValue != nil }
   /// The arguments of its `@Attribute(…)`, or `nil` without one.
   let attributeArguments: LabeledExprListSyntax?
   /// The arguments of its `@Relationship(…)`, or `nil` without one.
@@ -73,7 +75,7 @@ struct PersistedProperty {
     if type.trimmedDescription.hasSuffix("_FolioNoStorage") { return nil }
     self.name = name
     self.type = type.trimmed
-    self.hasInitialValue = binding.initializer != nil
+    self.initialValue = binding.initializer?.value.trimmed
     self.attributeArguments = variable.attribute(named: "Attribute").map {
       $0.arguments?.as(LabeledExprListSyntax.self) ?? []
     }

@@ -81,6 +81,9 @@ struct ModelMacroTests {
     let stop = try #require(model.entity(named: "Stop"))
     #expect(stop.attribute(named: "nights")?.attributeType == .integer64)
     #expect(stop.attribute(named: "nights")?.isOptional == false)
+    // An initial value is the attribute's default, which a migration gives existing objects.
+    #expect(stop.attribute(named: "nights")?.defaultValue == .integer(1))
+    #expect(stop.attribute(named: "place")?.defaultValue == nil)
   }
 
   @Test("relationships: delete rules, to-many, and inverses named or inferred")

@@ -12,6 +12,30 @@ public struct ModelBundle: Sendable {
     public var name: String
     /// The model.
     public var model: ManagedObjectModel
+
+    /// A version called `name`, of `model`.
+    public init(name: String, model: ManagedObjectModel) {
+      self.name = name
+      self.model = model
+    }
+  }
+
+  /// A bundle of versions built in code, in the order a migration steps through them, whose
+  /// current version is the last.
+  ///
+  /// - Throws: `ModelError.noCurrentVersion` when there is no version;
+  ///   `.duplicateName` when two versions have one name.
+  public init(versions: [Version]) throws(ModelError) {
+    guard let last = versions.last else {
+      throw ModelError.noCurrentVersion("the bundle holds no version", at: nil)
+    }
+    var names: Set<String> = []
+    for version in versions where !names.insert(version.name).inserted {
+      throw ModelError.duplicateName("version", version.name, at: nil)
+    }
+    self.versions = versions
+    currentVersionName = last.name
+    currentModel = last.model
   }
 
   /// Every version, sorted by name, numbers in names by their value (`Model 9` before
