@@ -184,11 +184,13 @@ public final class ModelContainer: @unchecked Sendable {
     }
   }
 
-  /// The context of the main actor, whose objects are tracked by Swift Observation.
+  /// The context of the main actor, whose objects are tracked by Swift Observation and which
+  /// saves by itself (``ModelContext/autosaveEnabled``).
   @MainActor public var mainContext: ModelContext {
     if let main { return main }
     let context = ModelContext(self)
     context.tracksObservation = true
+    context.autosaveEnabled = true
     main = context
     return context
   }

@@ -106,6 +106,40 @@ public final class ModelContext {
     set { managedObjectContext.tracksObservation = newValue }
   }
 
+  /// Whether the context saves its changes by itself, at the main actor's turn after the
+  /// first change since it last saved; on for the container's ``ModelContainer/mainContext``,
+  /// off for other contexts by default. Why the last such save failed is
+  /// ``autosaveProblem``; the changes stay, for the next save to try again.
+  public var autosaveEnabled = false {
+    didSet {
+      guard autosaveEnabled != oldValue else { return }
+      managedObjectContext.isChangeNoticed = false
+      managedObjectContext.changeHook =
+        autosaveEnabled ? { [weak self] in self?.scheduleAutosave() } : nil
+      if autosaveEnabled, hasChanges { scheduleAutosave() }
+    }
+  }
+
+  /// Why the last autosave failed; `nil` after one that did not.
+  public private(set) var autosaveProblem: (any Error)?
+
+  private func scheduleAutosave() {
+    // A context is confined to its thread; the main context's is the main actor's.
+    nonisolated(unsafe) let context = self
+    Task { @MainActor in context.autosave() }
+  }
+
+  private func autosave() {
+    managedObjectContext.isChangeNoticed = false
+    guard autosaveEnabled, hasChanges else { return }
+    do {
+      try save()
+      autosaveProblem = nil
+    } catch {
+      autosaveProblem = error
+    }
+  }
+
   /// Whether anything was inserted, changed or deleted since the last save.
   public var hasChanges: Bool { managedObjectContext.hasChanges }
 
@@ -199,6 +233,7 @@ public final class ModelContext {
     let deleted = managedObjectContext.deletedObjects
     let changed = managedObjectContext.hasChanges
     try managedObjectContext.save()
+    managedObjectContext.isChangeNoticed = false
     for object in deleted { (object as? _ModelObject)?.model = nil }
     if changed, hasOwnCoordinator { container.noteActorSave() }
   }

@@ -1,4 +1,5 @@
 import FolioData
+import FolioTestSupport
 import Foundation
 import Observation
 import Testing
@@ -58,5 +59,38 @@ struct ModelUndoTests {
     }
     trip.name = "Pyrenees"
     #expect(flag.raised == 2)
+  }
+}
+
+@Suite("autosave")
+struct AutosaveTests {
+  @Test("the main context saves at the main actor's next turn after a change; others do not")
+  @MainActor
+  func mainContextAutosaves() async throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("trips.store")
+    let container = try ModelContainer(
+      for: Trip.self, configurations: ModelConfiguration(url: url))
+    let main = container.mainContext
+    #expect(main.autosaveEnabled)
+    let trip = Trip(name: "Alps", code: "A1", start: .now)
+    main.insert(trip)
+    #expect(main.hasChanges)
+    await Task.yield()
+    #expect(!main.hasChanges && main.autosaveProblem == nil)
+    trip.name = "Alps, renamed"
+    await Task.yield()
+    #expect(!main.hasChanges)
+    // Another context holds its changes until it saves.
+    let other = ModelContext(container)
+    #expect(!other.autosaveEnabled)
+    other.insert(Trip(name: "Coast", code: "C1", start: .now))
+    await Task.yield()
+    #expect(other.hasChanges)
+    // What reached the file: a new container reads both of the main context's changes.
+    let reread = ModelContext(
+      try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url)))
+    #expect(try reread.fetch(FetchDescriptor<Trip>()).map(\.name) == ["Alps, renamed"])
   }
 }

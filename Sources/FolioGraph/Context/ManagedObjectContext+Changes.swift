@@ -377,6 +377,10 @@ extension ManagedObjectContext {
   /// Asks the undo manager's event loop to process pending changes when the turn ends, once
   /// per turn.
   func noteTurnActivity() {
+    if !isChangeNoticed, let changeHook {
+      isChangeNoticed = true
+      changeHook()
+    }
     guard !isTurnScheduled, let loop = undoManager?.eventLoop else { return }
     isTurnScheduled = true
     loop.scheduleEndOfTurn { [weak self] in self?.processPendingChanges() }

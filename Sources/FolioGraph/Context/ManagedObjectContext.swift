@@ -167,6 +167,11 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
   #endif
   var isTurnScheduled = false
+  /// Called at the first change after ``isChangeNoticed`` was cleared, which it sets: for a
+  /// library on top that acts once on a run of changes (an autosave).
+  package var changeHook: (() -> Void)?
+  /// Whether ``changeHook`` was called since its owner last cleared this.
+  package var isChangeNoticed = false
   var undoObserver: ObservationToken?
 
   private var observers: [Int: (ObjectsDidChangeNotification) -> Void] = [:]
