@@ -56,6 +56,15 @@ extension ModelContext {
     return Array(models[start..<end])
   }
 
+  /// Calls `block` with each object `descriptor` selects, in its order. The whole graph is in
+  /// memory, so `batchSize` only says how many objects are made ready at a time.
+  public func enumerate<T: PersistentModel>(
+    _ descriptor: FetchDescriptor<T>, batchSize: Int = 5_000,
+    allowEscapingMutations: Bool = false, block: (T) throws -> Void
+  ) throws {
+    for model in try fetch(descriptor) { try block(model) }
+  }
+
   /// How many objects `descriptor` selects.
   public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
     if !hasOwnCoordinator { container.mergeActorSaves() }

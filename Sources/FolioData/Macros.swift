@@ -15,7 +15,9 @@
 ///
 /// Computed properties, `let`s, static properties and `@Transient` ones are left alone. A
 /// persisted property needs its type written out, and cannot have `willSet` or `didSet`.
-@attached(member, names: named(_$backing), named(init(backing:)), named(schemaMetadata))
+@attached(
+  member,
+  names: named(_$backing), named(init(backing:)), named(schemaMetadata), named(schemaConstraints))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "FolioDataMacros", type: "ModelMacro")
@@ -46,3 +48,21 @@ public macro Transient() = #externalMacro(module: "FolioDataMacros", type: "Mark
 @attached(peer, names: prefixed(_))
 public macro _FolioPersisted() =
   #externalMacro(module: "FolioDataMacros", type: "PersistedPropertyMacro")
+
+/// Makes each group of a `@Model` class's properties unique together, as SwiftData's
+/// `#Unique`: an object inserted with the values of a saved one updates it (an upsert).
+///
+/// ```swift
+/// @Model final class Person {
+///   #Unique<Person>([\.email], [\.firstName, \.lastName])
+///   …
+/// }
+/// ```
+@freestanding(declaration)
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
+  #externalMacro(module: "FolioDataMacros", type: "ConstraintMacro")
+
+/// Indexes each group of a `@Model` class's properties in the store, as SwiftData's `#Index`.
+@freestanding(declaration)
+public macro Index<T>(_ indexes: [PartialKeyPath<T>]...) =
+  #externalMacro(module: "FolioDataMacros", type: "ConstraintMacro")

@@ -15,9 +15,14 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
   init(backing: _ModelBacking)
   /// The class's persisted properties, in declaration order.
   static var schemaMetadata: [Schema.PropertyMetadata] { get }
+  /// The groups of properties its `#Unique` and `#Index` name.
+  static var schemaConstraints: Schema.Constraints { get }
 }
 
 extension PersistentModel {
+  /// None: a class without `#Unique` or `#Index`.
+  public static var schemaConstraints: Schema.Constraints { Schema.Constraints() }
+
   /// The object's identity in its store: temporary until it is first saved.
   public var persistentModelID: PersistentIdentifier {
     guard let object = _$backing.object else {

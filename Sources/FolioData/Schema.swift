@@ -235,6 +235,22 @@ extension Schema {
     }
   }
 
+  /// The groups of properties a class's `#Unique` and `#Index` name, by key path.
+  public struct Constraints: @unchecked Sendable {
+    let unique: [[AnyKeyPath]]
+    let indexes: [[AnyKeyPath]]
+
+    public init() {
+      unique = []
+      indexes = []
+    }
+
+    public init<T>(unique: [[PartialKeyPath<T>]], indexes: [[PartialKeyPath<T>]]) {
+      self.unique = unique
+      self.indexes = indexes
+    }
+  }
+
   /// `@Attribute`'s settings.
   public struct Attribute: Sendable {
     public struct Option: Sendable, Hashable {

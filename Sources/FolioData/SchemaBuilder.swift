@@ -59,12 +59,42 @@ struct SchemaBuilder {
           entity.relationships.append(relationship)
         }
       }
+      try addConstraints(of: type, to: &entity)
       entities.append(entity)
     }
     do {
       return try ManagedObjectModel(entities: entities)
     } catch {
       throw SchemaError("the classes make no model: \(error)")
+    }
+  }
+
+  /// The uniqueness constraints and indexes `type`'s `#Unique` and `#Index` name.
+  func addConstraints(of type: any PersistentModel.Type, to entity: inout EntityDescription)
+    throws(SchemaError)
+  {
+    let constraints = type.schemaConstraints
+    func names(_ group: [AnyKeyPath], _ macro: String) throws(SchemaError) -> [String] {
+      var names: [String] = []
+      for keyPath in group {
+        guard let name = self.names[keyPath] else {
+          throw SchemaError(
+            "\(entity.name)'s \(macro) names a key path that is not a persisted property: \(keyPath)"
+          )
+        }
+        names.append(name)
+      }
+      return names
+    }
+    for group in constraints.unique {
+      entity.uniquenessConstraints.append(try names(group, "#Unique"))
+    }
+    for group in constraints.indexes {
+      let properties = try names(group, "#Index")
+      entity.fetchIndexes.append(
+        FetchIndexDescription(
+          "\(entity.name)_\(properties.joined(separator: "_"))",
+          elements: properties.map { FetchIndexDescription.Element(property: $0) }))
     }
   }
 

@@ -37,7 +37,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
       }
       return "    FolioData.Schema.PropertyMetadata(\(arguments)),\n"
     }.joined()
-    return [
+    var declarations: [DeclSyntax] = [
       "\(raw: access)var _$backing = FolioData._ModelBacking()",
       """
       \(raw: access)required init(backing: FolioData._ModelBacking) {
@@ -51,6 +51,27 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
       }
       """,
     ]
+    // `#Unique` and `#Index` in the class body: their key paths, for the schema.
+    let groups = ["Unique", "Index"].map { name in
+      classDecl.memberBlock.members.compactMap { member -> String? in
+        guard let expansion = member.decl.as(MacroExpansionDeclSyntax.self),
+          expansion.macroName.text == name
+        else { return nil }
+        return expansion.arguments.map { "\($0.expression.trimmedDescription)" }
+          .joined(separator: ", ")
+      }.filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+    if groups.contains(where: { !$0.isEmpty }) {
+      declarations.append(
+        """
+        \(raw: access)static var schemaConstraints: FolioData.Schema.Constraints {
+          let unique: [[PartialKeyPath<\(raw: typeName)>]] = [\(raw: groups[0])]
+          let indexes: [[PartialKeyPath<\(raw: typeName)>]] = [\(raw: groups[1])]
+          return FolioData.Schema.Constraints(unique: unique, indexes: indexes)
+        }
+        """)
+    }
+    return declarations
   }
 
   public static func expansion(
@@ -125,5 +146,15 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
 extension ClassDeclSyntax {
   var isPublic: Bool {
     modifiers.contains { ["public", "open"].contains($0.name.text) }
+  }
+}
+
+/// `#Unique` and `#Index`: their key paths are read by `@Model` from the class body; they
+/// declare nothing themselves.
+public struct ConstraintMacro: DeclarationMacro {
+  public static func expansion(
+    of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    []
   }
 }

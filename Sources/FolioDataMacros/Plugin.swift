@@ -6,5 +6,6 @@ import SwiftSyntaxMacros
 struct FolioDataMacrosPlugin: CompilerPlugin {
   let providingMacros: [any Macro.Type] = [
     ModelMacro.self, PersistedPropertyMacro.self, MarkerMacro.self, ModelActorMacro.self,
+    ConstraintMacro.self,
   ]
 }

@@ -136,3 +136,53 @@ struct ModelMacroTests {
     #expect(try Self.model().entityVersionHashesByName == written.entityVersionHashesByName)
   }
 }
+
+@Model final class ClubMember {
+  #Unique<ClubMember>([\.email], [\.firstName, \.lastName])
+  #Index<ClubMember>([\.lastName], [\.joined, \.lastName])
+  var email: String
+  var firstName: String
+  var lastName: String
+  var joined: Date
+
+  init(email: String, firstName: String, lastName: String, joined: Date) {
+    self.email = email
+    self.firstName = firstName
+    self.lastName = lastName
+    self.joined = joined
+  }
+}
+
+@Suite("#Unique and #Index")
+struct ConstraintMacroTests {
+  @Test("#Unique groups become uniqueness constraints, #Index groups fetch indexes")
+  func entity() throws {
+    let entity = try #require(
+      try Schema(ClubMember.self).managedObjectModel().entity(named: "ClubMember"))
+    #expect(entity.uniquenessConstraints == [["email"], ["firstName", "lastName"]])
+    #expect(
+      entity.fetchIndexes.map { $0.elements.compactMap(\.propertyName) } == [
+        ["lastName"], ["joined", "lastName"],
+      ])
+  }
+
+  @Test("an object inserted with a saved one's unique pair of values updates it")
+  func compoundUpsert() throws {
+    let container = try ModelContainer(
+      for: ClubMember.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    let context = ModelContext(container)
+    let day = Date(timeIntervalSinceReferenceDate: 0)
+    context.insert(
+      ClubMember(email: "ada@a.org", firstName: "Ada", lastName: "Lovelace", joined: day))
+    try context.save()
+    context.insert(
+      ClubMember(email: "ada@b.org", firstName: "Ada", lastName: "Lovelace", joined: day))
+    context.insert(ClubMember(email: "ada@c.org", firstName: "Ada", lastName: "Byron", joined: day))
+    try context.save()
+    var emails: [String] = []
+    try context.enumerate(FetchDescriptor<ClubMember>(sortBy: [SortDescriptor(\.email)])) {
+      emails.append($0.email)
+    }
+    #expect(emails == ["ada@b.org", "ada@c.org"])
+  }
+}
