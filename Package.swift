@@ -254,7 +254,8 @@ let package = Package(
       name: "FolioDataTests",
       dependencies: [
         "FolioData", "FolioQuery", "FolioTestSupport", "Folio", "FolioModel", "FolioGraph",
-      ]
+      ],
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "FolioTests",

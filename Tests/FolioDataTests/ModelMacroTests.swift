@@ -105,6 +105,17 @@ struct ModelMacroTests {
     #expect(person.relationship(named: "friendOf")?.inverseName == "friends")
   }
 
+  @Test("the version hashes are those Core Data computes for the same model made in Xcode")
+  func versionHashesOfXcodeModel() throws {
+    // The model as Xcode's editor writes it (Fixtures/Trips.xcdatamodel), entity for entity.
+    let xcode = try ManagedObjectModel(
+      contentsOf: FolioTestSupport.packageRoot.appendingPathComponent(
+        "Tests/FolioDataTests/Fixtures/Trips.xcdatamodel"))
+    let hashes = try Self.model().entityVersionHashesByName
+    #expect(hashes == xcode.entityVersionHashesByName)
+    #expect(hashes.count == 3)
+  }
+
   @Test("the version hashes are those of the same model written out entity by entity")
   func versionHashes() throws {
     let written = try ManagedObjectModel {
