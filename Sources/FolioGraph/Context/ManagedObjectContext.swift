@@ -167,6 +167,9 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
   #endif
   var isTurnScheduled = false
+  /// The queue ``perform(_:)`` runs blocks on; `nil` for a confined context, which runs them
+  /// where they are given.
+  package internal(set) var queue: DispatchQueue?
   /// Called at the first change after ``isChangeNoticed`` was cleared, which it sets: for a
   /// library on top that acts once on a run of changes (an autosave).
   package var changeHook: (() -> Void)?
