@@ -175,7 +175,7 @@ let package = Package(
       dependencies: [
         "Folio", "FolioGraph", "FolioModel", "FolioQuery", "FolioStores", "FolioUndo",
         "FolioSQLiteStore", "FolioXMLStore", "FolioBinaryStore", "FolioDataMacros",
-        "FolioMigration",
+        "FolioMigration", "FolioPostgresStore",
       ]
     ),
     .macro(
@@ -254,6 +254,7 @@ let package = Package(
       name: "FolioDataTests",
       dependencies: [
         "FolioData", "FolioQuery", "FolioTestSupport", "Folio", "FolioModel", "FolioGraph",
+        "FolioPostgresStore",
       ],
       exclude: ["Fixtures"]
     ),

@@ -2,13 +2,16 @@ import Folio
 import FolioBinaryStore
 import FolioGraph
 import FolioModel
+import FolioPostgresStore
 import FolioSQLiteStore
 import FolioStores
 import FolioXMLStore
 import Foundation
 
 /// Where a container keeps its models: a store file (SQLite by default, XML for `.xml`, Folio's
-/// binary format for `.folio`), or memory only.
+/// binary format for `.folio`), a document on a PostgreSQL server
+/// (`postgresql://USER@HOST:PORT/DATABASE?schema=NAME`, password from the environment or
+/// `~/.pgpass`), or memory only.
 public struct ModelConfiguration: Sendable, Hashable {
   /// The configuration's name.
   public let name: String
@@ -39,8 +42,12 @@ public struct ModelConfiguration: Sendable, Hashable {
     self.allowsSave = allowsSave
   }
 
+  /// Whether the store is a document on a PostgreSQL server.
+  var isServerDocument: Bool { ["postgresql", "postgres"].contains(url.scheme?.lowercased()) }
+
   /// The format of the store: the file's own when it exists, else the extension's.
   func format() throws -> any StoreFormat {
+    if isServerDocument { return PostgresStore() }
     let formats: [any StoreFormat] = [SQLiteStore(), XMLStore(), BinaryStore()]
     if FileManager.default.fileExists(atPath: url.path) {
       return try PersistentStoreCoordinator.format(of: url, among: formats)
@@ -134,8 +141,10 @@ public final class ModelContainer: @unchecked Sendable {
     if configuration.isStoredInMemoryOnly {
       try coordinator.addInMemoryStore()
     } else {
-      let folder = configuration.url.deletingLastPathComponent()
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      if !configuration.isServerDocument {
+        let folder = configuration.url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      }
       if let migrationPlan {
         try PlannedMigration(
           plan: migrationPlan, url: configuration.url, format: configuration.format()

@@ -85,8 +85,13 @@ struct PlannedMigration {
   ///   on from a version; `MigrationError` from a step; what `willMigrate` or `didMigrate`
   ///   throws. The store is then as the last completed step left it.
   func run() throws {
-    guard FileManager.default.fileExists(atPath: url.path) else { return }
-    let hashes = try format.readMetadata(from: url).modelVersionHashes
+    let hashes: [String: Data]
+    do {
+      hashes = try format.readMetadata(from: url).modelVersionHashes
+    } catch {
+      if error.code == .notFound { return }  // A new store: nothing to migrate.
+      throw error
+    }
     let versions = plan.schemas
     let models = try versions.map { try Schema(versionedSchema: $0).managedObjectModel() }
     guard

@@ -1,4 +1,5 @@
 import FolioData
+import FolioPostgresStore
 import FolioTestSupport
 import Foundation
 import Testing
@@ -79,5 +80,32 @@ struct ModelActorTests {
     second.delete(seen)
     try second.save()
     #expect(try first.fetchCount(FetchDescriptor<Trip>()) == 0)
+  }
+}
+
+@Suite(
+  "FolioData on a PostgreSQL document",
+  .enabled(if: PostgresTestServer.isAvailable, "needs FOLIO_TEST_POSTGRES_URL"))
+struct PostgresModelTests {
+  @Test("a container on a document's URL saves, and an actor's save reaches the main context")
+  @MainActor
+  func serverDocument() async throws {
+    let url = PostgresTestServer.document("folio_data")
+    defer { try? PostgresStore.dropSchema(at: url) }
+    let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+    let main = container.mainContext
+    main.autosaveEnabled = false
+    let trip = Trip(name: "Alps", code: "A1", start: .now)
+    trip.stops = [Stop(place: "Chamonix")]
+    main.insert(trip)
+    try main.save()
+    let (ids, _) = try await TripImporter(modelContainer: container).importTrips(3)
+    #expect(ids.count == 4)
+    #expect(try main.fetchCount(FetchDescriptor<Trip>()) == 4)
+    let reopened = ModelContext(
+      try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url)))
+    let stops = try reopened.fetch(
+      FetchDescriptor<Stop>(predicate: #Predicate { $0.trip?.code == "A1" }))
+    #expect(stops.map(\.place) == ["Chamonix"])
   }
 }

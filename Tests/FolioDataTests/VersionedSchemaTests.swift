@@ -103,6 +103,20 @@ struct VersionedSchemaTests {
     #expect(try ModelContext(again).fetchCount(FetchDescriptor<NotesV3.Note>()) == 2)
   }
 
+  @Test("a new store is made with the last version, with nothing to migrate")
+  func newStore() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("notes.store")
+    let container = try ModelContainer(
+      for: Schema(versionedSchema: NotesV3.self), migrationPlan: NotesPlan.self,
+      configurations: ModelConfiguration(url: url))
+    let context = ModelContext(container)
+    context.insert(NotesV3.Note(heading: "First", body: "one two"))
+    try context.save()
+    #expect(FileManager.default.fileExists(atPath: url.path))
+  }
+
   @Test("a store no version of the plan wrote is refused, naming the versions")
   func unknownVersion() throws {
     let folder = try makeTemporaryFolder()
