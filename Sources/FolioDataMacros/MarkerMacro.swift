@@ -1,3 +1,4 @@
+import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros
 
@@ -15,8 +16,16 @@ public struct MarkerMacro: PeerMacro {
   }
 }
 
-/// A failure the compiler reports at the macro's attribute.
-struct MacroFailure: Error, CustomStringConvertible {
+/// A failure the compiler reports at the macro's attribute, or at `node` when given.
+struct MacroFailure: Error, CustomStringConvertible, DiagnosticMessage {
   let description: String
-  init(_ description: String) { self.description = description }
+  var node: Syntax?
+  init(_ description: String, at node: (some SyntaxProtocol)? = Syntax?.none) {
+    self.description = description
+    self.node = node.map { Syntax($0) }
+  }
+
+  var message: String { description }
+  var diagnosticID: MessageID { MessageID(domain: "FolioDataMacros", id: "failure") }
+  var severity: DiagnosticSeverity { .error }
 }

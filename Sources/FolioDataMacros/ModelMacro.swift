@@ -1,3 +1,4 @@
+import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
@@ -19,7 +20,12 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         "@Model cannot make a generic class \(generics.trimmedDescription) an entity")
     }
     let typeName = classDecl.name.text
-    let properties = try PersistedProperty.all(in: classDecl.memberBlock.members)
+    // A property @Model cannot persist is reported where it is declared and left as it is, so
+    // the class still compiles around the one error.
+    let (properties, failures) = PersistedProperty.all(in: classDecl.memberBlock.members)
+    for failure in failures {
+      context.diagnose(Diagnostic(node: failure.node ?? Syntax(node), message: failure))
+    }
     let access = classDecl.isPublic ? "public " : ""
     let peerSetup = properties.map { "  self._\($0.name) = .init()\n" }.joined()
     let metadata = properties.map { property in

@@ -29,13 +29,24 @@ struct PersistedProperty {
     return false
   }
 
-  /// The properties of `members` that `@Model` persists; a `var` it cannot persist (one with
-  /// no type annotation) is reported.
-  static func all(in members: MemberBlockItemListSyntax) throws -> [PersistedProperty] {
-    try members.compactMap { member in
-      guard let variable = member.decl.as(VariableDeclSyntax.self) else { return nil }
-      return try PersistedProperty(variable)
+  /// The properties of `members` that `@Model` persists, and why each `var` it cannot persist
+  /// (one with no type annotation, one with observers) is left as it is.
+  static func all(in members: MemberBlockItemListSyntax) -> (
+    properties: [PersistedProperty], failures: [MacroFailure]
+  ) {
+    var properties: [PersistedProperty] = []
+    var failures: [MacroFailure] = []
+    for member in members {
+      guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+      do {
+        if let property = try PersistedProperty(variable) { properties.append(property) }
+      } catch let failure as MacroFailure {
+        failures.append(failure)
+      } catch {
+        failures.append(MacroFailure("\(error)", at: variable))
+      }
     }
+    return (properties, failures)
   }
 
   /// The property `variable` declares, or `nil` when `@Model` leaves it alone.
@@ -49,7 +60,8 @@ struct PersistedProperty {
     guard variable.bindings.count == 1, let binding = variable.bindings.first,
       let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
     else {
-      throw MacroFailure("@Model persists one property per declaration: declare each on its own")
+      throw MacroFailure(
+        "@Model persists one property per declaration: declare each on its own", at: variable)
     }
     if let accessors = binding.accessorBlock {
       // A computed property is left alone; observers (willSet, didSet) are not supported.
@@ -61,16 +73,16 @@ struct PersistedProperty {
           return nil
         }
         throw MacroFailure(
-          "@Model cannot persist '\(pattern.identifier.text)' with willSet or didSet: mark it @Transient or remove the observer"
-        )
+          "@Model cannot persist '\(pattern.identifier.text)' with willSet or didSet: mark it @Transient or remove the observer",
+          at: accessors)
       }
     }
     let name = pattern.identifier.text
     guard !name.hasPrefix("_$") else { return nil }
     guard let type = binding.typeAnnotation?.type else {
       throw MacroFailure(
-        "@Model needs the type of '\(name)' written out (var \(name): Type), as it makes the property computed"
-      )
+        "@Model needs the type of '\(name)' written out (var \(name): Type), as it makes the property computed",
+        at: binding)
     }
     if type.trimmedDescription.hasSuffix("_FolioNoStorage") { return nil }
     self.name = name

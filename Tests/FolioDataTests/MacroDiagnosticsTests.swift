@@ -1,0 +1,96 @@
+import FolioTestSupport
+import Foundation
+import Testing
+
+/// The macro plugin beside the test executable.
+let macroPlugin: URL? = {
+  let url = productsDirectory.appendingPathComponent("FolioDataMacros-tool")
+  return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
+}()
+
+/// What the compiler says of `@Model` classes it cannot make entities of: each problem at the
+/// declaration it is in, and nothing more. Each case is type-checked by `swiftc` against the
+/// FolioData module and macro plugin this test run was built with.
+@Suite(
+  "@Model's errors, at the property they are about",
+  .enabled(if: macroPlugin != nil, "needs the built FolioDataMacros plugin"))
+struct MacroDiagnosticsTests {
+  /// The errors `swiftc -typecheck` reports for `source`, each as `LINE:COLUMN: message`.
+  static func errors(in source: String) throws -> [String] {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("Models.swift")
+    try Data(("import FolioData\nimport Foundation\n" + source).utf8).write(to: file)
+    let sources = packageRoot.appendingPathComponent("Sources")
+    var arguments = [
+      "swiftc", "-typecheck", "-swift-version", "6", "-I",
+      productsDirectory.appendingPathComponent("Modules").path,
+      "-load-plugin-executable", "\(try #require(macroPlugin).path)#FolioDataMacros",
+      "-Xcc", "-I/usr/include/libxml2", "-Xcc", "-I/usr/include/postgresql",
+    ]
+    for library in ["CZlib", "CSQLite", "CLibXML2", "CLibPQ"] {
+      arguments += ["-I", sources.appendingPathComponent(library).path]
+    }
+    for target in ["CFolioXML", "CFolioSupport", "CFolioSQLite"] {
+      let map = productsDirectory.appendingPathComponent("\(target).build/module.modulemap")
+      arguments += [
+        "-Xcc", "-fmodule-map-file=\(map.path)", "-Xcc",
+        "-I\(sources.appendingPathComponent("\(target)/include").path)",
+      ]
+    }
+    arguments.append(file.path)
+    let result = try run(URL(fileURLWithPath: "/usr/bin/env"), arguments, in: folder)
+    let lines = result.standardError.split(separator: "\n").map(String.init)
+    let prefix = file.path + ":"
+    // Line numbers in the case's own source (the two imports come first).
+    return lines.filter { $0.hasPrefix(prefix) && $0.contains(" error: ") }.map { line in
+      let parts = line.dropFirst(prefix.count).split(separator: ":", maxSplits: 2)
+      guard parts.count == 3, let number = Int(parts[0]) else { return line }
+      let message = parts[2].replacingOccurrences(of: " (from macro 'Model ')", with: "")
+      return "\(number - 2):\(parts[1]):\(message.dropFirst(" error:".count))"
+    }
+  }
+
+  @Test("a well-formed class compiles without a word")
+  func wellFormed() throws {
+    let source = """
+      @Model final class Note {
+        var title: String
+        var created: Date = Date.now
+        @Transient var isOpen = false
+        var summary: String { title }
+        init(title: String) { self.title = title }
+      }
+      """
+    #expect(try Self.errors(in: source) == [])
+  }
+
+  @Test("a property without a written type, or with an observer, is named where it is")
+  func propertyErrors() throws {
+    let source = """
+      @Model final class Note {
+        var count = 0
+        var title: String { didSet { print(title) } }
+        var body: String
+        init(title: String) { self.title = title; self.body = "" }
+      }
+      """
+    #expect(
+      try Self.errors(in: source) == [
+        "2:7: @Model needs the type of 'count' written out (var count: Type), as it makes the property computed",
+        "3:21: @Model cannot persist 'title' with willSet or didSet: mark it @Transient or remove the observer",
+      ])
+  }
+
+  @Test("@Model on a struct, @ModelActor on a class: refused at the attribute")
+  func wrongDeclarations() throws {
+    let source = """
+      @Model struct Point { var x: Double }
+      @ModelActor final class Importer {}
+      """
+    let errors = try Self.errors(in: source)
+    #expect(errors.contains { $0.hasPrefix("1:1:") && $0.contains("@Model applies to a class") })
+    #expect(
+      errors.contains { $0.hasPrefix("2:1:") && $0.contains("@ModelActor applies to an actor") })
+  }
+}
