@@ -10,19 +10,33 @@ import Foundation
 /// `Z_MAX` advanced past new keys. Every `UPDATE` and `DELETE` names the row's `Z_OPT` as the
 /// save read it; a row that moved since is another client's change, and the save must not
 /// stand (``staleIDs``).
+///
+/// A new object's key is one the client gave above every `Z_MAX` while it held the document's
+/// lock (clients number the objects of every entity in one sequence), or one given before (an
+/// object brought back, a key it reserved). A save made again after the server went away held
+/// that lock no longer: another client may have given the same numbers meanwhile, to objects of
+/// any entity, or reserved them. ``largestKeyWhenLocked``, the largest `Z_MAX` when the write
+/// first took the lock, tells those keys: above it then, at or below the largest `Z_MAX` now.
 struct PostgresChangeWriter {
   let connection: PostgresConnection
   let schema: SQLiteSchema
   let changes: StoreChanges
+  /// For a write begun again after it lost the document's lock, the largest `Z_MAX` when it
+  /// first took it; `nil` while the write holds the lock it first took.
+  let largestKeyWhenLocked: Int64?
   private var entityOfTarget: [Int64: String] = [:]
   /// The objects whose rows another client changed, deleted or whose keys it gave since this
   /// save's records were read.
   private(set) var staleIDs: [Int64] = []
 
-  init(connection: PostgresConnection, schema: SQLiteSchema, changes: StoreChanges) {
+  init(
+    connection: PostgresConnection, schema: SQLiteSchema, changes: StoreChanges,
+    largestKeyWhenLocked: Int64?
+  ) {
     self.connection = connection
     self.schema = schema
     self.changes = changes
+    self.largestKeyWhenLocked = largestKeyWhenLocked
     for record in changes.inserted { entityOfTarget[record.id] = record.entityName }
     for (_, record) in changes.updated { entityOfTarget[record.id] = record.entityName }
   }
@@ -37,10 +51,17 @@ struct PostgresChangeWriter {
     for record in changes.deleted { try delete(record) }
     var maximumKey: [Int: Int64] = [:]
     var givenKeys: [Int: Int64] = [:]
+    // Numbers given while the write did not hold the lock: another client's since.
+    var givenMeanwhile: ClosedRange<Int64>?
+    if let largestKeyWhenLocked, !changes.inserted.isEmpty {
+      let largest = try PostgresStore.largestKeyGiven(in: connection)
+      if largest > largestKeyWhenLocked { givenMeanwhile = (largestKeyWhenLocked + 1)...largest }
+    }
     for record in changes.inserted {
       let entity = try self.entity(of: record)
-      // A key above the table's Z_MAX is free; one at or below it is an object brought back
-      // (a deletion undone), unless another client's row holds it.
+      // A key above the table's Z_MAX is free (unless another client gave its number
+      // meanwhile); one at or below it is an object brought back (a deletion undone), unless
+      // another client's row holds it.
       let given: Int64
       if let known = givenKeys[entity.rootNumber] {
         given = known
@@ -51,18 +72,22 @@ struct PostgresChangeWriter {
         given = rows.first?[0].flatMap { Int64($0) } ?? 0
         givenKeys[entity.rootNumber] = given
       }
-      if StoreKeySpace.key(of: record.id) <= given {
+      let key = StoreKeySpace.key(of: record.id)
+      if givenMeanwhile?.contains(key) == true {
+        staleIDs.append(record.id)
+        continue
+      }
+      if key <= given {
         let rows = try connection.query(
-          "SELECT 1 FROM \(table(entity.table)) WHERE \"Z_PK\" = $1",
-          [String(StoreKeySpace.key(of: record.id))], at: entity.table)
+          "SELECT 1 FROM \(table(entity.table)) WHERE \"Z_PK\" = $1", [String(key)],
+          at: entity.table)
         if !rows.isEmpty {
           staleIDs.append(record.id)
           continue
         }
       }
       try insert(record, entity: entity)
-      maximumKey[entity.rootNumber] = max(
-        maximumKey[entity.rootNumber] ?? 0, StoreKeySpace.key(of: record.id))
+      maximumKey[entity.rootNumber] = max(maximumKey[entity.rootNumber] ?? 0, key)
     }
     for (old, new) in changes.updated { try update(old: old, new: new) }
     // Join rows and order columns once every row is in place.

@@ -214,6 +214,15 @@ public struct PostgresStore: StoreFormat {
       at: "locking the document")
   }
 
+  /// The largest key given to an object of any entity (every root's `Z_MAX`): Folio's clients
+  /// number new objects above it.
+  static func largestKeyGiven(in connection: PostgresConnection) throws(StoreError) -> Int64 {
+    try connection.query(
+      "SELECT COALESCE(max(\"Z_MAX\"), 0) FROM \(connection.qualified("Z_PRIMARYKEY"))",
+      at: "Z_PRIMARYKEY"
+    ).first?[0].flatMap { Int64($0) } ?? 0
+  }
+
   // MARK: Metadata
 
   static func metadata(in connection: PostgresConnection) throws(StoreError) -> StoreMetadata {

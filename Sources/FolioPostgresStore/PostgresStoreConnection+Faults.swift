@@ -6,6 +6,8 @@ import Foundation
 package enum PostgresWriteStep: Sendable, Hashable {
   /// `BEGIN` and the document's lock.
   case lock
+  /// The document's lock, `BEGIN` carried out: as a restart while the write waits for it.
+  case waitForLock
   /// Writing a save's changes.
   case save
   /// `COMMIT`, before it is sent.
@@ -18,11 +20,12 @@ package enum PostgresWriteStep: Sendable, Hashable {
   /// Connections a test has the server drop. Debug builds only (`FOLIO_TEST_HOOKS`,
   /// Package.swift).
   package enum PostgresFaults {
-    /// The steps before which the server drops the connection of a write a task makes, each
-    /// once: tests set them with `PostgresFaults.$drops.withValue(…)`.
+    /// The steps before which the server drops the connection of a write a task makes, in
+    /// order, each once: tests set them with `PostgresFaults.$drops.withValue(…)`.
     @TaskLocal package static var drops: Plan?
 
-    /// Steps to drop the connection before, each taken once.
+    /// Steps to drop the connection before, taken in order, each once: `[.commit, .waitForLock]`
+    /// drops it before the `COMMIT`, then while the write made again waits for the lock.
     package final class Plan: @unchecked Sendable {
       private let lock = NSLock()
       private var steps: [PostgresWriteStep]
@@ -33,11 +36,11 @@ package enum PostgresWriteStep: Sendable, Hashable {
         (self.steps, self.meanwhile) = (steps, meanwhile)
       }
 
-      /// Whether a drop is planned before `step`; the plan forgets it.
+      /// Whether the next drop planned is before `step`; the plan forgets it.
       func take(_ step: PostgresWriteStep) -> Bool {
         lock.withLock {
-          guard let index = steps.firstIndex(of: step) else { return false }
-          steps.remove(at: index)
+          guard steps.first == step else { return false }
+          steps.removeFirst()
           return true
         }
       }

@@ -96,9 +96,14 @@ enum PostgresHistory {
 /// A server that goes away (a restart) is connected to again, waiting for it a while. A write
 /// it interrupted was rolled back with its connection: it is begun again on the new one, what
 /// it had written written again (other clients' changes meanwhile found by the row versions, as
-/// at any save), and the step that failed retried, once. When the connection went with the
-/// `COMMIT` sent, the write's row in the history says whether it committed.
-final class PostgresStoreConnection: IncrementalStoreConnection {
+/// at any save), and the step that failed retried, through up to ``resumptions`` restarts. A
+/// write stays under way, whatever fails, until it is committed or rolled back: a restart while
+/// it waits for the lock again has it begun once more, and a `COMMIT` never ends a transaction
+/// that lost what the write wrote. When the connection went with the `COMMIT` sent, the
+/// write's row in the history says whether it committed. A save made again may find that
+/// another client changed its objects, or gave its new objects' keys, while the lock was lost:
+/// it is then stale, as at any save, and its commit says so.
+final class PostgresStoreConnection: ResumingStoreConnection {
   let connection: PostgresConnection
   /// Names this connection's saves in the history, so that its own do not count as others'.
   let writer = UUID().uuidString
@@ -112,6 +117,12 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
   private var written: Written?
   /// The history key of what the write under way wrote.
   private var recorded: Int64?
+  /// The largest key given when the write under way first took the lock: its new objects'
+  /// keys come after it (``PostgresChangeWriter``).
+  private var largestKeyWhenLocked: Int64?
+  /// Whether the write under way lost the lock and was begun again: other clients may have
+  /// given keys meanwhile.
+  private var isBegunAgain = false
 
   init(_ location: PostgresLocation) throws(StoreError) {
     connection = try PostgresConnection(location)
@@ -126,45 +137,67 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
   }
 
   /// Connects again when the server went away (a restart): the coordinator's unsaved changes
-  /// are its own, and the save that follows is made on the new connection.
-  private func ensureConnected() throws(StoreError) {
-    guard !connection.isAlive else { return }
+  /// are its own, and the save that follows is made on the new connection. Returns whether it
+  /// connected again.
+  @discardableResult
+  private func ensureConnected() throws(StoreError) -> Bool {
+    guard !connection.isAlive else { return false }
     try connection.revive(patience: PostgresConnection.patience)
     try listen()
+    return true
   }
 
   /// Runs `step`; when the server went away during it, connects again (beginning the write
-  /// under way again, with what it wrote) and runs it once more.
+  /// under way again, with what it wrote) and runs it again, through up to ``resumptions``
+  /// restarts. A server away longer than the connection's patience fails it.
   private func resuming<T>(_ step: () throws(StoreError) -> T) throws(StoreError) -> T {
-    if !connection.isAlive { try recover() }
-    do {
-      return try step()
-    } catch  where !connection.isAlive {
-      try recover()
-      return try step()
+    var lost = 0
+    while true {
+      // Whether the connection is up is asked once: the server's end may arrive in between.
+      let isRevived = try ensureConnected()
+      do {
+        if isRevived { try recoverWritten() }
+        return try step()
+      } catch  where !connection.isAlive && lost < Self.resumptions {
+        lost += 1
+      }
     }
   }
 
+  /// ``recover()``, failing when what the write under way wrote cannot be written again.
+  private func recoverWritten() throws(StoreError) {
+    guard try recover() == .written else {
+      rollBackWriting()
+      throw Self.changedMeanwhile(at: connection.location)
+    }
+  }
+
+  /// The refusal of a save made again that found another client's changes: the caller
+  /// cannot save again under the same lock.
+  private static func changedMeanwhile(at location: PostgresLocation) -> StoreError {
+    StoreError(
+      .modifiedOnDisk,
+      "the server restarted during the save, and another client changed an object the save changes before it could be written again",
+      at: location.inputLocation)
+  }
+
   /// A new connection, on which the write under way, if any, is begun again and what it
-  /// wrote written again.
-  private func recover() throws(StoreError) {
+  /// wrote written again: `.stale` when another client changed objects it changes, or gave
+  /// keys it gives, meanwhile; nothing is written then, and the lock is held.
+  private func recover() throws(StoreError) -> IncrementalSaveResult {
     try ensureConnected()
-    guard isWriting else { return }
+    guard isWriting else { return .written }
+    isBegunAgain = true
     try begin()
     switch written {
     case .save(let changes, let metadata, let model):
-      guard try write(changes, metadata: metadata, model: model) == .written else {
-        rollBackWriting()
-        throw StoreError(
-          .modifiedOnDisk,
-          "the server restarted during the save, and another client changed an object the save changes before it could be written again",
-          at: connection.location.inputLocation)
-      }
+      return try write(changes, metadata: metadata, model: model)
     case .keys(let keys, let model):
       try writeKeys(keys, model: model)
     case nil:
       break
     }
+    return .written
   }
 
   /// The connection's socket, on which the server sends the notifications of other clients'
@@ -185,25 +218,35 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
   }
 
   func beginWriting() throws(StoreError) {
-    (written, recorded) = (nil, nil)
-    try ensureConnected()
-    do {
-      try begin()
-    } catch  where !connection.isAlive {
+    (isWriting, written, recorded) = (false, nil, nil)
+    (largestKeyWhenLocked, isBegunAgain) = (nil, false)
+    var lost = 0
+    while true {
       try ensureConnected()
-      try begin()
+      do {
+        try begin()
+        isWriting = true
+        return
+      } catch  where !connection.isAlive && lost < Self.resumptions {
+        lost += 1
+      }
     }
   }
 
-  /// `BEGIN`, and the document's lock.
+  /// `BEGIN`, and the document's lock; the first time for the write under way, the largest
+  /// key given then. When it fails, the connection is left in no transaction, and the write under
+  /// way, if any, is still under way: its caller begins it again or rolls it back.
   private func begin() throws(StoreError) {
     fault(.lock)
     try connection.execute("BEGIN", at: "BEGIN")
-    isWriting = true
     do throws(StoreError) {
+      fault(.waitForLock)
       try PostgresStore.lock(connection)
+      if largestKeyWhenLocked == nil {
+        largestKeyWhenLocked = try PostgresStore.largestKeyGiven(in: connection)
+      }
     } catch {
-      rollBackWriting()
+      try? connection.execute("ROLLBACK")
       throw error
     }
   }
@@ -224,14 +267,19 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
     let applied: (stale: [Int64], history: Int64?)
     do throws(StoreError) {
       applied = try PostgresStore.apply(
-        changes, metadata: metadata, model: model, writer: writer, to: connection)
+        changes, metadata: metadata, model: model, writer: writer,
+        largestKeyWhenLocked: isBegunAgain ? largestKeyWhenLocked : nil, to: connection)
     } catch {
       try? connection.execute("ROLLBACK TO SAVEPOINT folio_save")
       throw error
     }
     if !applied.stale.isEmpty { try connection.execute("ROLLBACK TO SAVEPOINT folio_save") }
     try connection.execute("RELEASE SAVEPOINT folio_save")
-    guard applied.stale.isEmpty else { return .stale(applied.stale) }
+    guard applied.stale.isEmpty else {
+      // Nothing of the save stands: there is nothing to write again.
+      (written, recorded) = (nil, nil)
+      return .stale(applied.stale)
+    }
     (written, recorded) = (.save(changes, metadata, model), applied.history)
     return .written
   }
@@ -249,23 +297,16 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
       model, of: try PostgresStore.metadata(in: connection), in: connection)
     let schema = SQLiteSchema(model: model)
     let largest = try schema.largestKeys(keys, place: connection.location.url.absoluteString)
-    // The keys come after every key given when the lock was taken; a write made again after
-    // a restart finds whether another client gave some of them meanwhile.
-    var smallest: [Int: Int64] = [:]
-    for (name, key) in keys {
-      guard let root = schema.entity(name)?.rootNumber else { continue }
-      smallest[root] = min(smallest[root] ?? .max, StoreKeySpace.key(of: key))
-    }
-    for (root, key) in smallest.sorted(by: { $0.key < $1.key }) {
-      let given = try connection.query(
-        "SELECT \"Z_MAX\" FROM \(connection.qualified("Z_PRIMARYKEY")) WHERE \"Z_ENT\" = $1",
-        [String(root)], at: "Z_PRIMARYKEY")
-      if let most = given.first?[0].flatMap({ Int64($0) }), most >= key {
-        throw StoreError(
-          .modifiedOnDisk,
-          "another client gave keys this reservation was to take while the server restarted; obtain the permanent IDs again",
-          at: connection.location.inputLocation)
-      }
+    // The keys come after every key given, to objects of any entity, when the lock was taken;
+    // a write made again after a restart finds whether another client gave some of those
+    // numbers meanwhile.
+    if let smallest = keys.map({ StoreKeySpace.key(of: $0.key) }).min(),
+      smallest <= (try PostgresStore.largestKeyGiven(in: connection))
+    {
+      throw StoreError(
+        .modifiedOnDisk,
+        "another client gave keys this reservation was to take while the server restarted; obtain the permanent IDs again",
+        at: connection.location.inputLocation)
     }
     for (root, key) in largest {
       try connection.run(
@@ -285,6 +326,13 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
   static let resumptions = 3
 
   func commitWriting() throws(StoreError) {
+    guard try commitSave() == .written else {
+      rollBackWriting()
+      throw Self.changedMeanwhile(at: connection.location)
+    }
+  }
+
+  func commitSave() throws(StoreError) -> IncrementalSaveResult {
     fault(.commit)
     var lost = 0
     while true {
@@ -297,13 +345,15 @@ final class PostgresStoreConnection: IncrementalStoreConnection {
         lost += 1
         if try hasCommitted() { break }
         do {
-          try recover()
+          let result = try recover()
+          guard result == .written else { return result }
         } catch  where !connection.isAlive && lost < Self.resumptions {
           continue
         }
       }
     }
     (isWriting, written, recorded) = (false, nil, nil)
+    return .written
   }
 
   /// Whether the write whose `COMMIT` went with the connection was carried out: its row in the
@@ -362,18 +412,21 @@ extension PostgresStore: IncrementalStoreFormat {
   }
 
   /// Writes `changes` through `connection`, inside the caller's transaction. Returns the IDs
-  /// of the objects another client changed since they were read (when there are any, the
-  /// caller rolls back what was written), or else the save's key in the history.
+  /// of the objects another client changed since they were read, or whose keys it gave while
+  /// the write did not hold the lock (`largestKeyWhenLocked`, for a write begun again: the
+  /// largest key given when it first took it; when there are any, the caller rolls back what
+  /// was written), or else the save's key in the history.
   static func apply(
     _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel, writer: String,
-    to connection: PostgresConnection
+    largestKeyWhenLocked: Int64?, to connection: PostgresConnection
   ) throws(StoreError) -> (stale: [Int64], history: Int64?) {
     // Under the lock: a document migrated since it was read is not written in this layout.
     let old = try Self.metadata(in: connection)
     try checkModel(model, of: old, in: connection)
     let schema = SQLiteSchema(model: model)
     var changeWriter = PostgresChangeWriter(
-      connection: connection, schema: schema, changes: changes)
+      connection: connection, schema: schema, changes: changes,
+      largestKeyWhenLocked: largestKeyWhenLocked)
     try changeWriter.apply()
     guard changeWriter.staleIDs.isEmpty else { return (changeWriter.staleIDs, nil) }
     let history = try PostgresHistory.record(

@@ -32,9 +32,11 @@ struct PostgresReconnectTests {
   }
 
   @Test(
-    "the save is made again on a new connection, once, whatever step the drop interrupted",
+    "the save is made again on a new connection and written once, whatever steps the drops interrupted",
     arguments: [
-      [PostgresWriteStep.lock], [.save], [.commit], [.commitAnswer], [.lock, .save, .commit],
+      [PostgresWriteStep.lock], [.waitForLock], [.save], [.commit], [.commitAnswer],
+      [.lock, .save, .commit], [.save, .waitForLock], [.commit, .waitForLock],
+      [.commit, .waitForLock, .waitForLock],
     ])
   func dropped(steps: [PostgresWriteStep]) throws {
     let (url, first, second) = try Self.clients("drop")
@@ -87,5 +89,63 @@ struct PostgresReconnectTests {
     try first.save()
     let after = try Document.open(url, model: model, formats: [PostgresStore()])
     #expect(try Self.names(after) == ["Mine"])
+  }
+
+  @Test(
+    "a save made again gives its new objects keys after those another client reserved meanwhile",
+    arguments: [PostgresWriteStep.save, .commit], ["Person", "Spending"])
+  func keysReservedMeanwhile(step: PostgresWriteStep, entity: String) throws {
+    let (url, first, second) = try Self.clients("drop_keys")
+    defer { try? PostgresStore.dropSchema(at: url) }
+    let grace = try first.context.insertNewObject(forEntityName: "Person")
+    try grace.setValue("Grace", forKey: "name")
+    let theirs = try second.context.insertNewObject(forEntityName: entity)
+    try theirs.setValue("Hedy", forKey: entity == "Person" ? "name" : "content")
+    // While the first save's connection is down, the second client reserves the key the first
+    // save gave its new object (clients number the objects of every entity in one sequence):
+    // the save, made again, must give it another.
+    let plan = PostgresFaults.Plan([step]) {
+      try second.context.obtainPermanentIDs(for: [theirs])
+    }
+    try PostgresFaults.$drops.withValue(plan) { try first.save() }
+    #expect(plan.remaining.isEmpty)
+    let reserved = theirs.objectID
+    #expect(!reserved.isTemporaryID)
+    try second.save()
+    #expect(theirs.objectID == reserved, "the reserved key is kept")
+    #expect(
+      grace.objectID.uriRepresentation.lastPathComponent
+        != reserved.uriRepresentation.lastPathComponent, "one key, two objects")
+    let model = try ManagedObjectModel(contentsOf: Self.model)
+    let reopened = try Document.open(url, model: model, formats: [PostgresStore()])
+    #expect(
+      try Self.names(reopened)
+        == (entity == "Person" ? ["Ada", "Grace", "Hedy"] : ["Ada", "Grace"]))
+    try first.mergeChangesFromOtherWriters()
+    #expect(try first.context.objects(ofEntity: entity).count == (entity == "Person" ? 3 : 1))
+  }
+
+  @Test(
+    "an object of another entity another client saves and deletes while a save's connection is down takes none of this client's objects with it",
+    arguments: [PostgresWriteStep.save, .commit])
+  func otherEntityMeanwhile(step: PostgresWriteStep) throws {
+    let (url, first, second) = try Self.clients("drop_entities")
+    defer { try? PostgresStore.dropSchema(at: url) }
+    try first.context.insertNewObject(forEntityName: "Person").setValue("Grace", forKey: "name")
+    let lunch = try second.context.insertNewObject(forEntityName: "Spending")
+    try lunch.setValue("lunch", forKey: "content")
+    // The second client's spending takes the number the first save gave its person while the
+    // first save's connection is down; its deletion later must not delete the person.
+    let plan = PostgresFaults.Plan([step]) { try second.save() }
+    try PostgresFaults.$drops.withValue(plan) { try first.save() }
+    #expect(plan.remaining.isEmpty)
+    try second.context.delete(lunch)
+    try second.save()
+    try first.mergeChangesFromOtherWriters()
+    #expect(try Self.names(first) == ["Ada", "Grace"])
+    #expect(try first.context.objects(ofEntity: "Spending").isEmpty)
+    let model = try ManagedObjectModel(contentsOf: Self.model)
+    let reopened = try Document.open(url, model: model, formats: [PostgresStore()])
+    #expect(try Self.names(reopened) == ["Ada", "Grace"])
   }
 }

@@ -196,7 +196,14 @@ public final class PersistentStoreCoordinator {
         if let connection = store.connection, store.isWritingThroughConnection {
           let result = try connection.save(changes, metadata: kept, model: managedObjectModel)
           guard result == .written else { return result }
-          try connection.commitWriting()
+          // A commit that wrote the save again on a new connection (the server restarted) may
+          // find other writers' changes meanwhile, as the save itself does.
+          if let resuming = connection as? any ResumingStoreConnection {
+            let committed = try resuming.commitSave()
+            guard committed == .written else { return committed }
+          } else {
+            try connection.commitWriting()
+          }
           store.isWritingThroughConnection = false
         } else {
           try incremental.save(changes, metadata: kept, model: managedObjectModel, to: url)

@@ -113,6 +113,16 @@ extension IncrementalStoreConnection {
   public var changeNotifier: ChangeNotifier? { nil }
 }
 
+/// A connection whose commit may write the save again, on a new connection to a server that
+/// went away (a restart), and then find, as a save does, objects another writer changed
+/// meanwhile.
+package protocol ResumingStoreConnection: IncrementalStoreConnection {
+  /// Ends the write begun, keeping what it wrote, as ``IncrementalStoreConnection/commitWriting()``
+  /// does; `.stale` when the write, made again, found objects another writer changed or keys
+  /// it gave since the write began: nothing is written, and the write lock is still held.
+  func commitSave() throws(StoreError) -> IncrementalSaveResult
+}
+
 /// A file descriptor that becomes readable when another writer may have committed: a
 /// PostgreSQL connection's socket, on which the server sends the notifications it listens for.
 /// Readable says only that something arrived: ``IncrementalStoreConnection/changeCounter()``
