@@ -53,10 +53,14 @@ final class PostgresConnection {
       throw StoreError(
         .unreadable, "cannot connect to the server: out of memory", at: location.inputLocation)
     }
-    // A server this process was connected to, refusing now, is waited for as a restart is.
+    // A server this process was connected to, refusing now, is waited for as a restart is; so
+    // is any server that answers it is starting up or shutting down (SQLSTATE 57P03, which
+    // libpq gives only as the server's message): it is there, and will take connections.
     let deadline = Date().addingTimeInterval(Self.patience)
     while PQstatus(handle) != CONNECTION_OK,
-      PostgresPool.shared.isKnown(location.connectionString), Date() < deadline
+      PostgresPool.shared.isKnown(location.connectionString)
+        || Self.isRestarting(Self.trimmed(PQerrorMessage(handle))),
+      Date() < deadline
     {
       usleep(100_000)
       PQreset(handle)
@@ -72,6 +76,17 @@ final class PostgresConnection {
     // The server's notices ("schema … does not exist, skipping") are not the user's business;
     // libpq would print them on standard error.
     PQsetNoticeProcessor(handle, { _, _ in }, nil)
+  }
+
+  /// Whether a failed connection's message says the server is starting up, shutting down or
+  /// recovering: a restart under way.
+  static func isRestarting(_ message: String) -> Bool {
+    [
+      "the database system is starting up", "the database system is shutting down",
+      "the database system is in recovery mode",
+      "the database system is not yet accepting connections",
+    ]
+    .contains { message.contains($0) }
   }
 
   deinit {
