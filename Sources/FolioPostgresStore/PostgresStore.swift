@@ -90,6 +90,7 @@ public struct PostgresStore: StoreFormat {
     try consumer.begin(
       metadata: metadata, nextObjectID: min(max(largest ?? 0, 0), StoreKeySpace.maximumKey) + 1,
       recordCount: count)
+    connection.fault(.read)
     if count >= readAheadThreshold {
       // The rows are parsed on a second thread while the consumer takes the records, as a
       // SQLite store's are; the connection is that thread's until the read returns.

@@ -14,6 +14,8 @@ package enum PostgresWriteStep: Sendable, Hashable {
   case commit
   /// `COMMIT`, carried out by the server, but the connection gone before its answer came.
   case commitAnswer
+  /// Reading a document's rows, its metadata read: as a restart in the middle of a read.
+  case read
 }
 
 #if FOLIO_TEST_HOOKS
@@ -65,6 +67,17 @@ extension PostgresStoreConnection {
         _ = try? connection.query("SELECT pg_terminate_backend(pg_backend_pid())")
         try? plan.meanwhile()
       }
+    #endif
+  }
+}
+
+extension PostgresConnection {
+  /// Has the server end this connection before `step` of a read when the task's plan says so.
+  func fault(_ step: PostgresWriteStep) {
+    #if FOLIO_TEST_HOOKS
+      guard let plan = PostgresFaults.drops, plan.take(step) else { return }
+      _ = try? query("SELECT pg_terminate_backend(pg_backend_pid())")
+      try? plan.meanwhile()
     #endif
   }
 }

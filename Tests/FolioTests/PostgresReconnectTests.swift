@@ -31,6 +31,24 @@ struct PostgresReconnectTests {
     )
   }
 
+  @Test("a document's read the server cuts short is made again on a new connection")
+  func droppedRead() throws {
+    let (url, first, second) = try Self.clients("read")
+    defer { try? PostgresStore.dropSchema(at: url) }
+    let model = try ManagedObjectModel(contentsOf: Self.model)
+    let plan = PostgresFaults.Plan([.read])
+    let reopened = try PostgresFaults.$drops.withValue(plan) {
+      try Document.open(url, model: model, formats: [PostgresStore()])
+    }
+    #expect(plan.remaining.isEmpty, "the read was cut short")
+    #expect(try Self.names(reopened) == ["Ada"])
+    // The first client's merge of the second's save reads the same way, and goes on.
+    try second.context.insertNewObject(forEntityName: "Person").setValue("Grace", forKey: "name")
+    try second.save()
+    try first.mergeChangesFromOtherWriters()
+    #expect(try Self.names(first) == ["Ada", "Grace"])
+  }
+
   @Test(
     "the save is made again on a new connection and written once, whatever steps the drops interrupted",
     arguments: [

@@ -47,23 +47,37 @@ extension RowCache {
   ///
   /// - Throws: `StoreError`; a record that does not fit the model is a `.modelMismatch`,
   ///   `.typeMismatch` or `.danglingReference` wrapping the `GraphError`.
+  ///
+  /// A document on a server is read again once when its read fails: a restart may cut a read
+  /// short, and the second read is on a new connection. A failure of the document's own fails
+  /// both times.
   func load(from url: URL, format: any StoreFormat, model: ManagedObjectModel) throws(StoreError)
     -> StoreMetadata
   {
-    do {
-      return try load { (loader: inout GraphLoader) throws(StoreError) in
-        try format.read(from: url, model: model, into: &loader)
+    var attempts = format is any ServerStoreFormat ? 2 : 1
+    while true {
+      do {
+        return try load { (loader: inout GraphLoader) throws(StoreError) in
+          try format.read(from: url, model: model, into: &loader)
+        }
+      } catch {
+        attempts -= 1
+        guard attempts == 0 else { continue }
+        throw Self.located(error, url)
       }
-    } catch {
-      // Errors found once every record is in name the object, not a line: add the file.
-      var located = error
-      if located.location?.file == nil {
-        var location = located.location ?? InputLocation()
-        location.file = url.isFileURL ? url.relativePath : url.absoluteString
-        located.location = location
-      }
-      throw located
     }
+  }
+
+  /// `error` with the store's place named, when it names none: errors found once every record
+  /// is in name the object, not a line.
+  private static func located(_ error: StoreError, _ url: URL) -> StoreError {
+    var located = error
+    if located.location?.file == nil {
+      var location = located.location ?? InputLocation()
+      location.file = url.isFileURL ? url.relativePath : url.absoluteString
+      located.location = location
+    }
+    return located
   }
 
   /// Runs `read`, which feeds a loader for this cache, and leaves the cache empty when it
