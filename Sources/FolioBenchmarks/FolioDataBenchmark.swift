@@ -31,24 +31,27 @@ func folioDataBenchmark(objects objectCount: Int, fetched fetchCount: Int) throw
   let titles = (0..<1_000).map { "note \($0)" }
   let day = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
+  /// Inserts `count` notes into a new store at `url` through a model context, and saves.
+  func saveNotes(_ count: Int, to url: URL) throws {
+    let container = try ModelContainer(
+      for: BenchNote.self, configurations: ModelConfiguration(url: url))
+    let context = ModelContext(container)
+    for index in 0..<count {
+      context.insert(
+        BenchNote(
+          title: titles[index % 1_000], score: index % 1_000, created: day,
+          flagged: index % 3 == 0))
+    }
+    try context.save()
+  }
+
   // Insert and save, best of three, alternating the two doors, each into a new store.
   var modelInsert = Double.infinity
   var contextInsert = Double.infinity
   for round in 0..<3 {
     let modelURL = folder.appendingPathComponent("model-\(round).store")
     var start = now()
-    do {
-      let container = try ModelContainer(
-        for: BenchNote.self, configurations: ModelConfiguration(url: modelURL))
-      let context = ModelContext(container)
-      for index in 0..<objectCount {
-        context.insert(
-          BenchNote(
-            title: titles[index % 1_000], score: index % 1_000, created: day,
-            flagged: index % 3 == 0))
-      }
-      try context.save()
-    }
+    try saveNotes(objectCount, to: modelURL)
     modelInsert = min(modelInsert, perOperation(since: start, count: objectCount))
     let contextURL = folder.appendingPathComponent("context-\(round).store")
     start = now()
@@ -72,18 +75,7 @@ func folioDataBenchmark(objects objectCount: Int, fetched fetchCount: Int) throw
   // A fetch over `fetchCount` saved objects, in a new container (no instance made yet), of
   // the notes with a low score that are flagged: a tenth of a third of them.
   let bigURL = folder.appendingPathComponent("big.store")
-  do {
-    let container = try ModelContainer(
-      for: BenchNote.self, configurations: ModelConfiguration(url: bigURL))
-    let context = ModelContext(container)
-    for index in 0..<fetchCount {
-      context.insert(
-        BenchNote(
-          title: titles[index % 1_000], score: index % 1_000, created: day,
-          flagged: index % 3 == 0))
-    }
-    try context.save()
-  }
+  try saveNotes(fetchCount, to: bigURL)
   var modelFetch = Double.infinity
   var contextFetch = Double.infinity
   var found = (0, 0)

@@ -287,9 +287,10 @@ public final class ModelContext {
 
   /// The object `id` identifies, if the context holds it already.
   public func registeredModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
-    guard let objectID = self.objectID(id) else { return nil }
-    return managedObjectContext.registeredObjects.first { $0.objectID == objectID }
-      .flatMap { model(of: $0) as? T }
+    guard let objectID = self.objectID(id),
+      let object = managedObjectContext.object(with: objectID)
+    else { return nil }
+    return model(of: object) as? T
   }
 
   /// The model instance of `object`, made when first asked for.

@@ -64,6 +64,30 @@ struct ModelActorTests {
     #expect(container.mergeProblem == nil)
   }
 
+  @Test("the main context's save made while an actor saved keeps both saves' changes")
+  @MainActor
+  func overlappingSaves() async throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("trips.store")
+    let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+    let main = container.mainContext
+    main.autosaveEnabled = false
+    let trip = Trip(name: "Alps", code: "A1", start: .now)
+    main.insert(trip)
+    try main.save()
+    // Unsaved in the main context while the actor, on its own coordinator, saves.
+    trip.name = "Alps, renamed"
+    main.insert(Trip(name: "Coast", code: "C1", start: .now))
+    _ = try await TripImporter(modelContainer: container).importTrips(5)
+    try main.save()
+    let reread = ModelContext(
+      try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url)))
+    let trips = try reread.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.code)]))
+    #expect(trips.count == 7)
+    #expect(trips.first?.name == "Alps, renamed")
+  }
+
   @Test("two contexts of one container merge each other's saves")
   func siblingContextsMerge() throws {
     let container = try ModelContainer(

@@ -197,3 +197,71 @@ struct ConstraintMacroTests {
     #expect(emails == ["ada@b.org", "ada@c.org"])
   }
 }
+
+/// A value no attribute holds: neither one of Folio's value types nor Codable.
+struct Opaque {
+  var handle: Int
+}
+
+@Model final class Holder {
+  var name: String
+  var opaque: Opaque
+  init(name: String, opaque: Opaque) {
+    self.name = name
+    self.opaque = opaque
+  }
+}
+
+@Model final class Shelf {
+  var label: String
+  @Relationship(inverse: \Volume.title) var volumes: [Volume] = []
+  init(label: String) { self.label = label }
+}
+
+@Model final class Volume {
+  var title: String
+  var shelf: Shelf?
+  init(title: String) { self.title = title }
+}
+
+@Suite("Classes that make no model")
+struct SchemaErrorTests {
+  @Test("a property of a type no attribute holds is named, with its type")
+  func unsupportedType() {
+    #expect {
+      _ = try Schema(Holder.self).managedObjectModel()
+    } throws: { error in
+      "\(error)".contains("Holder.opaque is a Opaque, which no attribute holds")
+    }
+    #expect(throws: SchemaError.self) {
+      _ = try ModelContainer(
+        for: Holder.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    }
+  }
+
+  @Test("an inverse that is not a relationship back is named")
+  func inverseNotARelationship() {
+    #expect {
+      _ = try Schema(Shelf.self).managedObjectModel()
+    } throws: { error in
+      "\(error)".contains("Shelf.volumes's inverse is not a relationship of Volume")
+    }
+  }
+
+  @Test("registeredModel finds a saved object of the context, and nothing for an unsaved one")
+  func registeredModel() throws {
+    let container = try ModelContainer(
+      for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    let context = ModelContext(container)
+    let stop = Stop(place: "Chamonix")
+    context.insert(stop)
+    try context.save()
+    let found: Stop? = context.registeredModel(for: stop.persistentModelID)
+    #expect(found === stop)
+    let other = ModelContext(container)
+    let unsaved = Stop(place: "Zermatt")
+    other.insert(unsaved)
+    let missing: Stop? = context.registeredModel(for: unsaved.persistentModelID)
+    #expect(missing == nil)
+  }
+}
