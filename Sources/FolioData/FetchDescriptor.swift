@@ -22,6 +22,8 @@ public struct FetchDescriptor<T: PersistentModel> {
   public var propertiesToFetch: [PartialKeyPath<T>] = []
   /// Accepted for SwiftData's sake: related objects are in memory already.
   public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
+  /// Whether objects of T's `@Model` subclasses are fetched too. The default is `true`.
+  var includesSubentities = true
 
   public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
     self.predicate = predicate
@@ -39,10 +41,10 @@ extension ModelContext {
     let plan = self.plan(descriptor)
     let objects = try managedObjectContext.fetch(plan.request)
     var models = objects.map { object -> T in
-      guard let object = object as? _ModelObject else {
-        fatalError("\(object.entityName)'s objects are not model objects")
+      guard let model = model(of: object) as? T else {
+        fatalError("\(object.entityName)'s objects are not \(T.self) models")
       }
-      return ModelContext.model(for: object, as: T.self)
+      return model
     }
     if plan.isComplete { return models }
     if let predicate = descriptor.predicate, plan.request.predicate == nil {
@@ -94,6 +96,7 @@ extension ModelContext {
   ) {
     var request = FetchRequest<ManagedObject>(entityName: container.schema.entityName(of: T.self))
     request.includesPendingChanges = descriptor.includePendingChanges
+    request.includesSubentities = descriptor.includesSubentities
     var isComplete = true
     if let predicate = descriptor.predicate {
       do {

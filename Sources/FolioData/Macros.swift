@@ -15,9 +15,15 @@
 ///
 /// Computed properties, `let`s, static properties and `@Transient` ones are left alone. A
 /// persisted property needs its type written out, and cannot have `willSet` or `didSet`.
+///
+/// A `@Model` class may inherit from another: it is a subentity of the superclass's entity.
+/// `@Model` takes the first type of the inheritance clause as the superclass unless it is a
+/// common protocol (`Codable`, `Hashable`, `Sendable`, …); declare other conformances in an
+/// extension.
 @attached(
   member,
-  names: named(_$backing), named(init(backing:)), named(schemaMetadata), named(schemaConstraints))
+  names: named(_$backing), named(init(backing:)), named(schemaMetadata), named(schemaConstraints),
+  named(_$flushPendingValues), named(_$propertyKeyPaths), prefixed(_$keyPathsOf))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "FolioDataMacros", type: "ModelMacro")
@@ -48,6 +54,13 @@ public macro Transient() = #externalMacro(module: "FolioDataMacros", type: "Mark
 @attached(peer, names: prefixed(_))
 public macro _FolioPersisted() =
   #externalMacro(module: "FolioDataMacros", type: "PersistedPropertyMacro")
+
+/// What `@Model` puts on each persisted property of a subclass of another `@Model` class:
+/// accessors over the object's backing, and storage for the value its initializer sets.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro _FolioSubclassPersisted() =
+  #externalMacro(module: "FolioDataMacros", type: "SubclassPersistedPropertyMacro")
 
 /// Makes each group of a `@Model` class's properties unique together, as SwiftData's
 /// `#Unique`: an object inserted with the values of a saved one updates it (an upsert).

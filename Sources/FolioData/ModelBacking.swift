@@ -13,6 +13,20 @@ public struct _FolioNoStorage {
   public init() {}
 }
 
+/// A value a subclass's initializer set before its superclass initialized the backing: kept
+/// until the object's first access or insertion hands it to the backing.
+public struct _FolioPending<Value> {
+  private var value: Value?
+  public init() {}
+  public init(_ value: Value) { self.value = value }
+
+  /// The value, once: the storage is empty afterwards.
+  public mutating func take() -> Value? {
+    defer { value = nil }
+    return value
+  }
+}
+
 /// Where a `@Model` instance's values are: its own until it is inserted into a context, then
 /// its managed object's. `@Model`'s accessors read and write through it; the overloads pick
 /// the conversion by the property's type: an attribute value (``AttributeValueConvertible``),

@@ -170,7 +170,9 @@ public final class ModelContext {
       }
       return
     }
-    let entityName = container.schema.entityName(of: T.self)
+    // The object's own class, which may be a subclass of T.
+    let entityName = container.schema.entityName(of: type(of: model))
+    model._$flushPendingValues()
     let inserted: ManagedObject
     do {
       inserted = try managedObjectContext.insertNewObject(forEntityName: entityName)
@@ -217,7 +219,9 @@ public final class ModelContext {
   public func delete<T: PersistentModel>(
     model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
   ) throws {
-    for object in try fetch(FetchDescriptor<T>(predicate: predicate)) { delete(object) }
+    var descriptor = FetchDescriptor<T>(predicate: predicate)
+    descriptor.includesSubentities = includeSubclasses
+    for object in try fetch(descriptor) { delete(object) }
   }
 
   /// Applies pending deletes' rules and closes the turn's changes, as at the end of a turn.
@@ -307,8 +311,14 @@ public final class ModelContext {
     objects.compactMap(model(of:))
   }
 
-  /// The instance of `T` for `object`, a related object reached through a relationship.
+  /// The instance of `T` for `object`, a related object reached through a relationship: of
+  /// the class of `object`'s entity, which may be a subclass of T.
   static func model<T: PersistentModel>(for object: _ModelObject, as type: T.Type) -> T {
+    if object.model == nil, let context = object.managedObjectContext,
+      let modelContext = ModelContextRegistry.shared.context(for: context)
+    {
+      _ = modelContext.model(of: object)
+    }
     if let model = object.model {
       guard let typed = model as? T else {
         fatalError("\(object.entityName) is a \(Swift.type(of: model)), not a \(T.self)")

@@ -17,12 +17,14 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
   static var schemaMetadata: [Schema.PropertyMetadata] { get }
   /// The groups of properties its `#Unique` and `#Index` name.
   static var schemaConstraints: Schema.Constraints { get }
+  /// The names of every persisted property, inherited ones included, by their key paths from
+  /// this class (`\Sub.name` differs from `\Base.name`).
+  static var _$propertyKeyPaths: [(String, AnyKeyPath)] { get }
+  /// Hands the values a subclass's initializer set to the backing.
+  func _$flushPendingValues()
 }
 
 extension PersistentModel {
-  /// None: a class without `#Unique` or `#Index`.
-  public static var schemaConstraints: Schema.Constraints { Schema.Constraints() }
-
   /// The object's identity in its store: temporary until it is first saved.
   public var persistentModelID: PersistentIdentifier {
     guard let object = _$backing.object else {

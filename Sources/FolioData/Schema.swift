@@ -5,7 +5,9 @@ import Foundation
 /// ``FolioModel/ManagedObjectModel`` they make: entities named after the classes, attributes
 /// and relationships after their properties, inverses inferred as SwiftData infers them.
 ///
-/// Classes that the given ones refer to through relationships are included too.
+/// Classes that the given ones refer to through relationships, and their `@Model`
+/// superclasses, are included too. A subclass of a `@Model` class is a subentity of its
+/// superclass's entity.
 public struct Schema: @unchecked Sendable {
   /// The classes, those given first, then those reached through their relationships.
   public let types: [any PersistentModel.Type]
@@ -27,6 +29,7 @@ public struct Schema: @unchecked Sendable {
       let type = queue.removeFirst()
       guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
       all.append(type)
+      if let parent = Self.superModel(of: type) { queue.append(parent) }
       for property in type.schemaMetadata {
         if let target = property.kind.target { queue.append(target) }
       }
@@ -36,7 +39,7 @@ public struct Schema: @unchecked Sendable {
     var typesByEntity: [String: any PersistentModel.Type] = [:]
     for type in all {
       typesByEntity[Self.entityName(of: type)] = type
-      for property in type.schemaMetadata { names[property.keyPath] = property.name }
+      for (name, keyPath) in type._$propertyKeyPaths { names[keyPath] = name }
     }
     self.names = PropertyNames(names: names)
     self.typesByEntity = typesByEntity
@@ -58,6 +61,11 @@ public struct Schema: @unchecked Sendable {
   /// The name of the entity of `type`, one of the schema's classes, without working it out.
   func entityName(of type: any PersistentModel.Type) -> String {
     entityNames[ObjectIdentifier(type)] ?? Self.entityName(of: type)
+  }
+
+  /// The `@Model` class `type` inherits from, if any.
+  static func superModel(of type: any PersistentModel.Type) -> (any PersistentModel.Type)? {
+    _getSuperclass(type) as? any PersistentModel.Type
   }
 
   /// The name of the entity `type` is: the class's name.

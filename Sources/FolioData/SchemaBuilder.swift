@@ -16,7 +16,8 @@ struct SchemaBuilder {
     var entities: [EntityDescription] = []
     for type in types {
       let entityName = Schema.entityName(of: type)
-      var entity = EntityDescription(entityName)
+      var entity = EntityDescription(
+        entityName, parent: Schema.superModel(of: type).map(Schema.entityName(of:)))
       entity.representedClassName = entityName
       for property in type.schemaMetadata {
         let place = "\(entityName).\(property.name)"

@@ -27,6 +27,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
       context.diagnose(Diagnostic(node: failure.node ?? Syntax(node), message: failure))
     }
     let access = classDecl.isPublic ? "public " : ""
+    // A subclass of another @Model class keeps the values its initializer sets before
+    // `super.init` in its own storage (the backing is its superclass's, not yet initialized),
+    // and hands them to the backing at the first access or insertion.
+    let superclass = classDecl.modelSuperclass
+    let override = superclass == nil ? "" : "override "
     let peerSetup = properties.map { "  self._\($0.name) = .init()\n" }.joined()
     let metadata = properties.map { property in
       var arguments = "\"\(property.name)\", \\\(typeName).\(property.name)"
@@ -43,15 +48,60 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
       }
       return "    FolioData.Schema.PropertyMetadata(\(arguments)),\n"
     }.joined()
-    var declarations: [DeclSyntax] = [
-      "\(raw: access)var _$backing = FolioData._ModelBacking()",
+    let keyPaths = properties.map { "(\"\($0.name)\", \\S.\($0.name))" }
+      .joined(separator: ", ")
+    let keyPathsFunction = "_$keyPathsOf\(typeName)"
+    var declarations: [DeclSyntax] = []
+    if superclass != nil {
+      let flushes = properties.map { property in
+        """
+          if let value = _\(property.name).take() {
+            _$backing.initialize(value, forKey: "\(property.name)")
+          }
+
+        """
+      }.joined()
+      declarations += [
+        """
+        \(raw: access)required init(backing: FolioData._ModelBacking) {
+        \(raw: peerSetup)  super.init(backing: backing)
+        }
+        """,
+        """
+        \(raw: access)override func _$flushPendingValues() {
+          super._$flushPendingValues()
+        \(raw: flushes)}
+        """,
+        """
+        \(raw: access)override class var _$propertyKeyPaths: [(String, AnyKeyPath)] {
+          super._$propertyKeyPaths + \(raw: keyPathsFunction)(Self.self)
+        }
+        """,
+      ]
+    } else {
+      declarations += [
+        "\(raw: access)var _$backing = FolioData._ModelBacking()",
+        """
+        \(raw: access)required init(backing: FolioData._ModelBacking) {
+          self._$backing = backing
+        \(raw: peerSetup)}
+        """,
+        "\(raw: access)func _$flushPendingValues() {}",
+        """
+        \(raw: access)class var _$propertyKeyPaths: [(String, AnyKeyPath)] {
+          \(raw: keyPathsFunction)(Self.self)
+        }
+        """,
+      ]
+    }
+    declarations += [
       """
-      \(raw: access)required init(backing: FolioData._ModelBacking) {
-        self._$backing = backing
-      \(raw: peerSetup)}
+      \(raw: access)static func \(raw: keyPathsFunction)<S: \(raw: typeName)>(_: S.Type) -> [(String, AnyKeyPath)] {
+        [\(raw: keyPaths)]
+      }
       """,
       """
-      \(raw: access)static var schemaMetadata: [FolioData.Schema.PropertyMetadata] {
+      \(raw: access)\(raw: override)class var schemaMetadata: [FolioData.Schema.PropertyMetadata] {
         [
       \(raw: metadata)  ]
       }
@@ -70,10 +120,18 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     if groups.contains(where: { !$0.isEmpty }) {
       declarations.append(
         """
-        \(raw: access)static var schemaConstraints: FolioData.Schema.Constraints {
+        \(raw: access)\(raw: override)class var schemaConstraints: FolioData.Schema.Constraints {
           let unique: [[PartialKeyPath<\(raw: typeName)>]] = [\(raw: groups[0])]
           let indexes: [[PartialKeyPath<\(raw: typeName)>]] = [\(raw: groups[1])]
           return FolioData.Schema.Constraints(unique: unique, indexes: indexes)
+        }
+        """)
+    } else {
+      // Declared in every class, so that a subclass's own overrides its superclass's.
+      declarations.append(
+        """
+        \(raw: access)\(raw: override)class var schemaConstraints: FolioData.Schema.Constraints {
+          FolioData.Schema.Constraints()
         }
         """)
     }
@@ -84,10 +142,13 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
     providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
   ) throws -> [AttributeSyntax] {
-    guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
+    guard let classDecl = declaration.as(ClassDeclSyntax.self),
+      let variable = member.as(VariableDeclSyntax.self),
       (try? PersistedProperty(variable)) != nil,
-      variable.attribute(named: "_FolioPersisted") == nil
+      variable.attribute(named: "_FolioPersisted") == nil,
+      variable.attribute(named: "_FolioSubclassPersisted") == nil
     else { return [] }
+    if classDecl.modelSuperclass != nil { return ["@FolioData._FolioSubclassPersisted"] }
     return ["@FolioData._FolioPersisted"]
   }
 
@@ -149,10 +210,77 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
   }
 }
 
+/// `@_FolioSubclassPersisted`, which `@Model` puts on each persisted property of a subclass
+/// of another `@Model` class. The initializer accessor cannot reach the backing, which the
+/// superclass initializes later, so the value waits in the property's own storage until the
+/// object's first access or insertion hands it over (`_$flushPendingValues`).
+public struct SubclassPersistedPropertyMacro: AccessorMacro, PeerMacro {
+  public static func expansion(
+    of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [AccessorDeclSyntax] {
+    guard let variable = declaration.as(VariableDeclSyntax.self),
+      let property = try PersistedProperty(variable)
+    else { return [] }
+    let name = property.name
+    return [
+      """
+      @storageRestrictions(initializes: _\(raw: name))
+      init(initialValue) {
+        _\(raw: name) = .init(initialValue)
+      }
+      """,
+      """
+      get {
+        _$flushPendingValues()
+        return _$backing.value(forKey: "\(raw: name)")
+      }
+      """,
+      """
+      set {
+        _\(raw: name) = .init()
+        _$backing.setValue(newValue, forKey: "\(raw: name)")
+      }
+      """,
+    ]
+  }
+
+  public static func expansion(
+    of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    guard let variable = declaration.as(VariableDeclSyntax.self),
+      let property = try PersistedProperty(variable)
+    else { return [] }
+    let initial = property.isOptionalType && !property.hasInitialValue ? " = .init()" : ""
+    return [
+      "private var _\(raw: property.name): FolioData._FolioPending<\(property.type)>\(raw: initial)"
+    ]
+  }
+}
+
 extension ClassDeclSyntax {
   var isPublic: Bool {
     modifiers.contains { ["public", "open"].contains($0.name.text) }
   }
+
+  /// The class's superclass when it is another `@Model` class, as far as syntax tells: the
+  /// first type of the inheritance clause, unless it is a protocol a model class commonly
+  /// adopts. (Swift requires a superclass to come first.)
+  var modelSuperclass: String? {
+    guard let first = inheritanceClause?.inheritedTypes.first?.type.trimmedDescription else {
+      return nil
+    }
+    let name = first.split(separator: ".").last.map(String.init) ?? first
+    return Self.adoptedProtocols.contains(name) ? nil : first
+  }
+
+  static let adoptedProtocols: Set<String> = [
+    "PersistentModel", "Observable", "Identifiable", "Hashable", "Equatable", "Comparable",
+    "Codable", "Encodable", "Decodable", "Sendable", "AnyObject", "CustomStringConvertible",
+    "CustomDebugStringConvertible", "CustomReflectable", "Transferable", "Error",
+    "LocalizedError", "ObservableObject",
+  ]
 }
 
 /// `#Unique` and `#Index`: their key paths are read by `@Model` from the class body; they

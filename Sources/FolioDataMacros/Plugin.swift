@@ -5,7 +5,8 @@ import SwiftSyntaxMacros
 @main
 struct FolioDataMacrosPlugin: CompilerPlugin {
   let providingMacros: [any Macro.Type] = [
-    ModelMacro.self, PersistedPropertyMacro.self, MarkerMacro.self, ModelActorMacro.self,
+    ModelMacro.self, PersistedPropertyMacro.self, SubclassPersistedPropertyMacro.self,
+    MarkerMacro.self, ModelActorMacro.self,
     ConstraintMacro.self,
   ]
 }

@@ -65,6 +65,35 @@ struct MacroDiagnosticsTests {
     #expect(try Self.errors(in: source) == [])
   }
 
+  @Test("@Model subclasses, and a class adopting a protocol first, compile without a word")
+  func inheritance() throws {
+    let source = """
+      @Model class Item {
+        var title: String
+        init(title: String) { self.title = title }
+      }
+      @Model class Task: Item {
+        var due: Date?
+        var done: Bool = false
+        init(title: String, due: Date?) {
+          self.due = due
+          super.init(title: title)
+        }
+      }
+      @Model final class Chore: Task {
+        var room: String = "kitchen"
+      }
+      @Model final class Tag: Codable, CustomStringConvertible {
+        var name: String
+        var description: String { name }
+        init(name: String) { self.name = name }
+        required init(from decoder: any Decoder) throws { name = "" }
+        func encode(to encoder: any Encoder) throws {}
+      }
+      """
+    #expect(try Self.errors(in: source) == [])
+  }
+
   @Test("a property without a written type, or with an observer, is named where it is")
   func propertyErrors() throws {
     let source = """

@@ -21,7 +21,7 @@ enum Transport: Codable, Equatable {
   }
 }
 
-@Model final class Trip {
+@Model class Trip {
   @Attribute(.unique) var code: String
   var name: String
   var start: Date
@@ -37,6 +37,18 @@ enum Transport: Codable, Equatable {
     self.name = name
     self.start = start
     self.transport = transport
+  }
+}
+
+/// A trip made for work: a subclass, so a subentity of Trip. (SwiftData has model subclasses
+/// from macOS 26 and iOS 26.)
+@Model final class BusinessTrip: Trip {
+  var company: String
+  var perDiem: Double = 0
+
+  init(code: String, name: String, start: Date, company: String) {
+    self.company = company
+    super.init(code: code, name: name, start: start, transport: .car)
   }
 }
 

@@ -21,7 +21,7 @@ let start = Date(timeIntervalSinceReferenceDate: 820_000_000)
 
 @MainActor func buildAndCheck() async throws {
   let container = try ModelContainer(
-    for: Trip.self, Person.self, configurations: ModelConfiguration(url: url))
+    for: Trip.self, BusinessTrip.self, Person.self, configurations: ModelConfiguration(url: url))
   let context = container.mainContext
   context.undoManager = UndoManager()
 
@@ -106,16 +106,32 @@ let start = Date(timeIntervalSinceReferenceDate: 820_000_000)
   try context.save()
   check(try context.fetchCount(FetchDescriptor<Stop>()) == 5, "a deleted trip's stops are gone")
   check(grace.trips.map(\.code) == ["ALP"], "and it left its travelers")
+
+  // A subclass: its objects are trips too.
+  let visit = BusinessTrip(
+    code: "WRK", name: "Client visit", start: start + 10 * day, company: "Acme")
+  visit.perDiem = 80
+  visit.travelers = [ada]
+  context.insert(visit)
+  try context.save()
+  let allTrips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.code)]))
+  check(allTrips.map(\.code) == ["ALP", "FJD", "WRK"], "a fetch of trips includes business trips")
+  let paid = try context.fetch(
+    FetchDescriptor<BusinessTrip>(predicate: #Predicate { $0.perDiem > 50 && $0.name != "" }))
+  check(paid.map(\.company) == ["Acme"], "a business trip's own and inherited properties")
 }
 
 @MainActor func reopenAndCheck() throws {
   let container = try ModelContainer(
-    for: Trip.self, Person.self, configurations: ModelConfiguration(url: url))
+    for: Trip.self, BusinessTrip.self, Person.self, configurations: ModelConfiguration(url: url))
   let context = ModelContext(container)
   let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.code)]))
-  check(trips.map(\.code) == ["ALP", "FJD"], "reopened: the trips")
+  check(trips.map(\.code) == ["ALP", "FJD", "WRK"], "reopened: the trips")
+  check(
+    (trips.last as? BusinessTrip)?.company == "Acme" && trips.last?.travelers.count == 1,
+    "reopened: a business trip, as one")
   check(trips.first?.name == "Alps and lakes" && trips.first?.nights == 5, "reopened: values")
-  check(trips.last?.transport == .flight(number: "SK 4711"), "reopened: a Codable value")
+  check(trips[1].transport == .flight(number: "SK 4711"), "reopened: a Codable value")
   let grace = try context.fetch(
     FetchDescriptor<Person>(predicate: #Predicate { $0.name == "Grace" })
   ).first
