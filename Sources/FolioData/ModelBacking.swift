@@ -31,7 +31,7 @@ public struct _FolioPending<Value> {
 /// its managed object's. `@Model`'s accessors read and write through it; the overloads pick
 /// the conversion by the property's type: an attribute value (``AttributeValueConvertible``),
 /// a raw-value enumeration, another model (to-one), an array of models (to-many), or else a
-/// `Codable` value, stored as JSON in a Binary Data attribute.
+/// `Codable` value, stored as its JSON in a transformable attribute.
 public struct _ModelBacking {
   package var object: _ModelObject?
   /// Values set before the instance was inserted.

@@ -63,6 +63,11 @@ public struct Schema: @unchecked Sendable {
     entityNames[ObjectIdentifier(type)] ?? Self.entityName(of: type)
   }
 
+  /// The value transformer a `Codable` property's transformable attribute names: its value is
+  /// kept as the JSON that `JSONEncoder` writes of it, with sorted keys. No transformer of that
+  /// name is registered: through Folio's own API the attribute's value is those bytes.
+  public static let jsonTransformerName = "FolioData.JSON"
+
   /// The `@Model` class `type` inherits from, if any.
   static func superModel(of type: any PersistentModel.Type) -> (any PersistentModel.Type)? {
     _getSuperclass(type) as? any PersistentModel.Type
@@ -227,7 +232,8 @@ extension Schema {
       self.init(name, keyPath, .toMany(Target.self, isOptional: true), attribute, relationship)
     }
 
-    /// Any other value: `Codable` ones are stored as JSON in a Binary Data attribute.
+    /// Any other value: a `Codable` one is a transformable attribute whose transformer is
+    /// ``Schema/jsonTransformerName``: its value is kept as its JSON.
     public init<Root, Value>(
       _ name: String, _ keyPath: KeyPath<Root, Value>, attribute: Attribute? = nil,
       relationship: Relationship? = nil, defaultValue: Value? = nil
@@ -237,7 +243,7 @@ extension Schema {
       self.init(
         name, keyPath,
         .attribute(
-          codable ? .binaryData : nil, isOptional: isOptional, valueType: Value.self,
+          codable ? .transformable : nil, isOptional: isOptional, valueType: Value.self,
           codable: true),
         attribute, relationship)
     }

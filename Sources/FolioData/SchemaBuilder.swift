@@ -22,7 +22,7 @@ struct SchemaBuilder {
       for property in type.schemaMetadata {
         let place = "\(entityName).\(property.name)"
         switch property.kind {
-        case .attribute(let attributeType, let isOptional, let valueType, _):
+        case .attribute(let attributeType, let isOptional, let valueType, let codable):
           guard let attributeType else {
             throw SchemaError(
               "\(place) is a \(valueType), which no attribute holds: use a value type Folio stores, an enumeration with such a raw value, or a Codable type"
@@ -31,6 +31,11 @@ struct SchemaBuilder {
           var attribute = AttributeDescription(
             property.name, attributeType, isOptional: isOptional,
             defaultValue: property.defaultValue)
+          if codable, attributeType == .transformable {
+            attribute.valueTransformerName = Schema.jsonTransformerName
+            let wrapped = (valueType as? any _OptionalValue.Type)?.wrappedType ?? valueType
+            attribute.valueClassName = String(describing: wrapped)
+          }
           if let settings = property.attribute {
             let options = Set(settings.options.map(\.kind))
             attribute.allowsExternalBinaryDataStorage = options.contains(.externalStorage)

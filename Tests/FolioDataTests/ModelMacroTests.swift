@@ -70,10 +70,14 @@ struct ModelMacroTests {
     #expect(
       types == [
         "name": .string, "start": .date, "budget": .double, "kind": .string,
-        "notes": .binaryData, "fare": .binaryData, "code": .string,
+        "notes": .transformable, "fare": .transformable, "code": .string,
       ])
     let optional = Set(trip.attributes.filter(\.isOptional).map(\.name))
     #expect(optional == ["budget", "fare"])
+    // Codable values are transformable, kept as their JSON, with their type named.
+    let fare = try #require(trip.attribute(named: "fare"))
+    #expect(fare.valueTransformerName == "FolioData.JSON" && fare.valueClassName == "Fare")
+    #expect(trip.attribute(named: "notes")?.valueClassName == "Array<String>")
     #expect(trip.uniquenessConstraints == [["code"]])
     // Computed and transient properties are left alone.
     #expect(trip.property(named: "summary") == nil)
@@ -124,8 +128,8 @@ struct ModelMacroTests {
         AttributeDescription("start", .date, isOptional: false)
         AttributeDescription("budget", .double)
         AttributeDescription("kind", .string, isOptional: false)
-        AttributeDescription("notes", .binaryData, isOptional: false)
-        AttributeDescription("fare", .binaryData)
+        AttributeDescription("notes", .transformable, isOptional: false)
+        AttributeDescription("fare", .transformable)
         AttributeDescription("code", .string, isOptional: false)
         RelationshipDescription(
           "stops", to: "Stop", inverse: "trip", toMany: true, deleteRule: .cascade)
