@@ -1,6 +1,7 @@
 import FolioGraph
 import FolioModel
 import Foundation
+import Observation
 
 /// The managed object behind a `@Model` instance a context holds. It keeps the instance, so
 /// that every fetch and relationship of the context gives back the same one.
@@ -44,6 +45,13 @@ public struct _ModelBacking {
   /// The context the object is in, found through its managed object's context.
   var modelContext: ModelContext? {
     object?.managedObjectContext.flatMap(ModelContextRegistry.shared.context(for:))
+  }
+
+  /// Tracks a read of a property for Observation, while no context holds the object (a
+  /// context's object is tracked by its context). `@Model`'s getters call it first.
+  public mutating func noteAccess() {
+    guard object == nil else { return }
+    detachedValues.noteAccess()
   }
 
   // MARK: Attributes
@@ -294,7 +302,11 @@ public struct _ModelBacking {
 /// The values of a `@Model` instance no context holds yet, in the order they were first set.
 ///
 /// A class has a few properties, so the keys are searched in turn: faster than hashing them.
-final class DetachedValues {
+///
+/// Observation sees the values as one property: reading any of them is tracked, and setting
+/// any of them, or inserting the object into a context, notifies. The registrar is made at
+/// the first tracked read, so objects only made and inserted pay nothing for it.
+final class DetachedValues: Observable {
   enum Value {
     case attribute(AttributeValue?)
     case toOne(AnyObject?)
@@ -303,6 +315,10 @@ final class DetachedValues {
 
   private(set) var keys: [String] = []
   private(set) var values: [Value] = []
+  private var registrar: ObservationRegistrar?
+
+  /// What Observation tracks: every value at once.
+  var observedValues: Int { 0 }
 
   init() {
     keys.reserveCapacity(8)
@@ -312,18 +328,33 @@ final class DetachedValues {
   subscript(key: String) -> Value? {
     get { keys.firstIndex(of: key).map { values[$0] } }
     set {
-      if let index = keys.firstIndex(of: key) {
-        if let newValue {
-          values[index] = newValue
-        } else {
-          keys.remove(at: index)
-          values.remove(at: index)
-        }
-      } else if let newValue {
-        keys.append(key)
-        values.append(newValue)
-      }
+      guard let registrar else { return set(newValue, forKey: key) }
+      registrar.withMutation(of: self, keyPath: \.observedValues) { set(newValue, forKey: key) }
     }
+  }
+
+  private func set(_ newValue: Value?, forKey key: String) {
+    if let index = keys.firstIndex(of: key) {
+      if let newValue {
+        values[index] = newValue
+      } else {
+        keys.remove(at: index)
+        values.remove(at: index)
+      }
+    } else if let newValue {
+      keys.append(key)
+      values.append(newValue)
+    }
+  }
+
+  func noteAccess() {
+    if registrar == nil { registrar = ObservationRegistrar() }
+    registrar?.access(self, keyPath: \.observedValues)
+  }
+
+  /// Tells the observers that the values moved into a context, where they change from now on.
+  func noteInserted() {
+    registrar?.withMutation(of: self, keyPath: \.observedValues) {}
   }
 
   func attribute(_ key: String) -> AttributeValue? {

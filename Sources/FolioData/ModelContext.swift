@@ -186,6 +186,7 @@ public final class ModelContext {
     let detached = model._$backing.detached
     model._$backing = _ModelBacking(object: object)
     guard let detached else { return }
+    defer { detached.noteInserted() }
     for (key, value) in zip(detached.keys, detached.values) {
       switch value {
       case .attribute(let value):

@@ -7,7 +7,8 @@ import Observation
 /// `Observable`: reading a property inside `withObservationTracking` (SwiftUI) is tracked, and
 /// every change to it notifies — by a setter, an inverse, undo, redo, rollback or a merge —
 /// for an object in a context that tracks observation (``ModelContext/tracksObservation``, on
-/// for ``ModelContainer/mainContext``).
+/// for ``ModelContainer/mainContext``). Before it is inserted, an object's values are observed
+/// as one: setting any of them, or inserting the object, notifies each observer of the object.
 public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
   /// Where the object's values are: its own until a context holds it, then its context's.
   var _$backing: _ModelBacking { get set }

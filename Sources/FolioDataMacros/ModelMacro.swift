@@ -186,7 +186,8 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
       """,
       """
       get {
-        _$backing.value(forKey: "\(raw: name)")
+        _$backing.noteAccess()
+        return _$backing.value(forKey: "\(raw: name)")
       }
       """,
       """
@@ -233,6 +234,7 @@ public struct SubclassPersistedPropertyMacro: AccessorMacro, PeerMacro {
       """
       get {
         _$flushPendingValues()
+        _$backing.noteAccess()
         return _$backing.value(forKey: "\(raw: name)")
       }
       """,

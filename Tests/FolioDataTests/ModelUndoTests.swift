@@ -60,6 +60,45 @@ struct ModelUndoTests {
     trip.name = "Pyrenees"
     #expect(flag.raised == 2)
   }
+
+  @Test("an object no context holds is observed too, and its insertion notifies")
+  @MainActor
+  func detachedObservation() throws {
+    final class Flag: @unchecked Sendable { var raised = 0 }
+    let flag = Flag()
+    let trip = Trip(name: "Alps", code: "A1", start: Self.day)
+    func track() {
+      withObservationTracking {
+        _ = trip.budget  // never set: tracked all the same
+      } onChange: {
+        flag.raised += 1
+      }
+    }
+    track()
+    trip.budget = 900
+    #expect(flag.raised == 1)
+    track()
+    trip.stops.append(Stop(place: "Chamonix"))
+    #expect(flag.raised == 2)
+    // Inserted: the observers hear of it, and from then on the context notifies them.
+    let container = try ModelContainer(
+      for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    track()
+    container.mainContext.insert(trip)
+    #expect(flag.raised == 3)
+    track()
+    trip.budget = 950
+    #expect(flag.raised == 4)
+    // A subclass's own properties, detached, as well.
+    let car = Car(name: "Estate", seats: 5)
+    withObservationTracking {
+      _ = car.seats
+    } onChange: {
+      flag.raised += 1
+    }
+    car.seats = 7
+    #expect(flag.raised == 5)
+  }
 }
 
 @Suite("autosave")
