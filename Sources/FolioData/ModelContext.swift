@@ -283,6 +283,9 @@ public final class ModelContext {
   /// of the store — a model actor's, on a coordinator of its own, numbers the store's keys
   /// its own way — is found through its URI, which names the object in the store.
   func objectID(_ id: PersistentIdentifier) -> ManagedObjectID? {
+    if case .uri(let uri) = id.kind {
+      return managedObjectContext.managedObjectID(forURIRepresentation: uri)
+    }
     guard let objectID = id.objectID else { return nil }
     if objectID.isTemporaryID || managedObjectContext.object(with: objectID) != nil {
       return objectID

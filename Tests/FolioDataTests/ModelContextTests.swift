@@ -200,3 +200,46 @@ struct FetchDescriptorTests {
     #expect(try context.fetchCount(FetchDescriptor<Trip>()) == before)
   }
 }
+
+@Suite("PersistentIdentifier: equal across contexts, encoded as the object's URI")
+struct PersistentIdentifierTests {
+  @Test(
+    "an identifier encoded and decoded names the same object, in this store and in another container on it"
+  )
+  func codable() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("trips.store")
+    let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+    let context = ModelContext(container)
+    let trip = ModelContextTests.sampleTrip()
+    // An object no context holds has no identity to write.
+    #expect(throws: EncodingError.self) { try JSONEncoder().encode(trip.persistentModelID) }
+    context.insert(trip)
+    let temporary = try JSONDecoder().decode(
+      PersistentIdentifier.self, from: JSONEncoder().encode(trip.persistentModelID))
+    #expect(temporary == trip.persistentModelID && temporary.isTemporary)
+    #expect(context.model(for: temporary) as? Trip === trip)
+    try context.save()
+    let id = trip.persistentModelID
+    let data = try JSONEncoder().encode([id])
+    let text = String(decoding: data, as: UTF8.self)
+    #expect(text.hasPrefix("[\"x-coredata:\\/\\/") && text.hasSuffix("\\/Trip\\/p1\"]"))
+    let decoded = try #require(
+      try JSONDecoder().decode([PersistentIdentifier].self, from: data).first)
+    #expect(decoded == id && decoded.hashValue == id.hashValue && Set([id, decoded]).count == 1)
+    #expect(decoded.entityName == "Trip" && !decoded.isTemporary)
+    #expect(context.model(for: decoded) as? Trip === trip)
+    // Another container on the same file: its own object, equal identifiers.
+    let other = ModelContext(
+      try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url)))
+    let found: Trip? = other.existingModel(for: decoded)
+    #expect(found?.name == "Alps" && found !== trip)
+    #expect(found?.persistentModelID == id)
+    // Text that is not an object URI is refused, naming it.
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode(
+        [PersistentIdentifier].self, from: Data(#"["x-coredata://S/Trip/q1"]"#.utf8))
+    }
+  }
+}
