@@ -112,6 +112,7 @@ test: toolchain deps
 	.build/debug/CompanySample
 	@trips=$$(mktemp -d) && .build/debug/TripsSample $$trips/trips.store \
 	  && .build/debug/folio info $$trips/trips.store && rm -rf $$trips
+	Samples/Trips/session.sh .build/debug/TripsSample | diff -u Samples/Trips/session.expected -
 	$(MAKE) --no-print-directory fuzz-replay
 
 # The web editor sample, Samples/Editor: its own package, so Hummingbird stays out of Folio's

@@ -221,7 +221,9 @@ let package = Package(
     // A SwiftData program's model layer, unchanged but for its import, on FolioData.
     .executableTarget(
       name: "TripsSample",
-      dependencies: ["FolioData"],
+      dependencies: [
+        "FolioData", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
       path: "Samples/Trips/App"
     ),
     .target(

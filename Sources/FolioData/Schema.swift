@@ -216,12 +216,12 @@ extension Schema {
       self.init(name, keyPath, .toOne(Target.self, isOptional: false), attribute, relationship)
     }
 
-    /// A to-many relationship.
+    /// A to-many relationship: not optional (it may still be empty), as SwiftData makes it.
     public init<Root, Target: PersistentModel>(
       _ name: String, _ keyPath: KeyPath<Root, [Target]>, attribute: Attribute? = nil,
       relationship: Relationship? = nil, defaultValue: [Target]? = nil
     ) {
-      self.init(name, keyPath, .toMany(Target.self, isOptional: true), attribute, relationship)
+      self.init(name, keyPath, .toMany(Target.self, isOptional: false), attribute, relationship)
     }
 
     /// A to-many relationship declared optional.

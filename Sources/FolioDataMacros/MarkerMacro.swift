@@ -27,5 +27,7 @@ struct MacroFailure: Error, CustomStringConvertible, DiagnosticMessage {
 
   var message: String { description }
   var diagnosticID: MessageID { MessageID(domain: "FolioDataMacros", id: "failure") }
-  var severity: DiagnosticSeverity { .error }
+  /// A warning when the class compiles as it is, but not as SwiftData would make it.
+  var isWarning = false
+  var severity: DiagnosticSeverity { isWarning ? .warning : .error }
 }

@@ -19,122 +19,16 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
       throw MacroFailure(
         "@Model cannot make a generic class \(generics.trimmedDescription) an entity")
     }
-    let typeName = classDecl.name.text
     // A property @Model cannot persist is reported where it is declared and left as it is, so
     // the class still compiles around the one error.
-    let (properties, failures) = PersistedProperty.all(in: classDecl.memberBlock.members)
+    let (properties, failures) = PersistedProperty.all(
+      in: classDecl.memberBlock.members, inSubclass: classDecl.modelSuperclass != nil)
     for failure in failures {
       context.diagnose(Diagnostic(node: failure.node ?? Syntax(node), message: failure))
     }
-    let access = classDecl.isPublic ? "public " : ""
-    // A subclass of another @Model class keeps the values its initializer sets before
-    // `super.init` in its own storage (the backing is its superclass's, not yet initialized),
-    // and hands them to the backing at the first access or insertion.
-    let superclass = classDecl.modelSuperclass
-    let override = superclass == nil ? "" : "override "
-    let peerSetup = properties.map { "  self._\($0.name) = .init()\n" }.joined()
-    let metadata = properties.map { property in
-      var arguments = "\"\(property.name)\", \\\(typeName).\(property.name)"
-      if let attribute = property.attributeArguments {
-        arguments += ", attribute: FolioData.Schema.Attribute(\(attribute.trimmedDescription))"
-      }
-      if let relationship = property.relationshipArguments {
-        arguments +=
-          ", relationship: FolioData.Schema.Relationship(\(relationship.trimmedDescription))"
-      }
-      // The initial value, the model's default, in the type's static context.
-      if let initial = property.initialValue {
-        arguments += ", defaultValue: \(initial.trimmedDescription)"
-      }
-      return "    FolioData.Schema.PropertyMetadata(\(arguments)),\n"
-    }.joined()
-    let keyPaths = properties.map { "(\"\($0.name)\", \\S.\($0.name))" }
-      .joined(separator: ", ")
-    let keyPathsFunction = "_$keyPathsOf\(typeName)"
-    var declarations: [DeclSyntax] = []
-    if superclass != nil {
-      let flushes = properties.map { property in
-        """
-          if let value = _\(property.name).take() {
-            _$backing.initialize(value, forKey: "\(property.name)")
-          }
-
-        """
-      }.joined()
-      declarations += [
-        """
-        \(raw: access)required init(backing: FolioData._ModelBacking) {
-        \(raw: peerSetup)  super.init(backing: backing)
-        }
-        """,
-        """
-        \(raw: access)override func _$flushPendingValues() {
-          super._$flushPendingValues()
-        \(raw: flushes)}
-        """,
-        """
-        \(raw: access)override class var _$propertyKeyPaths: [(String, AnyKeyPath)] {
-          super._$propertyKeyPaths + \(raw: keyPathsFunction)(Self.self)
-        }
-        """,
-      ]
-    } else {
-      declarations += [
-        "\(raw: access)var _$backing = FolioData._ModelBacking()",
-        """
-        \(raw: access)required init(backing: FolioData._ModelBacking) {
-          self._$backing = backing
-        \(raw: peerSetup)}
-        """,
-        "\(raw: access)func _$flushPendingValues() {}",
-        """
-        \(raw: access)class var _$propertyKeyPaths: [(String, AnyKeyPath)] {
-          \(raw: keyPathsFunction)(Self.self)
-        }
-        """,
-      ]
-    }
-    declarations += [
-      """
-      \(raw: access)static func \(raw: keyPathsFunction)<S: \(raw: typeName)>(_: S.Type) -> [(String, AnyKeyPath)] {
-        [\(raw: keyPaths)]
-      }
-      """,
-      """
-      \(raw: access)\(raw: override)class var schemaMetadata: [FolioData.Schema.PropertyMetadata] {
-        [
-      \(raw: metadata)  ]
-      }
-      """,
-    ]
-    // `#Unique` and `#Index` in the class body: their key paths, for the schema.
-    let groups = ["Unique", "Index"].map { name in
-      classDecl.memberBlock.members.compactMap { member -> String? in
-        guard let expansion = member.decl.as(MacroExpansionDeclSyntax.self),
-          expansion.macroName.text == name
-        else { return nil }
-        return expansion.arguments.map { "\($0.expression.trimmedDescription)" }
-          .joined(separator: ", ")
-      }.filter { !$0.isEmpty }.joined(separator: ", ")
-    }
-    if groups.contains(where: { !$0.isEmpty }) {
-      declarations.append(
-        """
-        \(raw: access)\(raw: override)class var schemaConstraints: FolioData.Schema.Constraints {
-          let unique: [[PartialKeyPath<\(raw: typeName)>]] = [\(raw: groups[0])]
-          let indexes: [[PartialKeyPath<\(raw: typeName)>]] = [\(raw: groups[1])]
-          return FolioData.Schema.Constraints(unique: unique, indexes: indexes)
-        }
-        """)
-    } else {
-      // Declared in every class, so that a subclass's own overrides its superclass's.
-      declarations.append(
-        """
-        \(raw: access)\(raw: override)class var schemaConstraints: FolioData.Schema.Constraints {
-          FolioData.Schema.Constraints()
-        }
-        """)
-    }
+    let members = ModelMembers(classDecl: classDecl, properties: properties)
+    var declarations = members.superclass == nil ? members.root() : members.subclass()
+    declarations += members.schema()
     return declarations
   }
 
@@ -144,7 +38,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
   ) throws -> [AttributeSyntax] {
     guard let classDecl = declaration.as(ClassDeclSyntax.self),
       let variable = member.as(VariableDeclSyntax.self),
-      (try? PersistedProperty(variable)) != nil,
+      (try? PersistedProperty(variable, inSubclass: classDecl.modelSuperclass != nil)) != nil,
       variable.attribute(named: "_FolioPersisted") == nil,
       variable.attribute(named: "_FolioSubclassPersisted") == nil
     else { return [] }
@@ -254,10 +148,150 @@ public struct SubclassPersistedPropertyMacro: AccessorMacro, PeerMacro {
     guard let variable = declaration.as(VariableDeclSyntax.self),
       let property = try PersistedProperty(variable)
     else { return [] }
+    // `@Model` attaches this only to properties with a written type.
+    guard let type = property.type else { return [] }
     let initial = property.isOptionalType && !property.hasInitialValue ? " = .init()" : ""
-    return [
-      "private var _\(raw: property.name): FolioData._FolioPending<\(property.type)>\(raw: initial)"
+    return ["private var _\(raw: property.name): FolioData._FolioPending<\(type)>\(raw: initial)"]
+  }
+}
+
+/// The members `@Model` adds to a class.
+struct ModelMembers {
+  let classDecl: ClassDeclSyntax
+  let properties: [PersistedProperty]
+  let typeName: String
+  let access: String
+  /// The superclass, when the class inherits from another `@Model` class.
+  let superclass: String?
+  /// `override ` in a subclass, where the members override its superclass's.
+  let override: String
+
+  init(classDecl: ClassDeclSyntax, properties: [PersistedProperty]) {
+    self.classDecl = classDecl
+    self.properties = properties
+    typeName = classDecl.name.text
+    access = classDecl.isPublic ? "public " : ""
+    superclass = classDecl.modelSuperclass
+    override = superclass == nil ? "" : "override "
+  }
+
+  var keyPathsFunction: String { "_$keyPathsOf\(typeName)" }
+
+  /// Sets each property's peer storage, in the initializer of fetched objects.
+  var peerSetup: String { properties.map { "  self._\($0.name) = .init()\n" }.joined() }
+
+  /// The members of a class that inherits from no `@Model` class: the backing, and what
+  /// subclasses override.
+  func root() -> [DeclSyntax] {
+    [
+      "\(raw: access)var _$backing = FolioData._ModelBacking()",
+      """
+      \(raw: access)required init(backing: FolioData._ModelBacking) {
+        self._$backing = backing
+      \(raw: peerSetup)}
+      """,
+      "\(raw: access)func _$flushPendingValues() {}",
+      """
+      \(raw: access)class var _$propertyKeyPaths: [(String, AnyKeyPath)] {
+        \(raw: keyPathsFunction)(Self.self)
+      }
+      """,
     ]
+  }
+
+  /// The members of a subclass of another `@Model` class. It keeps the values its initializer
+  /// sets before `super.init` in its own storage (the backing is its superclass's, not yet
+  /// initialized), and hands them to the backing at the first access or insertion.
+  func subclass() -> [DeclSyntax] {
+    let flushes = properties.map { property in
+      """
+        if let value = _\(property.name).take() {
+          _$backing.initialize(value, forKey: "\(property.name)")
+        }
+
+      """
+    }.joined()
+    return [
+      """
+      \(raw: access)required init(backing: FolioData._ModelBacking) {
+      \(raw: peerSetup)  super.init(backing: backing)
+      }
+      """,
+      """
+      \(raw: access)override func _$flushPendingValues() {
+        super._$flushPendingValues()
+      \(raw: flushes)}
+      """,
+      """
+      \(raw: access)override class var _$propertyKeyPaths: [(String, AnyKeyPath)] {
+        super._$propertyKeyPaths + \(raw: keyPathsFunction)(Self.self)
+      }
+      """,
+    ]
+  }
+
+  /// The class's own properties, their key paths from any subclass, and its `#Unique` and
+  /// `#Index` groups, for the schema.
+  func schema() -> [DeclSyntax] {
+    let metadata = properties.map { property in
+      var arguments = "\"\(property.name)\", \\\(typeName).\(property.name)"
+      if let attribute = property.attributeArguments {
+        arguments += ", attribute: FolioData.Schema.Attribute(\(attribute.trimmedDescription))"
+      }
+      if let relationship = property.relationshipArguments {
+        arguments +=
+          ", relationship: FolioData.Schema.Relationship(\(relationship.trimmedDescription))"
+      }
+      // The initial value, the model's default, in the type's static context.
+      if let initial = property.initialValue {
+        arguments += ", defaultValue: \(initial.trimmedDescription)"
+      }
+      return "    FolioData.Schema.PropertyMetadata(\(arguments)),\n"
+    }.joined()
+    let keyPaths = properties.map { "(\"\($0.name)\", \\S.\($0.name))" }
+      .joined(separator: ", ")
+    return [
+      """
+      \(raw: access)static func \(raw: keyPathsFunction)<S: \(raw: typeName)>(_: S.Type) -> [(String, AnyKeyPath)] {
+        [\(raw: keyPaths)]
+      }
+      """,
+      """
+      \(raw: access)\(raw: override)class var schemaMetadata: [FolioData.Schema.PropertyMetadata] {
+        [
+      \(raw: metadata)  ]
+      }
+      """,
+      constraints(),
+    ]
+  }
+
+  /// `#Unique` and `#Index` in the class body: their key paths. Declared in every class, so
+  /// that a subclass's own override its superclass's.
+  func constraints() -> DeclSyntax {
+    let groups = ["Unique", "Index"].map { name in
+      classDecl.memberBlock.members.compactMap { member -> String? in
+        guard let expansion = member.decl.as(MacroExpansionDeclSyntax.self),
+          expansion.macroName.text == name
+        else { return nil }
+        return expansion.arguments.map { "\($0.expression.trimmedDescription)" }
+          .joined(separator: ", ")
+      }.filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+    guard groups.contains(where: { !$0.isEmpty }) else {
+      return """
+        \(raw: access)\(raw: override)class var schemaConstraints: FolioData.Schema.Constraints {
+          FolioData.Schema.Constraints()
+        }
+        """
+    }
+    return """
+      \(raw: access)\(raw: override)class var schemaConstraints: FolioData.Schema.Constraints {
+        let unique: [[PartialKeyPath<\(raw: typeName)>]] = [\(raw: groups[0])]
+        let indexes: [[PartialKeyPath<\(raw: typeName)>]] = [\(raw: groups[1])]
+        return FolioData.Schema.Constraints(unique: unique, indexes: indexes)
+      }
+      """
   }
 }
 

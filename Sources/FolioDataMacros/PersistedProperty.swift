@@ -1,10 +1,11 @@
 import SwiftSyntax
 
-/// A stored property of a `@Model` class that `@Model` persists: a `var` with a type annotation,
-/// no getter or setter of its own, not static, not lazy, not `@Transient`.
+/// A stored property of a `@Model` class that `@Model` persists: a `var` with a type annotation
+/// or an initial value, no getter or setter of its own, not static, not lazy, not `@Transient`.
 struct PersistedProperty {
   let name: String
-  let type: TypeSyntax
+  /// The type written, or `nil` when it is left to the initial value.
+  let type: TypeSyntax?
   /// The initial value written in the declaration, if any.
   let initialValue: ExprSyntax?
   var hasInitialValue: Bool { initialValue != nil }
@@ -14,7 +15,7 @@ struct PersistedProperty {
   let relationshipArguments: LabeledExprListSyntax?
 
   /// Whether the type is written as an optional (`T?`, `T!`, `Optional<T>`).
-  var isOptionalType: Bool { Self.isOptional(type) }
+  var isOptionalType: Bool { type.map(Self.isOptional) ?? false }
 
   static func isOptional(_ type: TypeSyntax) -> Bool {
     if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
@@ -31,15 +32,18 @@ struct PersistedProperty {
 
   /// The properties of `members` that `@Model` persists, and why each `var` it cannot persist
   /// (one with no type annotation, one with observers) is left as it is.
-  static func all(in members: MemberBlockItemListSyntax) -> (
+  static func all(in members: MemberBlockItemListSyntax, inSubclass: Bool) -> (
     properties: [PersistedProperty], failures: [MacroFailure]
   ) {
     var properties: [PersistedProperty] = []
     var failures: [MacroFailure] = []
     for member in members {
       guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+      if let warning = letWarning(variable) { failures.append(warning) }
       do {
-        if let property = try PersistedProperty(variable) { properties.append(property) }
+        if let property = try PersistedProperty(variable, inSubclass: inSubclass) {
+          properties.append(property)
+        }
       } catch let failure as MacroFailure {
         failures.append(failure)
       } catch {
@@ -49,8 +53,25 @@ struct PersistedProperty {
     return (properties, failures)
   }
 
-  /// The property `variable` declares, or `nil` when `@Model` leaves it alone.
-  init?(_ variable: VariableDeclSyntax) throws {
+  /// A `let` that SwiftData would store and `@Model` leaves alone: a constant's value is the
+  /// instance's own, so an instance made for a fetched object could not hold the stored one.
+  static func letWarning(_ variable: VariableDeclSyntax) -> MacroFailure? {
+    guard variable.bindingSpecifier.tokenKind == .keyword(.let),
+      !variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }),
+      variable.attribute(named: "Transient") == nil,
+      let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+    else { return nil }
+    var warning = MacroFailure(
+      "@Model leaves the constant '\(name)' out of the store, where SwiftData stores it: declare it 'var' to store it",
+      at: variable)
+    warning.isWarning = true
+    return warning
+  }
+
+  /// The property `variable` declares, or `nil` when `@Model` leaves it alone. In a subclass
+  /// of another `@Model` class, the type must be written: the property's storage is declared
+  /// with it.
+  init?(_ variable: VariableDeclSyntax, inSubclass: Bool = false) throws {
     guard variable.bindingSpecifier.tokenKind == .keyword(.var) else { return nil }
     let skippedModifiers: Set<String> = ["static", "class", "lazy", "override"]
     guard !variable.modifiers.contains(where: { skippedModifiers.contains($0.name.text) }) else {
@@ -79,14 +100,20 @@ struct PersistedProperty {
     }
     let name = pattern.identifier.text
     guard !name.hasPrefix("_$") else { return nil }
-    guard let type = binding.typeAnnotation?.type else {
+    let type = binding.typeAnnotation?.type
+    guard type != nil || binding.initializer != nil else {
       throw MacroFailure(
-        "@Model needs the type of '\(name)' written out (var \(name): Type), as it makes the property computed",
+        "@Model needs the type of '\(name)' written out (var \(name): Type), or an initial value",
         at: binding)
     }
-    if type.trimmedDescription.hasSuffix("_FolioNoStorage") { return nil }
+    if let type, type.trimmedDescription.hasSuffix("_FolioNoStorage") { return nil }
+    if inSubclass, type == nil {
+      throw MacroFailure(
+        "in a subclass of another @Model class, @Model needs the type of '\(name)' written out (var \(name): Type = …)",
+        at: binding)
+    }
     self.name = name
-    self.type = type.trimmed
+    self.type = type?.trimmed
     self.initialValue = binding.initializer?.value.trimmed
     self.attributeArguments = variable.attribute(named: "Attribute").map {
       $0.arguments?.as(LabeledExprListSyntax.self) ?? []

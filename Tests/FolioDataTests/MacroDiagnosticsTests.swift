@@ -17,6 +17,11 @@ let macroPlugin: URL? = {
 struct MacroDiagnosticsTests {
   /// The errors `swiftc -typecheck` reports for `source`, each as `LINE:COLUMN: message`.
   static func errors(in source: String) throws -> [String] {
+    try diagnostics(in: source, kind: "error")
+  }
+
+  /// The diagnostics of `kind` (`error`, `warning`) `swiftc -typecheck` reports for `source`.
+  static func diagnostics(in source: String, kind: String) throws -> [String] {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("Models.swift")
@@ -43,11 +48,11 @@ struct MacroDiagnosticsTests {
     let lines = result.standardError.split(separator: "\n").map(String.init)
     let prefix = file.path + ":"
     // Line numbers in the case's own source (the two imports come first).
-    return lines.filter { $0.hasPrefix(prefix) && $0.contains(" error: ") }.map { line in
+    return lines.filter { $0.hasPrefix(prefix) && $0.contains(" \(kind): ") }.map { line in
       let parts = line.dropFirst(prefix.count).split(separator: ":", maxSplits: 2)
       guard parts.count == 3, let number = Int(parts[0]) else { return line }
       let message = parts[2].replacingOccurrences(of: " (from macro 'Model ')", with: "")
-      return "\(number - 2):\(parts[1]):\(message.dropFirst(" error:".count))"
+      return "\(number - 2):\(parts[1]):\(message.dropFirst(" \(kind):".count))"
     }
   }
 
@@ -94,20 +99,41 @@ struct MacroDiagnosticsTests {
     #expect(try Self.errors(in: source) == [])
   }
 
-  @Test("a property without a written type, or with an observer, is named where it is")
+  @Test("a property with an observer, or untyped in a subclass, is named where it is")
   func propertyErrors() throws {
     let source = """
-      @Model final class Note {
+      @Model class Note {
         var count = 0
         var title: String { didSet { print(title) } }
         var body: String
         init(title: String) { self.title = title; self.body = "" }
       }
+      @Model final class Memo: Note {
+        var pages = 1
+      }
       """
     #expect(
       try Self.errors(in: source) == [
-        "2:7: @Model needs the type of 'count' written out (var count: Type), as it makes the property computed",
         "3:21: @Model cannot persist 'title' with willSet or didSet: mark it @Transient or remove the observer",
+        "8:7: in a subclass of another @Model class, @Model needs the type of 'pages' written out (var pages: Type = …)",
+      ])
+  }
+
+  @Test("a constant, which SwiftData would store, is left out with a warning")
+  func constants() throws {
+    let source = """
+      @Model final class Part {
+        let id = UUID()
+        static let kind = "part"
+        @Transient let note = ""
+        var name = "part"
+        init() {}
+      }
+      """
+    #expect(try Self.errors(in: source) == [])
+    #expect(
+      try Self.diagnostics(in: source, kind: "warning") == [
+        "2:3: @Model leaves the constant 'id' out of the store, where SwiftData stores it: declare it 'var' to store it"
       ])
   }
 

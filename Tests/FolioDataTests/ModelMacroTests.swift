@@ -132,7 +132,8 @@ struct ModelMacroTests {
         AttributeDescription("fare", .transformable)
         AttributeDescription("code", .string, isOptional: false)
         RelationshipDescription(
-          "stops", to: "Stop", inverse: "trip", toMany: true, deleteRule: .cascade)
+          "stops", to: "Stop", inverse: "trip", toMany: true, isOptional: false,
+          deleteRule: .cascade)
         RelationshipDescription("traveler", to: "Traveler", inverse: "trips")
         UniquenessConstraint("code")
       }
@@ -143,9 +144,12 @@ struct ModelMacroTests {
       }
       EntityDescription("Traveler") {
         AttributeDescription("name", .string, isOptional: false)
-        RelationshipDescription("trips", to: "Trip", inverse: "traveler", toMany: true)
-        RelationshipDescription("friends", to: "Traveler", inverse: "friendOf", toMany: true)
-        RelationshipDescription("friendOf", to: "Traveler", inverse: "friends", toMany: true)
+        RelationshipDescription(
+          "trips", to: "Trip", inverse: "traveler", toMany: true, isOptional: false)
+        RelationshipDescription(
+          "friends", to: "Traveler", inverse: "friendOf", toMany: true, isOptional: false)
+        RelationshipDescription(
+          "friendOf", to: "Traveler", inverse: "friends", toMany: true, isOptional: false)
       }
     }
     #expect(try Self.model().entityVersionHashesByName == written.entityVersionHashesByName)

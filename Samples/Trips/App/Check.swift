@@ -1,25 +1,31 @@
 import FolioData  // With SwiftData: import SwiftData
 import Foundation
 
-// A SwiftData program's model layer, run on Folio: it builds a small travel log, checks what
-// it reads back at each step, and leaves the store at the path it is given (default
-// trips.store), which `folio info` opens without a model.
+// `check`: builds a small travel log, checks what it reads back at each step, and leaves the
+// store at the path it is given, which `folio info` opens without a model.
 
-var failures = 0
+@MainActor var failures = 0
 
 @MainActor func check(_ condition: Bool, _ what: String) {
   print(condition ? "ok      \(what)" : "FAILED  \(what)")
   if !condition { failures += 1 }
 }
 
-let url = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "trips.store")
-for suffix in ["", "-wal", "-shm"] {
-  try? FileManager.default.removeItem(atPath: url.path + suffix)
-}
-let day: TimeInterval = 86_400
-let start = Date(timeIntervalSinceReferenceDate: 820_000_000)
+private let day: TimeInterval = 86_400
+private let start = Date(timeIntervalSinceReferenceDate: 820_000_000)
 
-@MainActor func buildAndCheck() async throws {
+/// Runs every check on a new store at `url`; returns how many failed.
+@MainActor func runChecks(at url: URL) async throws -> Int {
+  for suffix in ["", "-wal", "-shm"] {
+    try? FileManager.default.removeItem(atPath: url.path + suffix)
+  }
+  failures = 0
+  try await buildAndCheck(at: url)
+  try reopenAndCheck(at: url)
+  return failures
+}
+
+@MainActor private func buildAndCheck(at url: URL) async throws {
   let container = try ModelContainer(
     for: Trip.self, BusinessTrip.self, Person.self, configurations: ModelConfiguration(url: url))
   let context = container.mainContext
@@ -121,7 +127,7 @@ let start = Date(timeIntervalSinceReferenceDate: 820_000_000)
   check(paid.map(\.company) == ["Acme"], "a business trip's own and inherited properties")
 }
 
-@MainActor func reopenAndCheck() throws {
+@MainActor private func reopenAndCheck(at url: URL) throws {
   let container = try ModelContainer(
     for: Trip.self, BusinessTrip.self, Person.self, configurations: ModelConfiguration(url: url))
   let context = ModelContext(container)
@@ -137,8 +143,3 @@ let start = Date(timeIntervalSinceReferenceDate: 820_000_000)
   ).first
   check(grace?.mentor?.name == "Ada Lovelace", "reopened: the self-relationship")
 }
-
-try await buildAndCheck()
-try await MainActor.run { try reopenAndCheck() }
-print(failures == 0 ? "all checks passed; the store is \(url.path)" : "\(failures) checks failed")
-exit(failures == 0 ? 0 : 1)
