@@ -257,7 +257,7 @@ let package = Package(
       name: "FolioDataTests",
       dependencies: [
         "FolioData", "FolioQuery", "FolioTestSupport", "Folio", "FolioModel", "FolioGraph",
-        "FolioPostgresStore",
+        "FolioPostgresStore", "FolioSQLiteStore",
       ],
       exclude: ["Fixtures"]
     ),

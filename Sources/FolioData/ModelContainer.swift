@@ -45,17 +45,20 @@ public struct ModelConfiguration: Sendable, Hashable {
   /// Whether the store is a document on a PostgreSQL server.
   var isServerDocument: Bool { ["postgresql", "postgres"].contains(url.scheme?.lowercased()) }
 
-  /// The format of the store: the file's own when it exists, else the extension's.
+  /// The format of the store: the file's own when it exists, else the extension's. A SQLite
+  /// store keeps persistent history, as SwiftData's do.
   func format() throws -> any StoreFormat {
     if isServerDocument { return PostgresStore() }
-    let formats: [any StoreFormat] = [SQLiteStore(), XMLStore(), BinaryStore()]
+    let formats: [any StoreFormat] = [
+      SQLiteStore(tracksHistory: true), XMLStore(), BinaryStore(),
+    ]
     if FileManager.default.fileExists(atPath: url.path) {
       return try PersistentStoreCoordinator.format(of: url, among: formats)
     }
     switch url.pathExtension.lowercased() {
     case "xml": return XMLStore()
     case "folio", "binary": return BinaryStore()
-    default: return SQLiteStore()
+    default: return SQLiteStore(tracksHistory: true)
     }
   }
 }
@@ -150,7 +153,16 @@ public final class ModelContainer: @unchecked Sendable {
           plan: migrationPlan, url: configuration.url, format: configuration.format()
         ).run()
       }
-      try coordinator.addPersistentStore(at: configuration.url, format: configuration.format())
+      let format = try configuration.format()
+      // A SQLite store opened without persistent history gets it, as SwiftData opens every
+      // store with it; one that cannot be written is read as it is.
+      if let sqlite = format as? SQLiteStore, sqlite.tracksHistory,
+        FileManager.default.isWritableFile(atPath: configuration.url.path),
+        try !sqlite.tracksHistory(at: configuration.url)
+      {
+        try sqlite.enableHistoryTracking(at: configuration.url, model: model)
+      }
+      try coordinator.addPersistentStore(at: configuration.url, format: format)
     }
   }
 

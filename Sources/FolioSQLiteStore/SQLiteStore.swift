@@ -34,15 +34,23 @@ public struct SQLiteStore: StoreFormat {
   /// `false` when the model comes from the store itself (cached in it or inferred from it),
   /// which the hashes of the model that wrote it cannot describe.
   public var checksVersionHashes: Bool
+  /// Whether a new store is written with Core Data's persistent history tables, so that every
+  /// save after the first is recorded, as Core Data does for a store opened with
+  /// `NSPersistentHistoryTrackingKey` (SwiftData opens every store so). The default is `false`.
+  public var tracksHistory = false
 
   /// From how many rows a read goes on a second thread while the consumer takes the records
   /// (``SQLiteReadAhead``), and how many records it hands over at a time; settable for tests.
   package var readAheadThreshold = 50_000
   package var readAheadBatch = 8_192
 
-  public init(missingExternalData: MissingExternalData = .fail, checksVersionHashes: Bool = true) {
+  public init(
+    missingExternalData: MissingExternalData = .fail, checksVersionHashes: Bool = true,
+    tracksHistory: Bool = false
+  ) {
     self.missingExternalData = missingExternalData
     self.checksVersionHashes = checksVersionHashes
+    self.tracksHistory = tracksHistory
   }
 
   public var typeName: String { "SQLite" }
@@ -199,6 +207,7 @@ public struct SQLiteStore: StoreFormat {
     throws(StoreError)
   {
     try SQLiteWriter.writeNewStore(contents, model: model, to: url)
+    if tracksHistory { try enableHistoryTracking(at: url, model: model) }
   }
 
   /// Why a store in WAL mode cannot be read where it is, when that is why it failed to open:

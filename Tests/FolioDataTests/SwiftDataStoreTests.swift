@@ -1,5 +1,8 @@
 import FolioData
+import FolioGraph
 import FolioModel
+import FolioSQLiteStore
+import FolioTestSupport
 import Foundation
 import Testing
 
@@ -69,5 +72,41 @@ struct SwiftDataStoreTests {
     #expect(component.relationship(named: "item")?.inverseName == nil)
     #expect(component.attribute(named: "id")?.attributeType == .uuid)
     #expect(model.entity(named: "Item")?.uniquenessConstraints == [["name"]])
+  }
+
+  @Test("a SQLite store keeps persistent history, as SwiftData's do: a new one and an old one")
+  func history() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("default.store")
+    let schema = Schema(Item.self, Component.self, CraftingRecipe.self)
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: schema, configurations: [ModelConfiguration(url: url)]))
+      context.insert(Item(name: "plank"))
+      try context.save()
+      #expect(try SQLiteStore().tracksHistory(at: url))
+      context.insert(CraftingRecipe(producedItem: Item(name: "door"), producedItemCount: "2"))
+      try context.save()
+    }
+    let model = try schema.managedObjectModel()
+    let transactions = try SQLiteStore().fetchHistory(after: nil, from: url, model: model)
+    let changed = transactions.flatMap(\.changes).map(\.entityName).sorted()
+    // The second save, the recipe and the door; the first wrote the new store whole.
+    #expect(changed == ["CraftingRecipe", "Item"])
+    // A store written without history gains it when a container opens it.
+    let old = folder.appendingPathComponent("old.store")
+    do {
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      try coordinator.addPersistentStore(at: old, format: SQLiteStore())
+      let context = try ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+      try context.insertNewObject(forEntityName: "Item").setValue("nail", forKey: "name")
+      try context.save()
+    }
+    #expect(try !SQLiteStore().tracksHistory(at: old))
+    let context = ModelContext(
+      try ModelContainer(for: schema, configurations: [ModelConfiguration(url: old)]))
+    #expect(try SQLiteStore().tracksHistory(at: old))
+    #expect(try context.fetch(FetchDescriptor<Item>()).map(\.name) == ["nail"])
   }
 }
