@@ -45,14 +45,31 @@ extension SQLiteStore: HistoryChangesReading {
       guard let entity = schema.entity(number: Int(changes.int64(0))) else { continue }
       last[StoreKeySpace.id(space: entity.rootNumber, key: changes.int64(1))] = changes.int64(2)
     }
-    try database.execute("CREATE TEMP TABLE IF NOT EXISTS folio_keys (root INTEGER, key INTEGER)")
-    try database.execute("DELETE FROM temp.folio_keys")
-    let list = try database.prepare("INSERT INTO temp.folio_keys (root, key) VALUES (?, ?)")
+    var listed: [Int64] = []
     for (id, type) in last {
       guard type != Int64(PersistentHistoryChange.ChangeType.delete.rawValue) else {
         result.deleted.append(id)
         continue
       }
+      listed.append(id)
+    }
+    result.records = try readRecords(listed, database: database, binding: binding, url: url)
+    // Updated objects the store no longer has were deleted after all.
+    let read = Set(result.records.map(\.id))
+    for id in listed where !read.contains(id) { result.deleted.append(id) }
+    result.givenRelationships = Self.givenRelationships(schema: schema, binding: binding)
+    return result
+  }
+
+  /// The records of the objects `ids` name that the store has, read inside the caller's read
+  /// transaction.
+  func readRecords(
+    _ ids: [Int64], database: SQLiteDatabase, binding: SQLiteBinding, url: URL
+  ) throws(StoreError) -> [StoreRecord] {
+    try database.execute("CREATE TEMP TABLE IF NOT EXISTS folio_keys (root INTEGER, key INTEGER)")
+    try database.execute("DELETE FROM temp.folio_keys")
+    let list = try database.prepare("INSERT INTO temp.folio_keys (root, key) VALUES (?, ?)")
+    for id in ids {
       list.reset()
       list.bind(Int64(StoreKeySpace.space(of: id)), at: 1)
       list.bind(StoreKeySpace.key(of: id), at: 2)
@@ -66,15 +83,7 @@ extension SQLiteStore: HistoryChangesReading {
     collector.begin(
       metadata: StoreMetadata(storeType: typeName), nextObjectID: 1, recordCount: nil)
     try reader.read(into: &collector)
-    result.records = collector.contents.records
-    // Updated objects the store no longer has were deleted after all.
-    let read = Set(result.records.map(\.id))
-    for (id, type) in last
-    where type != Int64(PersistentHistoryChange.ChangeType.delete.rawValue) && !read.contains(id) {
-      result.deleted.append(id)
-    }
-    result.givenRelationships = Self.givenRelationships(schema: schema, binding: binding)
-    return result
+    return collector.contents.records
   }
 
   /// By entity, the relationships the records of a store give: to-ones, ordered one-to-manys,

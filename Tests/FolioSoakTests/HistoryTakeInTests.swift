@@ -89,6 +89,7 @@ struct HistoryTakeInTests {
   /// the store's history at `url`, written in `format` and made to keep history by `track`.
   static func takeIns(
     seed: UInt64, at url: URL, format: any StoreFormat,
+    expecting road: KeyPath<PersistentStoreCoordinator, Int> = \.takeInsFromHistory,
     track: (URL, ManagedObjectModel) throws -> Void
   ) throws {
     let model = try ManagedObjectModel(contentsOf: Self.model)
@@ -120,14 +121,14 @@ struct HistoryTakeInTests {
       #expect(watcher.context.brokenInvariants() == [], "seed \(seed), round \(round)")
     }
     // The fast road was the one taken, every time.
-    #expect(watcher.coordinator.takeInsFromHistory > 20)
+    #expect(watcher.coordinator[keyPath: road] > 20)
     #expect(watcher.coordinator.takeInsOfWholeStore == 0)
   }
 }
 
 extension HistoryTakeInTests {
   @Test(
-    "a writer that keeps no history, or history deleted past the document's place, makes it read the whole store"
+    "a writer that keeps no history, or history deleted past the document's place, makes it compare row versions"
   )
   func fallbacks() throws {
     let folder = try makeTemporaryFolder()
@@ -144,7 +145,7 @@ extension HistoryTakeInTests {
       url, "UPDATE ZPERSON SET ZNAME = 'Ada King', Z_OPT = Z_OPT + 1;")
     try watcher.mergeChangesFromOtherWriters()
     #expect(try Self.state(watcher) == ["Person Ada King []"])
-    #expect(watcher.coordinator.takeInsOfWholeStore == 1)
+    #expect(watcher.coordinator.takeInsByVersions == 1)
     // Two saves by another document, the first one's history deleted before the watcher looks.
     let writer = try Document.open(url, model: model, formats: [SQLiteStore()])
     try writer.context.insertNewObject(forEntityName: "Person").setValue("Bob", forKey: "name")
@@ -155,7 +156,8 @@ extension HistoryTakeInTests {
     try writer.coordinator.deleteHistory(before: first)
     try watcher.mergeChangesFromOtherWriters()
     #expect(try Self.state(watcher) == ["Person Ada King []", "Person Bob []", "Person Cy []"])
-    #expect(watcher.coordinator.takeInsOfWholeStore == 2)
+    #expect(watcher.coordinator.takeInsByVersions == 2)
     #expect(watcher.coordinator.takeInsFromHistory == 0)
+    #expect(watcher.coordinator.takeInsOfWholeStore == 0)
   }
 }

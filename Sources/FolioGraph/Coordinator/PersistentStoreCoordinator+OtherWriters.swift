@@ -77,10 +77,22 @@ extension PersistentStoreCoordinator {
       takeInsFromHistory += 1
       store.historyToken = since.token
       store.seenChangeCounter = counter
+      store.noteFileOnDisk(stamp: stamp, pin: nil)
+      return true
+    }
+    let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
+    // Any other store saved in place is compared with the committed rows by row versions
+    // (whose committed versions are the store's: read, taken in, or moved on by saves).
+    if !wholeStore, let counter, let scanning = format as? any RowVersionScanning,
+      takeInByVersions(scanning, at: url, store: store)
+    {
+      takeInsByVersions += 1
+      store.seenChangeCounter = counter
+      store.noteFileOnDisk(stamp: stamp, pin: nil)
+      if let historyToken { store.historyToken = historyToken }
       return true
     }
     takeInsOfWholeStore += 1
-    let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
     // The file is held open from before it is read, so the stamp names it for as long as
     // the store knows it.
     let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
@@ -128,6 +140,43 @@ extension PersistentStoreCoordinator {
     }
     guard let changes = try? cache.absorb(since) else { return false }
     record(changes) { gone[$0] }
+    return true
+  }
+
+  /// Takes in what the rows' versions say changed (``FolioStores/RowVersionScanning``); `false`,
+  /// the committed state as it was, when the store cannot be read so or the changes not placed.
+  func takeInByVersions(
+    _ scanning: any RowVersionScanning, at url: URL, store: PersistentStore
+  ) -> Bool {
+    let model = managedObjectModel
+    let roots = cache.layouts.map { model.ancestorNames(of: $0.entity).last ?? $0.entity.name }
+    var seen = [Bool](repeating: false, count: cache.rows.count)
+    // The committed row of a store ID, in the ID's form or, for a key this cache gave, the key.
+    func version(_ id: Int64, _ root: String) -> UInt32? {
+      var key = id
+      while true {
+        if let row = cache.row(forPrimaryKey: key), let committed = cache.row(row),
+          roots[committed.entity] == root
+        {
+          seen[Int(row)] = true
+          return committed.version
+        }
+        guard key == id, StoreKeySpace.key(of: id) != id else { return nil }
+        key = StoreKeySpace.key(of: id)
+      }
+    }
+    // Another store put in its place, or one written with another model, is for the whole read
+    // to refuse.
+    guard var since = try? scanning.changes(comparedWith: version, from: url, model: model),
+      var metadata = since.metadata, metadata.identifier == cache.identifier,
+      metadata.modelVersionHashes == store.metadata.modelVersionHashes
+    else { return false }
+    for row in cache.committedRowNumbers() where !seen[Int(row)] {
+      since.deleted.append(cache.primaryKey(ofRow: row))
+    }
+    guard takeIn(since) else { return false }
+    metadata.identifier = store.metadata.identifier
+    store.metadata = metadata
     return true
   }
 

@@ -30,6 +30,9 @@ public final class PersistentStoreCoordinator {
   /// How many times other writers' changes were taken in from the store's history alone,
   /// rather than by reading the whole store: for tests of that fast path.
   package internal(set) var takeInsFromHistory = 0
+  /// How many times they were taken in by comparing the rows' versions with the committed
+  /// ones: for tests of that fast path.
+  package internal(set) var takeInsByVersions = 0
   /// How many times other writers' changes were taken in by reading the whole store.
   package internal(set) var takeInsOfWholeStore = 0
   /// Whether saves record the entity version hashes and model version identifiers the store

@@ -17,6 +17,9 @@ package struct StoreChangesSince {
   package var nextObjectID: Int64 = 1
   /// The history's last transaction, to read the changes after next time.
   package var token: PersistentHistoryToken?
+  /// The store's metadata as read with the changes, when the reader reads it: its identifier
+  /// tells the store is still the one the caller knows.
+  package var metadata: StoreMetadata?
 
   package init() {}
 }
@@ -27,4 +30,20 @@ package protocol HistoryChangesReading: StoreFormat {
   func historyPosition(of url: URL) throws(StoreError) -> PersistentHistoryToken?
   func changes(after token: PersistentHistoryToken, from url: URL, model: ManagedObjectModel)
     throws(StoreError) -> StoreChangesSince?
+}
+
+/// A store format that tells a coordinator what other writers changed by the versions of its
+/// rows (SQLite's `Z_OPT`, which every writer moves one on when it changes a row), for a store
+/// whose history cannot tell: it reads every row's version, then the records of the rows whose
+/// version the coordinator does not know.
+package protocol RowVersionScanning: StoreFormat {
+  /// The records of the objects in the store at `url` that are new to `known`, or whose
+  /// version differs from the one `known` gives, read in one read transaction. `known` is
+  /// asked once for each object of the store, by its ID and the name of its hierarchy's root
+  /// entity; objects it knows that it was not asked about were deleted (the caller fills
+  /// ``StoreChangesSince/deleted``).
+  func changes(
+    comparedWith known: (_ id: Int64, _ root: String) -> UInt32?, from url: URL,
+    model: ManagedObjectModel
+  ) throws(StoreError) -> StoreChangesSince
 }
