@@ -1,6 +1,7 @@
 import Folio
 import FolioData
 import FolioModel
+import FolioPostgresStore
 import FolioTestSupport
 import Foundation
 import Testing
@@ -96,7 +97,21 @@ struct ModelInheritanceTests {
   func saveAndFetch(file: String) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let url = folder.appendingPathComponent(file)
+    try Self.saveAndFetch(at: folder.appendingPathComponent(file))
+  }
+
+  @Test(
+    "the same on a PostgreSQL document",
+    .enabled(if: PostgresTestServer.isAvailable, "needs FOLIO_TEST_POSTGRES_URL"))
+  func saveAndFetchOnServer() throws {
+    let url = PostgresTestServer.document("folio_garage")
+    defer { try? PostgresStore.dropSchema(at: url) }
+    try Self.saveAndFetch(at: url)
+  }
+
+  /// Saves a garage with a vehicle of each class at `url`, then checks what a new container
+  /// on it reads back.
+  static func saveAndFetch(at url: URL) throws {
     do {
       let container = try ModelContainer(
         for: Garage.self, SportsCar.self, configurations: ModelConfiguration(url: url))
