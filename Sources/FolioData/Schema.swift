@@ -11,6 +11,8 @@ import Foundation
 public struct Schema: @unchecked Sendable {
   /// The classes, those given first, then those reached through their relationships.
   public let types: [any PersistentModel.Type]
+  /// The version of the models, which the store records.
+  public let version: Version
   /// The model, or why the classes make none.
   private let built: Result<ManagedObjectModel, SchemaError>
   /// The property names of the classes' key paths.
@@ -21,7 +23,10 @@ public struct Schema: @unchecked Sendable {
   let entityNames: [ObjectIdentifier: String]
 
   /// The schema of `types` and the classes they refer to.
-  public init(_ types: [any PersistentModel.Type]) {
+  /// The schema of `types` and the classes they refer to, at `version` (the store's model
+  /// version identifier, as SwiftData writes it; 1.0.0 unless a versioned schema says).
+  public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
+    self.version = version
     var all: [any PersistentModel.Type] = []
     var seen: Set<ObjectIdentifier> = []
     var queue = types
@@ -45,7 +50,9 @@ public struct Schema: @unchecked Sendable {
     self.typesByEntity = typesByEntity
     entityNames = Dictionary(
       uniqueKeysWithValues: typesByEntity.map { (ObjectIdentifier($0.value), $0.key) })
-    built = Result { () throws(SchemaError) in try SchemaBuilder(types: all, names: names).model() }
+    built = Result { () throws(SchemaError) in
+      try SchemaBuilder(types: all, names: names, version: version).model()
+    }
   }
 
   /// The schema of `types` and the classes they refer to.

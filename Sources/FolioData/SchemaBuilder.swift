@@ -4,6 +4,7 @@ import FolioModel
 struct SchemaBuilder {
   let types: [any PersistentModel.Type]
   let names: [AnyKeyPath: String]
+  let version: Schema.Version
 
   /// A relationship, by entity and property name.
   struct Place: Hashable {
@@ -69,7 +70,7 @@ struct SchemaBuilder {
       entities.append(entity)
     }
     do {
-      return try ManagedObjectModel(entities: entities)
+      return try ManagedObjectModel(entities: entities, versionIdentifier: "\(version)")
     } catch {
       throw SchemaError("the classes make no model: \(error)")
     }

@@ -1,4 +1,5 @@
 import FolioData
+import FolioSQLiteStore
 import FolioTestSupport
 import Foundation
 import Testing
@@ -115,6 +116,17 @@ struct VersionedSchemaTests {
     context.insert(NotesV3.Note(heading: "First", body: "one two"))
     try context.save()
     #expect(FileManager.default.fileExists(atPath: url.path))
+    // The store names the version that wrote it, as SwiftData's do.
+    let metadata = try SQLiteStore().readMetadata(from: url)
+    #expect(metadata.modelVersionIdentifiers == ["\(NotesV3.versionIdentifier)"])
+    // A schema with no version is 1.0.0, as in SwiftData.
+    let plain = folder.appendingPathComponent("plain.store")
+    let other = ModelContext(
+      try ModelContainer(
+        for: NotesV1.Note.self, configurations: ModelConfiguration(url: plain)))
+    other.insert(NotesV1.Note(title: "t", body: "b"))
+    try other.save()
+    #expect(try SQLiteStore().readMetadata(from: plain).modelVersionIdentifiers == ["1.0.0"])
   }
 
   @Test("a store no version of the plan wrote is refused, naming the versions")
