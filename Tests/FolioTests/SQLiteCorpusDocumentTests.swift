@@ -36,6 +36,44 @@ struct SQLiteCorpusDocumentTests {
   }
 
   @Test(
+    "another document's edit of each corpus store is taken in by row versions as a fresh open reads it",
+    arguments: SQLiteCorpus.available)
+  func takesInByVersions(_ store: SQLiteCorpus.Store) throws {
+    let url = try SQLiteCorpus.copy(of: store)
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let model = try SQLiteCorpus.model(of: store)
+    let watcher = try Document.open(url, model: model, formats: formats)
+    let writer = try Document.open(url, model: model, formats: formats)
+    let context = writer.context
+    // The first object with an optional string attribute whose save validates, edited.
+    var edited = false
+    search: for entity in model.entities where !entity.isAbstract {
+      guard
+        let attribute = entity.allAttributes.first(where: {
+          $0.attributeType == .string && $0.isOptional && !$0.isTransient && !$0.isDerived
+        })
+      else { continue }
+      for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name))
+      where object.entityName == entity.name {
+        try object.setValue("edited by another document", forKey: attribute.name)
+        do {
+          try writer.save()
+          edited = true
+          break search
+        } catch {
+          context.rollback()
+        }
+      }
+    }
+    #expect(edited, "no object of \(store.file) could be edited and saved")
+    try watcher.mergeChangesFromOtherWriters()
+    let fresh = try Document.open(url, model: model, formats: formats)
+    #expect(canonicalGraph(watcher.context) == canonicalGraph(fresh.context))
+    #expect(watcher.coordinator.takeInsByVersions == (edited ? 1 : 0))
+    #expect(watcher.coordinator.takeInsOfWholeStore == 0)
+  }
+
+  @Test(
     "a one-object edit of each corpus store is saved in place, and the file stays sound",
     arguments: SQLiteCorpus.available)
   func editsInPlace(_ store: SQLiteCorpus.Store) throws {
