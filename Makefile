@@ -224,6 +224,7 @@ fuzz-replay:
 	$(FUZZ_REPLAY_BIN)/FuzzUndoHistory Fuzz/Seeds/undo-history $(call FUZZ_FOUND,undo-history)
 	$(FUZZ_REPLAY_BIN)/FuzzPasteboard Fuzz/Seeds/pasteboard $(call FUZZ_FOUND,pasteboard)
 	$(FUZZ_REPLAY_BIN)/FuzzTransformer Fuzz/Seeds/transformer $(call FUZZ_FOUND,transformer)
+	$(FUZZ_REPLAY_BIN)/FuzzChangeJournal Fuzz/Seeds/change-journal $(call FUZZ_FOUND,change-journal)
 
 # Fuzzing (RELIABILITY.md): `make fuzz SECONDS=N` runs each libFuzzer target for N seconds and
 # fails on any crash, leak, timeout (> 1 s) or out-of-memory (> 512 MB). It builds with its
@@ -231,7 +232,8 @@ fuzz-replay:
 SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 FUZZ_TARGETS := FuzzXMLStore FuzzBinaryStore FuzzBinaryBody FuzzXcodeModel FuzzPredicate \
-  FuzzUndoScript FuzzSQLiteStore FuzzMappingModel FuzzUndoHistory FuzzPasteboard FuzzTransformer
+  FuzzUndoScript FuzzSQLiteStore FuzzMappingModel FuzzUndoHistory FuzzPasteboard FuzzTransformer \
+  FuzzChangeJournal
 
 fuzz-build: toolchain deps
 	for target in $(FUZZ_TARGETS); do \

@@ -6,7 +6,7 @@ import PackageDescription
 let fuzzTargets = [
   "FuzzXMLStore", "FuzzBinaryStore", "FuzzBinaryBody", "FuzzXcodeModel", "FuzzPredicate",
   "FuzzUndoScript", "FuzzSQLiteStore", "FuzzMappingModel", "FuzzUndoHistory", "FuzzPasteboard",
-  "FuzzTransformer",
+  "FuzzTransformer", "FuzzChangeJournal",
 ]
 
 /// Fault injection for the crash-safety tests (a `folio` that kills itself at a chosen write,

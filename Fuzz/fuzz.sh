@@ -45,6 +45,7 @@ for target in "$@"; do
     FuzzUndoHistory) dict=undo-history max_len=8192 ;;
     FuzzPasteboard) dict=pasteboard max_len=8192 ;;
     FuzzTransformer) dict=transformer max_len=8192 ;;
+    FuzzChangeJournal) dict=change-journal max_len=8192 ;;
     *) echo "unknown fuzz target $target" >&2; exit 64 ;;
   esac
   mkdir -p "$build/corpus/$target" "$build/artifacts/$target" "$build/logs"

@@ -8,7 +8,8 @@ corpus=${FOLIO_CORPUS:-../shared/corpus}
 rm -rf "$out"
 mkdir -p "$out/FuzzXMLStore" "$out/FuzzBinaryStore" "$out/FuzzBinaryBody" "$out/FuzzXcodeModel" \
   "$out/FuzzPredicate" "$out/FuzzUndoScript" "$out/FuzzSQLiteStore" "$out/FuzzMappingModel" \
-  "$out/FuzzUndoHistory" "$out/FuzzPasteboard" "$out/FuzzTransformer"
+  "$out/FuzzUndoHistory" "$out/FuzzPasteboard" "$out/FuzzTransformer" \
+  "$out/FuzzChangeJournal"
 
 # copy FOLDER FILE...: copies each file under a name made from its path, so names never clash
 # (and never start with ".", which libFuzzer skips as hidden).
@@ -64,6 +65,8 @@ copy "$out/FuzzUndoHistory" Fuzz/Seeds/undo-history/* Tests/*/Fixtures/fuzz/undo
 # transformer's own archives; `apple-*.bplist` are Core Data's, from CareKit's sample store.
 copy "$out/FuzzPasteboard" Fuzz/Seeds/pasteboard/* Tests/*/Fixtures/fuzz/pasteboard-*
 copy "$out/FuzzTransformer" Fuzz/Seeds/transformer/* Tests/*/Fixtures/fuzz/transformer-*
+# Change journal entries: `FuzzChangeJournal --write-seeds` (normal build) wrote them.
+copy "$out/FuzzChangeJournal" Fuzz/Seeds/change-journal/* Tests/*/Fixtures/fuzz/change-journal-*
 if [ -d "$corpus/models" ]; then
   copy "$out/FuzzXcodeModel" "$corpus"/models/*
   # The third-party stores run to 3.6 MB; libFuzzer's -max_len would cut them anyway, so only

@@ -35,3 +35,32 @@ extension PersistentStoreCoordinator {
     return takeUnmergedChanges()
   }
 }
+
+// Persistent history, Core Data's `NSPersistentHistoryChangeRequest` on a coordinator.
+extension PersistentStoreCoordinator {
+  /// The transactions the store recorded in its persistent history after `token` (every one
+  /// without a token), oldest first: Core Data's `NSPersistentHistoryChangeRequest
+  /// .fetchHistory(after:)`. Empty for a store that keeps no history, or in memory.
+  ///
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func fetchHistory(after token: PersistentHistoryToken?) throws(StoreError)
+    -> [PersistentHistoryTransaction]
+  {
+    guard let store = persistentStores.first, let url = store.url,
+      let format = store.format as? any HistoryTrackingStoreFormat,
+      try storeExists(at: url, format: format)
+    else { return [] }
+    return try format.fetchHistory(after: token, from: url, model: managedObjectModel)
+  }
+
+  /// Deletes the history the store recorded up to and including the transaction at `token`
+  /// (Core Data's `deleteHistory(before:)`); the objects are not touched.
+  ///
+  /// - Throws: `StoreError` when the store cannot be written.
+  public func deleteHistory(before token: PersistentHistoryToken) throws(StoreError) {
+    guard let store = persistentStores.first, let url = store.url,
+      let format = store.format as? any HistoryTrackingStoreFormat
+    else { return }
+    try format.deleteHistory(before: token, at: url)
+  }
+}

@@ -20,6 +20,9 @@ public final class PersistentStore {
   /// What the file looked like when it was last read or written, to notice changes made by
   /// someone else.
   private(set) var stamp: FileStamp?
+  /// The stamp of the file whose objects the committed state holds, which a save's change
+  /// journal entry starts from; `nil` once a file was taken as it is, unread.
+  private(set) var journalBase: FileStamp?
   /// The file the stamp is of, held open: while it is, no other file can get its inode
   /// number. Saves replace the file by a rename, so without it a file written by another
   /// process in the same clock tick, with the same size, could take the freed number and look
@@ -63,6 +66,7 @@ public final class PersistentStore {
   /// overwrites what someone else wrote: for an editor whose user chose to keep their version.
   public func acceptFileOnDisk() {
     noteFileOnDisk()
+    journalBase = nil
     if let connection { seenChangeCounter = try? connection.changeCounter() }
   }
 
@@ -75,7 +79,7 @@ public final class PersistentStore {
 
   /// Takes `stamp` and `pin`, taken before the file was read, as the file the store knows.
   func noteFileOnDisk(stamp: FileStamp?, pin: FilePin?) {
-    self.stamp = stamp
+    (self.stamp, self.journalBase) = (stamp, stamp)
     self.pin = pin
   }
 }

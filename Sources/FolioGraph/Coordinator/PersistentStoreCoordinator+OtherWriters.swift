@@ -80,6 +80,19 @@ extension PersistentStoreCoordinator {
       store.noteFileOnDisk(stamp: stamp, pin: nil)
       return true
     }
+    // A store written whole whose journal leads from the file known to this one is read for
+    // the objects its saves changed alone; the file is held open first, so the stamp is its.
+    let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
+    if !wholeStore, pin != nil, FileStamp(of: url) == stamp,
+      let since = ChangeJournal.changes(
+        for: url, from: known, to: stamp, identifier: cache.identifier, model: managedObjectModel),
+      takeIn(since)
+    {
+      takeInsFromJournal += 1
+      store.metadata = since.metadata ?? store.metadata
+      store.noteFileOnDisk(stamp: stamp, pin: pin)
+      return true
+    }
     let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
     // Any other store saved in place is compared with the committed rows by row versions
     // (whose committed versions are the store's: read, taken in, or moved on by saves).
@@ -95,7 +108,6 @@ extension PersistentStoreCoordinator {
     takeInsOfWholeStore += 1
     // The file is held open from before it is read, so the stamp names it for as long as
     // the store knows it.
-    let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
     let fresh = RowCache(layouts: layouts)
     let metadata: StoreMetadata
     let (kind, changed) = url.isFileURL ? ("file", "on disk") : ("document", "on its server")
@@ -288,36 +300,6 @@ extension PersistentStoreCoordinator {
   package func takeUnmergedChanges() -> ObjectIDChanges {
     defer { unmergedChanges = ObjectIDChanges(inserted: [], updated: [], deleted: []) }
     return unmergedChanges
-  }
-}
-
-// MARK: Persistent history
-
-extension PersistentStoreCoordinator {
-  /// The transactions the store recorded in its persistent history after `token` (every one
-  /// without a token), oldest first: Core Data's `NSPersistentHistoryChangeRequest
-  /// .fetchHistory(after:)`. Empty for a store that keeps no history, or in memory.
-  ///
-  /// - Throws: `StoreError` when the store cannot be read.
-  public func fetchHistory(after token: PersistentHistoryToken?) throws(StoreError)
-    -> [PersistentHistoryTransaction]
-  {
-    guard let store = persistentStores.first, let url = store.url,
-      let format = store.format as? any HistoryTrackingStoreFormat,
-      try storeExists(at: url, format: format)
-    else { return [] }
-    return try format.fetchHistory(after: token, from: url, model: managedObjectModel)
-  }
-
-  /// Deletes the history the store recorded up to and including the transaction at `token`
-  /// (Core Data's `deleteHistory(before:)`); the objects are not touched.
-  ///
-  /// - Throws: `StoreError` when the store cannot be written.
-  public func deleteHistory(before token: PersistentHistoryToken) throws(StoreError) {
-    guard let store = persistentStores.first, let url = store.url,
-      let format = store.format as? any HistoryTrackingStoreFormat
-    else { return }
-    try format.deleteHistory(before: token, at: url)
   }
 }
 

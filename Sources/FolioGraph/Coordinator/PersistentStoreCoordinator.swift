@@ -33,6 +33,8 @@ public final class PersistentStoreCoordinator {
   /// How many times they were taken in by comparing the rows' versions with the committed
   /// ones: for tests of that fast path.
   package internal(set) var takeInsByVersions = 0
+  /// How many times from the change journal of a store written whole (``FolioStores/ChangeJournal``).
+  package internal(set) var takeInsFromJournal = 0
   /// How many times other writers' changes were taken in by reading the whole store.
   package internal(set) var takeInsOfWholeStore = 0
   /// Whether saves record the entity version hashes and model version identifiers the store
@@ -218,11 +220,17 @@ public final class PersistentStoreCoordinator {
       var contents = StoreContents(
         metadata: metadata, records: cache.records(), nextObjectID: cache.nextObjectID)
       contents.keepsVersionHashes = keepsHashes
+      let base = store.needsWrite ? nil : store.journalBase
       try format.write(contents, model: managedObjectModel, to: url)
       if !(format is any IncrementalStoreFormat), url.isFileURL {
         StoreKeyReservation.release(below: contents.nextObjectID, for: url)
       }
       store.noteFileOnDisk()
+      if let commit, let base, let written = store.stamp, !(format is any IncrementalStoreFormat) {
+        ChangeJournal.record(
+          changes(in: commit), metadata: metadata, objectCount: contents.records.count,
+          from: base, to: written, for: url)
+      }
       store.needsWrite = false
       if let incremental = format as? any IncrementalStoreFormat {
         // A store written whole in a format saved in place is saved in place from now on.

@@ -13,23 +13,29 @@ package final class FilePin {
   deinit { close(descriptor) }
 }
 
-/// A file's identity and last change, to tell whether someone else rewrote it.
-package struct FileStamp: Equatable {
-  package var modification: Date?
-  package var size: Int?
-  package var inode: Int?
+/// A file's identity and last change, to tell whether someone else rewrote it: its inode
+/// number, size and modification time as `stat(2)` gives them (following symbolic links).
+package struct FileStamp: Equatable, Sendable {
+  package var inode: UInt64 = 0
+  package var size: Int64 = 0
+  /// The modification time: seconds and nanoseconds since 1970, as `st_mtim` holds it.
+  package var seconds: Int64 = 0
+  package var nanoseconds: Int64 = 0
 
   /// The stamp of the file at `url` (of the file a symbolic link leads to), or `nil` when there
   /// is no file. A store on a server has no file: its stamp never changes, and its
   /// connection's change counter tells of other writers.
   package init?(of url: URL) {
     guard url.isFileURL else { return }
-    let path = url.resolvingSymlinksInPath().path
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-      return nil
-    }
-    modification = attributes[.modificationDate] as? Date
-    size = (attributes[.size] as? NSNumber)?.intValue
-    inode = (attributes[.systemFileNumber] as? NSNumber)?.intValue
+    var info = stat()
+    guard stat(url.path, &info) == 0 else { return nil }
+    inode = UInt64(info.st_ino)
+    size = Int64(info.st_size)
+    seconds = Int64(info.st_mtim.tv_sec)
+    nanoseconds = Int64(info.st_mtim.tv_nsec)
+  }
+
+  package init(inode: UInt64, size: Int64, seconds: Int64, nanoseconds: Int64) {
+    (self.inode, self.size, self.seconds, self.nanoseconds) = (inode, size, seconds, nanoseconds)
   }
 }

@@ -1,0 +1,295 @@
+import FolioModel
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What each save of an atomic store (XML, binary) changed, kept beside the store so that
+/// another writer with the file open takes the save in by reading those objects alone, rather
+/// than the whole file: the atomic stores' counterpart of a SQLite store's persistent history.
+///
+/// The journal is the file `.NAME.folio-journal` beside the store's file (the file at the end
+/// of its symbolic links, as for ``StoreLock``). Each entry says that a save replaced the file
+/// of one stamp (``FileStamp``) by the file of another, and holds the records of the objects
+/// the save inserted or changed, as the new file holds them, and the IDs of those it deleted.
+/// Entries are appended under the store's lock, after the rename. A reader that knows the file
+/// of one stamp and finds another on disk follows the entries from the one to the other; when
+/// they do not lead there (a writer that keeps no journal, such as Core Data or a whole write
+/// by `convert`, a writer killed before its entry, a torn entry) it reads the whole file, as
+/// before. The journal is never needed: losing it costs a whole read, never a change.
+/// `Formats/shared-writers.md` §2e describes the file for other implementations.
+package enum ChangeJournal {
+  /// The journal's first bytes: a name and the version of its layout.
+  static let header: [UInt8] = Array("FOLIOJNL".utf8) + [1, 0, 0, 0]
+  /// The least size the journal may grow to before a save starts it anew; the limit is an
+  /// eighth of the store's file when that is more.
+  package static let minimumLimit = 1 << 20
+
+  /// The path of the journal of the store at `url`.
+  ///
+  /// - Throws: `StoreError.writeFailed` when the path's symbolic links cannot be followed.
+  package static func path(for url: URL) throws(StoreError) -> String {
+    let target = try AtomicFile.Target(resolving: url.path)
+    return target.siblingPath(".\(target.name).folio-journal")
+  }
+
+  /// Appends the entry of a save that replaced the store's file of stamp `base` by the file
+  /// of stamp `written`, whose metadata is `metadata`: `changes`' inserted and updated objects
+  /// as the save left them, and its deleted objects' IDs. Called under the store's lock.
+  ///
+  /// A save that changed more than an eighth of the store's `objectCount` objects leaves no
+  /// entry: a reader reads the whole file as fast. A journal that cannot be written is left
+  /// as it is, its entries leading to an older file; the save stands either way.
+  package static func record(
+    _ changes: StoreChanges, metadata: StoreMetadata, objectCount: Int,
+    from base: FileStamp, to written: FileStamp, for url: URL
+  ) {
+    let changed = changes.inserted.count + changes.updated.count + changes.deleted.count
+    guard changed <= max(objectCount / 8, 64), let path = try? path(for: url) else { return }
+    var entry = JournalEntry(from: base, to: written, metadata: metadata)
+    entry.nextObjectID = changes.nextObjectID
+    entry.records = changes.inserted + changes.updated.map(\.new)
+    entry.deleted = changes.deleted.map(\.id)
+    let frame = frame(of: entry.encoded())
+    let limit = max(minimumLimit, Int(written.size / 8))
+    guard frame.count <= limit else { return }
+    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { return }
+    let size = Int(info.st_size)
+    if size + frame.count <= limit, endsWithWholeEntry(descriptor, size: size) {
+      _ = writeAll(descriptor, frame, at: size)
+    } else {
+      // Started anew: a reader that sees it half written finds no way to its file, and reads
+      // the file whole.
+      guard ftruncate(descriptor, 0) == 0 else { return }
+      _ = writeAll(descriptor, header + frame, at: 0)
+    }
+  }
+
+  /// What the saves that replaced the store's file of stamp `base`, one after another, until
+  /// the file of stamp `current`, changed: the objects they inserted and changed, as the last
+  /// left them, and the IDs of those they deleted; `nil` when the journal does not lead from
+  /// the one file to the other, names another store than `identifier`, or holds an object
+  /// `model` cannot (the whole read then says what is wrong with the file).
+  package static func changes(
+    for url: URL, from base: FileStamp, to current: FileStamp, identifier: String,
+    model: ManagedObjectModel
+  ) -> StoreChangesSince? {
+    guard let path = try? path(for: url), let bytes = readAll(path) else { return nil }
+    return changes(in: bytes, from: base, to: current, identifier: identifier, model: model)
+  }
+
+  /// ``changes(for:from:to:identifier:model:)`` from a journal's bytes.
+  package static func changes(
+    in bytes: [UInt8], from base: FileStamp, to current: FileStamp, identifier: String,
+    model: ManagedObjectModel
+  ) -> StoreChangesSince? {
+    guard bytes.starts(with: header) else { return nil }
+    let frames = wholeFrames(in: bytes)
+    // The last entry leaving the known file: the reader holds that file open, so no file
+    // after it took its stamp, and an earlier entry of that stamp was another file's.
+    guard
+      let first = frames.lastIndex(where: { JournalEntry.stamps(in: bytes, at: $0).from == base })
+    else { return nil }
+    var entries: [JournalEntry] = []
+    var at = first
+    while true {
+      guard at < frames.count, let entry = JournalEntry(bytes, frame: frames[at]),
+        entry.from == (entries.last?.to ?? base), entry.identifier == identifier
+      else { return nil }
+      entries.append(entry)
+      if entry.to == current { break }
+      at += 1
+    }
+    var shapes = RecordShapes(model: model)
+    for entry in entries {
+      guard entry.records.allSatisfy({ shapes.holds($0) }) else { return nil }
+    }
+    return merged(entries, shapes: shapes)
+  }
+
+  /// The entries' changes as one: each object's last record, the IDs deleted on the way (an
+  /// object inserted and deleted on the way among them, which the reader does not know and
+  /// passes over), targets that left on the way dropped.
+  private static func merged(_ entries: [JournalEntry], shapes: RecordShapes) -> StoreChangesSince {
+    var records: [Int64: StoreRecord] = [:]
+    var order: [Int64] = []
+    var deleted: Set<Int64> = []
+    for entry in entries {
+      for record in entry.records {
+        if records.updateValue(record, forKey: record.id) == nil { order.append(record.id) }
+        deleted.remove(record.id)
+      }
+      for id in entry.deleted {
+        records[id] = nil
+        deleted.insert(id)
+      }
+    }
+    var result = StoreChangesSince()
+    result.records = order.compactMap { records[$0] }
+    if entries.count > 1, !deleted.isEmpty {
+      for index in result.records.indices {
+        result.records[index].relationships = result.records[index].relationships
+          .compactMapValues { targets in
+            let kept = targets.filter { !deleted.contains($0) }
+            return kept.isEmpty ? nil : kept
+          }
+      }
+    }
+    result.deleted = deleted.sorted()
+    for (name, shape) in shapes.byEntity {
+      result.givenRelationships[name] = Set(shape.relationships.keys)
+    }
+    result.nextObjectID = entries.last?.nextObjectID ?? 1
+    result.metadata = entries.last?.metadata
+    return result
+  }
+
+  // MARK: Frames
+
+  /// An entry's bytes as the journal holds them: the payload's length, the payload, its
+  /// FNV-1a 64 checksum and the length again, all little-endian.
+  static func frame(of payload: [UInt8]) -> [UInt8] {
+    var frame: [UInt8] = []
+    frame.reserveCapacity(payload.count + 16)
+    JournalEncoder.append(UInt32(payload.count), to: &frame)
+    frame += payload
+    JournalEncoder.append(checksum(payload[...]), to: &frame)
+    JournalEncoder.append(UInt32(payload.count), to: &frame)
+    return frame
+  }
+
+  /// The FNV-1a 64 hash of `bytes`.
+  static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return value
+  }
+
+  /// The payloads of the whole frames from the header on, up to the first that is cut short
+  /// or whose two lengths differ; checksums are checked as each payload is read.
+  static func wholeFrames(in bytes: [UInt8]) -> [Range<Int>] {
+    var frames: [Range<Int>] = []
+    var offset = header.count
+    while offset + 4 <= bytes.count {
+      let length = Int(JournalDecoder.uint32(bytes, at: offset))
+      let end = offset + 4 + length + 12
+      guard length >= JournalEntry.stampBytes * 2, end <= bytes.count,
+        JournalDecoder.uint32(bytes, at: end - 4) == UInt32(length)
+      else { break }
+      frames.append(offset + 4..<offset + 4 + length)
+      offset = end
+    }
+    return frames
+  }
+
+  /// Whether the journal of `size` bytes open at `descriptor` ends with a whole entry (or is
+  /// its header alone), so that one appended after it can be found.
+  private static func endsWithWholeEntry(_ descriptor: Int32, size: Int) -> Bool {
+    guard size >= header.count, let opening = read(descriptor, count: header.count, at: 0),
+      opening == header
+    else { return false }
+    if size == header.count { return true }
+    guard size >= header.count + 16, let tail = read(descriptor, count: 4, at: size - 4) else {
+      return false
+    }
+    let length = Int(JournalDecoder.uint32(tail, at: 0))
+    let start = size - length - 16
+    guard start >= header.count, let frame = read(descriptor, count: length + 16, at: start),
+      JournalDecoder.uint32(frame, at: 0) == UInt32(length)
+    else { return false }
+    return JournalDecoder.uint64(frame, at: 4 + length) == checksum(frame[4..<4 + length])
+  }
+
+  private static func read(_ descriptor: Int32, count: Int, at offset: Int) -> [UInt8]? {
+    var bytes = [UInt8](repeating: 0, count: count)
+    let got = bytes.withUnsafeMutableBytes {
+      pread(descriptor, $0.baseAddress, count, off_t(offset))
+    }
+    return got == count ? bytes : nil
+  }
+
+  private static func readAll(_ path: String) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var done = 0
+    while done < bytes.count {
+      let got = bytes.withUnsafeMutableBytes { buffer in
+        buffer.baseAddress.map { pread(descriptor, $0 + done, buffer.count - done, off_t(done)) }
+          ?? -1
+      }
+      guard got > 0 else { break }
+      done += got
+    }
+    return Array(bytes[..<done])
+  }
+
+  private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], at offset: Int) -> Bool {
+    var done = 0
+    while done < bytes.count {
+      let wrote = bytes.withUnsafeBytes { buffer in
+        buffer.baseAddress.map {
+          pwrite(descriptor, $0 + done, buffer.count - done, off_t(offset + done))
+        } ?? -1
+      }
+      guard wrote > 0 else { return false }
+      done += wrote
+    }
+    return true
+  }
+}
+
+/// What records of each entity of a model may hold, to check a journal's records against: an
+/// entity the model has and can instantiate, its persistent attributes (inherited ones too)
+/// with values of their types, its relationships, a to-one with one target at most.
+struct RecordShapes {
+  struct Shape {
+    var attributes: [String: AttributeType] = [:]
+    /// Whether each relationship is to-many, by name.
+    var relationships: [String: Bool] = [:]
+  }
+
+  let model: ManagedObjectModel
+  private(set) var byEntity: [String: Shape] = [:]
+
+  init(model: ManagedObjectModel) { self.model = model }
+
+  mutating func holds(_ record: StoreRecord) -> Bool {
+    guard let shape = shape(of: record.entityName), record.id > 0 else { return false }
+    var fits = true
+    record.forEachAttribute { name, value in
+      if let type = shape.attributes[name], value.fits(type) { return }
+      fits = false
+    }
+    return fits
+      && record.relationships.allSatisfy { name, targets in
+        guard let isToMany = shape.relationships[name] else { return false }
+        return isToMany || targets.count <= 1
+      }
+  }
+
+  private mutating func shape(of name: String) -> Shape? {
+    if let known = byEntity[name] { return known }
+    guard let entity = model.entity(named: name), !entity.isAbstract else { return nil }
+    var shape = Shape()
+    for ancestor in [name] + model.ancestorNames(of: entity) {
+      guard let described = model.entity(named: ancestor) else { continue }
+      for attribute in described.attributes where !attribute.isTransient {
+        shape.attributes[attribute.name] = attribute.attributeType
+      }
+      for relationship in described.relationships where !relationship.isTransient {
+        shape.relationships[relationship.name] = relationship.isToMany
+      }
+    }
+    byEntity[name] = shape
+    return shape
+  }
+}
