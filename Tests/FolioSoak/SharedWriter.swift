@@ -63,6 +63,9 @@ public struct SharedWriter {
     /// After a save that returned: the URIs of the writer's objects that were given permanent
     /// IDs before their first save (label → URI), each checked to be the object's URI now.
     public var permanentIDs: [String: String]?
+    /// After a save that returned: how the writer's document had taken other writers' saves
+    /// in so far, by road (`journal`, `history`, `versions`, `whole`).
+    public var takeIns: [String: Int]?
   }
 
   public static let formats: [any StoreFormat] = [
@@ -106,6 +109,11 @@ public struct SharedWriter {
         entry.saved = true
         (entry.people, entry.spendings) = try ownState(context)
         entry.permanentIDs = try keptIDs(context)
+        let coordinator = document.coordinator
+        entry.takeIns = [
+          "journal": coordinator.takeInsFromJournal, "history": coordinator.takeInsFromHistory,
+          "versions": coordinator.takeInsByVersions, "whole": coordinator.takeInsOfWholeStore,
+        ]
       } catch let error as GraphError {
         entry.error = "\(error.code)"
         entry.message = error.description

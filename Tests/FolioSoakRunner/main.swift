@@ -33,6 +33,7 @@ if arguments.count == 5, arguments[1] == "writers-soak", let rounds = Int(argume
   let started = Date()
   var conflicts = 0
   var saves = 0
+  var takeIns: [String: Int] = [:]
   for round in 0..<rounds {
     let formats: [any StoreFormat] = [XMLStore(), BinaryStore(), SQLiteStore()]
     let format = formats[Int.random(in: 0..<formats.count, using: &random)]
@@ -56,6 +57,10 @@ if arguments.count == 5, arguments[1] == "writers-soak", let rounds = Int(argume
         store, model: model, logs: logs, policy: policy, killed: victim.map { [$0.0] } ?? [])
       conflicts += conflicted
       saves += logs.joined().filter { $0.pending != true }.count
+      for log in logs {
+        let last = log.last { $0.takeIns != nil }?.takeIns ?? [:]
+        takeIns.merge(last, uniquingKeysWith: +)
+      }
       if !(failures + problems).isEmpty {
         print(
           "writers-soak: round \(round) (\(format.typeName), \(policy), \(writers) writers × \(count) saves, killed \(victim.map { "\($0)" } ?? "none")):"
@@ -73,6 +78,8 @@ if arguments.count == 5, arguments[1] == "writers-soak", let rounds = Int(argume
   print(
     "writers-soak: \(rounds) rounds, \(saves) saves, \(conflicts) conflicts, no change lost, \(Int(Date().timeIntervalSince(started))) s"
   )
+  let roads = ["journal", "history", "versions", "whole"].map { "\(takeIns[$0] ?? 0) \($0)" }
+  print("writers-soak: other writers' saves taken in: \(roads.joined(separator: ", "))")
   exit(0)
 }
 if arguments.count == 7, arguments[1] == "history-reader" {

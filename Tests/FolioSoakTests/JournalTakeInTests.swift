@@ -190,4 +190,59 @@ struct JournalTakeInTests {
       #expect(watcher.coordinator.takeInsFromJournal == 0)
     }
   }
+  @Test(
+    "a journal path that is a FIFO or a folder: saves stand, nothing waits, others read the file whole"
+  )
+  func oddJournalPaths() throws {
+    for format in Self.formats {
+      for kind in ["fifo", "folder"] {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (url, model, watcher, writer) = try Self.documents(format, people: 2, in: folder)
+        let journal = try ChangeJournal.path(for: url)
+        try? FileManager.default.removeItem(atPath: journal)
+        if kind == "fifo" {
+          #expect(mkfifo(journal, 0o644) == 0)
+        } else {
+          try FileManager.default.createDirectory(
+            atPath: journal, withIntermediateDirectories: false)
+        }
+        try Self.rename(writer, "p0", to: "a")
+        try watcher.mergeChangesFromOtherWriters()
+        let fresh = try Document.open(url, model: model, formats: [format])
+        #expect(try HistoryTakeInTests.state(fresh) == ["Person a []", "Person p1 []"])
+        #expect(try HistoryTakeInTests.state(watcher) == HistoryTakeInTests.state(fresh))
+        #expect(watcher.coordinator.takeInsOfWholeStore == 1, "\(format.typeName) \(kind)")
+      }
+    }
+  }
+  @Test("an entry naming a target of another entity is not placed: the file is read whole")
+  func targetOfAnotherEntity() throws {
+    for format in Self.formats {
+      let folder = try makeTemporaryFolder()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let (url, model, watcher, writer) = try Self.documents(format, people: 2, in: folder)
+      let known = try #require(FileStamp(of: url))
+      try Self.rename(writer, "p0", to: "a")
+      let current = try #require(FileStamp(of: url))
+      let metadata = try #require(Self.metadata(writer))
+      let ids = try writer.context.objects(ofEntity: "Person").compactMap {
+        Int64($0.objectID.uriRepresentation.lastPathComponent.dropFirst())
+      }
+      // A person whose spendings are the other person: each record fits the model alone.
+      let record = StoreRecord(
+        entityName: "Person", id: ids[0], attributes: ["name": .string("a")],
+        relationships: ["spendings": [ids[1]]])
+      var changes = StoreChanges(nextObjectID: 100) { _ in nil }
+      changes.updated = [(record, record)]
+      ChangeJournal.record(
+        changes, metadata: metadata, objectCount: 10, from: known, to: current, for: url)
+      try watcher.mergeChangesFromOtherWriters()
+      let fresh = try Document.open(url, model: model, formats: [format])
+      #expect(try HistoryTakeInTests.state(watcher) == HistoryTakeInTests.state(fresh))
+      #expect(watcher.coordinator.takeInsOfWholeStore == 1, "\(format.typeName)")
+      #expect(watcher.coordinator.takeInsFromJournal == 0, "\(format.typeName)")
+      #expect(watcher.context.brokenInvariants() == [])
+    }
+  }
 }

@@ -324,8 +324,16 @@ extension RowCache {
         guard let relationship = property.relationship, given.contains(property.name) else {
           continue
         }
-        var wanted: [Int32] = []
-        for id in relationships[property.name] ?? [] { wanted.append(try target(id)) }
+        let wanted = try (relationships[property.name] ?? []).map { id throws(StoreError) in
+          let other = try target(id)
+          guard let kind = self.row(other)?.entity,
+            layouts[kind].isKind(of: relationship.destination)
+          else { throw malformed("object \(record.id) names object \(id) of another entity") }
+          return other
+        }
+        if !relationship.isToMany, wanted.count > 1 {
+          throw malformed("a to-one names several objects")
+        }
         let now = commit.current(row, slot).targets
         let kept = Set(wanted)
         for other in now where !kept.contains(other) {
