@@ -108,8 +108,8 @@ struct ChangeJournalTests {
     #expect(all.records.first?.attributes["name"] == .string("b"))
     #expect(all.deleted == [2])
     #expect(all.metadata?.userInfo["saved"] == .integer(4))
-    let middle = try #require(try Self.read(url, from: 2, to: 3))
-    #expect(middle.records.map(\.id) == [1, 2] && middle.deleted.isEmpty)
+    // From 2 to 3 while an entry leaves 3: the file of stamp 3 was replaced since.
+    #expect(try Self.read(url, from: 2, to: 3) == nil)
     // No entry leaves the file, the chain does not reach the file on disk, or names another
     // store: nothing.
     #expect(try Self.read(url, from: 9, to: 4) == nil)
@@ -201,5 +201,44 @@ struct ChangeJournalTests {
       relationships: ["person": [2]])
     Self.save([spending], from: 100, to: 101, at: url)
     #expect(try Self.read(url, from: 100, to: 101)?.records == [spending])
+  }
+  @Test(
+    "a whole write notes a barrier in a journal that exists; a save's entry after it is followed")
+  func barriers() throws {
+    let (folder, url, journal) = try Self.store()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // No journal: a whole write makes none.
+    try AtomicFile.write(Data("first".utf8), to: url)
+    #expect(!FileManager.default.fileExists(atPath: journal))
+    let model = try ManagedObjectModel(contentsOf: Self.model)
+    func read(_ from: FileStamp, _ to: FileStamp) -> StoreChangesSince? {
+      ChangeJournal.changes(for: url, from: from, to: to, identifier: "STORE", model: model)
+    }
+    func save(_ name: String, from: FileStamp, to: FileStamp) {
+      var changes = StoreChanges(nextObjectID: 10) { _ in nil }
+      changes.inserted = [Self.person(1, name)]
+      ChangeJournal.record(
+        changes, metadata: StoreMetadata(storeType: "XML", identifier: "STORE"),
+        objectCount: 100, from: from, to: to, for: url)
+    }
+    // A save: the write's barrier, then the save's entry from the same file.
+    let first = try #require(FileStamp(of: url))
+    try AtomicFile.write(Data("second".utf8), to: url)
+    let second = try #require(FileStamp(of: url))
+    save("b", from: first, to: second)
+    #expect(read(first, second)?.records.first?.attributes["name"] == .string("b"))
+    // A whole write with no entry after its barrier (convert, setMetadata): no way through.
+    try AtomicFile.write(Data("third!".utf8), to: url)
+    let third = try #require(FileStamp(of: url))
+    #expect(read(second, third) == nil)
+    #expect(read(first, third) == nil)
+    // Another file took the second's stamp after the barrier: the way from the first to it
+    // does not count, since an entry left that stamp after it.
+    #expect(read(first, second) == nil)
+    // A journal at the path that is not a regular file takes no barrier.
+    try FileManager.default.removeItem(atPath: journal)
+    #expect(mkfifo(journal, 0o644) == 0)
+    try AtomicFile.write(Data("fourth".utf8), to: url)
+    #expect(try String(contentsOf: url, encoding: .utf8) == "fourth")
   }
 }

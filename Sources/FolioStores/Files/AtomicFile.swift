@@ -85,12 +85,18 @@ public enum AtomicFile {
     guard close(temporary.descriptor) == 0 else {
       throw failure("close the new file", errno, at: path)
     }
+    let replaced = FileStamp(of: URL(fileURLWithPath: target.path))
     if let error = faults.renameError
       ?? (rename(temporary.path, target.path) == 0 ? nil : errno)
     {
       throw failure("replace the file", error, at: path)
     }
     finished = true
+    // A store's change journal learns that its file was replaced (``ChangeJournal``).
+    if let replaced, let written = FileStamp(of: URL(fileURLWithPath: target.path)) {
+      let journal = target.siblingPath(".\(target.name).folio-journal")
+      ChangeJournal.noteReplaced(journal: journal, from: replaced, to: written)
+    }
     let folderDescriptor = open(target.folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if folderDescriptor >= 0 {
       _ = fsync(folderDescriptor)

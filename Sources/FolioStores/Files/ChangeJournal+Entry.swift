@@ -35,6 +35,12 @@ struct JournalEntry {
     return (from, to)
   }
 
+  /// Whether the payload at `frame` is a barrier: two stamps and an empty identifier.
+  static func isBarrier(in bytes: [UInt8], at frame: Range<Int>) -> Bool {
+    frame.count == stampBytes * 2 + 4
+      && JournalDecoder.uint32(bytes, at: frame.lowerBound + stampBytes * 2) == 0
+  }
+
   /// The payload's bytes.
   func encoded() -> [UInt8] {
     var encoder = JournalEncoder()

@@ -54,18 +54,41 @@ package enum ChangeJournal {
     let frame = frame(of: entry.encoded())
     let limit = max(minimumLimit, Int(written.size / 8))
     guard frame.count <= limit else { return }
-    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    let descriptor = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { return }
     defer { close(descriptor) }
+    append(frame, to: descriptor, limit: limit)
+  }
+
+  /// Notes in the journal at `path`, when there is one, that the store's file of stamp
+  /// `replaced` was replaced whole by the file of stamp `written` (``AtomicFile`` does, at
+  /// every rename): an entry naming no store, which a reader cannot follow. Any whole write
+  /// therefore ends the ways through the files before it; a save's own entry, appended after,
+  /// is the one a reader takes.
+  package static func noteReplaced(
+    journal path: String, from replaced: FileStamp, to written: FileStamp
+  ) {
+    let descriptor = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    var barrier = JournalEncoder()
+    barrier.stamp(replaced)
+    barrier.stamp(written)
+    barrier.string("")
+    append(
+      frame(of: barrier.bytes), to: descriptor, limit: max(minimumLimit, Int(written.size / 8)))
+  }
+
+  /// Appends `frame` to the journal open at `descriptor` when it ends with a whole entry and
+  /// stays within `limit`; otherwise starts it anew with `frame`. A reader that sees it half
+  /// written finds no way to its file, and reads the file whole.
+  private static func append(_ frame: [UInt8], to descriptor: Int32, limit: Int) {
     var info = stat()
-    guard fstat(descriptor, &info) == 0 else { return }
+    guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
     let size = Int(info.st_size)
     if size + frame.count <= limit, endsWithWholeEntry(descriptor, size: size) {
       _ = writeAll(descriptor, frame, at: size)
-    } else {
-      // Started anew: a reader that sees it half written finds no way to its file, and reads
-      // the file whole.
-      guard ftruncate(descriptor, 0) == 0 else { return }
+    } else if ftruncate(descriptor, 0) == 0 {
       _ = writeAll(descriptor, header + frame, at: 0)
     }
   }
@@ -92,18 +115,26 @@ package enum ChangeJournal {
     let frames = wholeFrames(in: bytes)
     // The last entry leaving the known file: the reader holds that file open, so no file
     // after it took its stamp, and an earlier entry of that stamp was another file's.
-    guard
-      let first = frames.lastIndex(where: { JournalEntry.stamps(in: bytes, at: $0).from == base })
-    else { return nil }
+    func leaving(_ index: Int) -> FileStamp {
+      JournalEntry.stamps(in: bytes, at: frames[index]).from
+    }
+    guard var at = frames.indices.last(where: { leaving($0) == base }) else { return nil }
     var entries: [JournalEntry] = []
-    var at = first
     while true {
-      guard at < frames.count, let entry = JournalEntry(bytes, frame: frames[at]),
-        entry.from == (entries.last?.to ?? base), entry.identifier == identifier
+      guard let entry = JournalEntry(bytes, frame: frames[at]), entry.identifier == identifier
       else { return nil }
       entries.append(entry)
       if entry.to == current { break }
+      // The replacement of the file it wrote comes next: a whole write's barrier, then the
+      // save's entry (or the entry alone).
       at += 1
+      if at < frames.count, JournalEntry.isBarrier(in: bytes, at: frames[at]) { at += 1 }
+      guard at < frames.count, leaving(at) == entry.to else { return nil }
+    }
+    // An entry leaving the file on disk after the way ends says another file had its stamp
+    // then (its inode freed and taken again in one clock tick, at the same size).
+    guard !frames.indices.dropFirst(at + 1).contains(where: { leaving($0) == current }) else {
+      return nil
     }
     var shapes = RecordShapes(model: model)
     for entry in entries {
