@@ -1,4 +1,5 @@
 import FolioModel
+import FolioQuery
 import FolioStores
 import FolioUndo
 import Foundation
