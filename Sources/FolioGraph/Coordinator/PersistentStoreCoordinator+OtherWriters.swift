@@ -163,24 +163,32 @@ extension PersistentStoreCoordinator {
     let model = managedObjectModel
     let roots = cache.layouts.map { model.ancestorNames(of: $0.entity).last ?? $0.entity.name }
     var seen = [Bool](repeating: false, count: cache.rows.count)
-    // The committed row of a store ID, in the ID's form or, for a key this cache gave, the key.
-    func version(_ id: Int64, _ root: String) -> UInt32? {
-      var key = id
-      while true {
-        if let row = cache.row(forPrimaryKey: key), let committed = cache.row(row),
-          roots[committed.entity] == root
-        {
-          seen[Int(row)] = true
-          return committed.version
-        }
-        guard key == id, StoreKeySpace.key(of: id) != id else { return nil }
-        key = StoreKeySpace.key(of: id)
-      }
-    }
+    let cache = self.cache
     // Another store put in its place, or one written with another model, is for the whole read
     // to refuse.
-    guard var since = try? scanning.changes(comparedWith: version, from: url, model: model),
-      var metadata = since.metadata, metadata.identifier == cache.identifier,
+    func read() -> StoreChangesSince? {
+      let lookup =
+        cache.committedRowLookup() ?? { key in
+          cache.row(forPrimaryKey: key).flatMap { row in
+            cache.row(row).map { (row, $0.version, Int($0.entity)) }
+          }
+        }
+      // The committed row of a store ID, in the ID's form or, for a key this cache gave, the key.
+      func version(_ id: Int64, _ root: String) -> UInt32? {
+        var key = id
+        while true {
+          if let (row, version, entity) = lookup(key), roots[entity] == root {
+            seen[Int(row)] = true
+            return version
+          }
+          guard key == id, StoreKeySpace.key(of: id) != id else { return nil }
+          key = StoreKeySpace.key(of: id)
+        }
+      }
+      return try? scanning.changes(comparedWith: version, from: url, model: model)
+    }
+    guard var since = read(), var metadata = since.metadata,
+      metadata.identifier == cache.identifier,
       metadata.modelVersionHashes == store.metadata.modelVersionHashes
     else { return false }
     for row in cache.committedRowNumbers() where !seen[Int(row)] {

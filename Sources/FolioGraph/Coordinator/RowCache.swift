@@ -205,6 +205,21 @@ final class RowCache {
     return Int32(key - 1)
   }
 
+  /// The committed row of a primary key with its version and entity, read from the cache's
+  /// tables as they are now, for a pass over every row of a store (the lookup keeps them, so
+  /// it should be gone before the cache changes); `nil` for a child's cache, which reads through
+  /// its parent.
+  func committedRowLookup() -> ((Int64) -> (row: Int32, version: UInt32, entity: Int)?)? {
+    guard keyOwner == nil, source == nil else { return nil }
+    let (rows, index) = (self.rows, rowByPrimaryKey)
+    return { key in
+      let row: Int32? =
+        if let index { index[key] } else { key >= 1 && key <= rows.count ? Int32(key - 1) : nil }
+      guard let row, Int(row) < rows.count, let committed = rows[Int(row)] else { return nil }
+      return (row, committed.version, Int(committed.entity))
+    }
+  }
+
   /// Gives `rows` (reserved, not committed yet) their primary keys.
   func assignPrimaryKeys(toRows rows: some Sequence<Int32>) {
     if let keyOwner { return keyOwner.assignPrimaryKeys(toRows: rows) }
