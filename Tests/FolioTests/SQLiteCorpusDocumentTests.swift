@@ -9,6 +9,32 @@ struct SQLiteCorpusDocumentTests {
     SQLiteStore(missingExternalData: .readAsNil), XMLStore(), BinaryStore(),
   ]
 
+  /// Edits the first object with an optional string attribute whose save validates, setting
+  /// that attribute to `text`, and saves `document`; whether one was found.
+  static func editAndSave(_ document: Document, model: ManagedObjectModel, to text: String)
+    throws -> Bool
+  {
+    let context = document.context
+    for entity in model.entities where !entity.isAbstract {
+      guard
+        let attribute = entity.allAttributes.first(where: {
+          $0.attributeType == .string && $0.isOptional && !$0.isTransient && !$0.isDerived
+        })
+      else { continue }
+      for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name))
+      where object.entityName == entity.name {
+        try object.setValue(text, forKey: attribute.name)
+        do {
+          try document.save()
+          return true
+        } catch {
+          context.rollback()
+        }
+      }
+    }
+    return false
+  }
+
   @Test(
     "every corpus store opens as a document, converts to XML, binary and SQLite and back without loss",
     arguments: SQLiteCorpus.available)
@@ -44,33 +70,39 @@ struct SQLiteCorpusDocumentTests {
     let model = try SQLiteCorpus.model(of: store)
     let watcher = try Document.open(url, model: model, formats: formats)
     let writer = try Document.open(url, model: model, formats: formats)
-    let context = writer.context
-    // The first object with an optional string attribute whose save validates, edited.
-    var edited = false
-    search: for entity in model.entities where !entity.isAbstract {
-      guard
-        let attribute = entity.allAttributes.first(where: {
-          $0.attributeType == .string && $0.isOptional && !$0.isTransient && !$0.isDerived
-        })
-      else { continue }
-      for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name))
-      where object.entityName == entity.name {
-        try object.setValue("edited by another document", forKey: attribute.name)
-        do {
-          try writer.save()
-          edited = true
-          break search
-        } catch {
-          context.rollback()
-        }
-      }
-    }
+    let edited = try Self.editAndSave(writer, model: model, to: "edited by another document")
     #expect(edited, "no object of \(store.file) could be edited and saved")
     try watcher.mergeChangesFromOtherWriters()
     let fresh = try Document.open(url, model: model, formats: formats)
     #expect(canonicalGraph(watcher.context) == canonicalGraph(fresh.context))
     #expect(watcher.coordinator.takeInsByVersions == (edited ? 1 : 0))
     #expect(watcher.coordinator.takeInsOfWholeStore == 0)
+  }
+
+  @Test(
+    "another document's edit of each corpus store, as XML and binary, is taken in from the change journal as a fresh open reads it",
+    arguments: SQLiteCorpus.available)
+  func takesInFromJournal(_ store: SQLiteCorpus.Store) throws {
+    let url = try SQLiteCorpus.copy(of: store)
+    let folder = url.deletingLastPathComponent()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let model = try SQLiteCorpus.model(of: store)
+    let source = try Document.open(url, model: model, formats: formats)
+    for (name, format) in [
+      ("copy.xml", XMLStore() as any StoreFormat), ("copy.folio", BinaryStore()),
+    ] {
+      let target = folder.appendingPathComponent(name)
+      try source.save(to: target, format: format)
+      let watcher = try Document.open(target, model: model, formats: formats)
+      let writer = try Document.open(target, model: model, formats: formats)
+      let edited = try Self.editAndSave(writer, model: model, to: "edited by another document")
+      #expect(edited, "no object of \(store.file) could be edited and saved as \(name)")
+      try watcher.mergeChangesFromOtherWriters()
+      let fresh = try Document.open(target, model: model, formats: formats)
+      #expect(canonicalGraph(watcher.context) == canonicalGraph(fresh.context), "\(name)")
+      #expect(watcher.coordinator.takeInsFromJournal == (edited ? 1 : 0), "\(name)")
+      #expect(watcher.coordinator.takeInsOfWholeStore == 0, "\(name)")
+    }
   }
 
   @Test(
@@ -81,31 +113,11 @@ struct SQLiteCorpusDocumentTests {
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
     let model = try SQLiteCorpus.model(of: store)
     let document = try Document.open(url, model: model, formats: formats)
-    let context = document.context
-    // The first object with an optional string attribute whose save validates.
-    var edited = false
-    search: for entity in model.entities where !entity.isAbstract {
-      guard
-        let attribute = entity.allAttributes.first(where: {
-          $0.attributeType == .string && $0.isOptional && !$0.isTransient && !$0.isDerived
-        })
-      else { continue }
-      for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name))
-      where object.entityName == entity.name {
-        try object.setValue("edited by Folio", forKey: attribute.name)
-        do {
-          try document.save()
-          edited = true
-          break search
-        } catch {
-          context.rollback()
-        }
-      }
-    }
+    let edited = try Self.editAndSave(document, model: model, to: "edited by Folio")
     #expect(edited, "no object of \(store.file) could be edited and saved")
     guard edited else { return }
     let reopened = try Document.open(url, model: model, formats: formats)
-    #expect(canonicalGraph(reopened.context) == canonicalGraph(context))
+    #expect(canonicalGraph(reopened.context) == canonicalGraph(document.context))
     let check = try run(
       URL(fileURLWithPath: "/usr/bin/sqlite3"), [url.path, "PRAGMA integrity_check"])
     #expect(check.standardOutput == "ok\n")
