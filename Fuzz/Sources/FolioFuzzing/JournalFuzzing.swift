@@ -18,7 +18,6 @@ import Foundation
 /// fail, and the graph's invariants must hold after it.
 package enum JournalFuzzing: FuzzTarget {
   nonisolated(unsafe) static var store = ScratchFile("journal.xml")
-  static let header: [UInt8] = Array("FOLIOJNL".utf8) + [1, 0, 0, 0]
   nonisolated(unsafe) static var turns: Int = 0
 
   package static func prepare() {
@@ -51,7 +50,8 @@ package enum JournalFuzzing: FuzzTarget {
     guard utimensat(AT_FDCWD, store.url.path, &times, 0) == 0,
       let current = FileStamp(of: store.url)
     else { preconditionFailure("cannot touch the seed store") }
-    let journal = header + frames(of: [UInt8](input), from: known, to: current, identifier)
+    let journal =
+      ChangeJournal.header + frames(of: [UInt8](input), from: known, to: current, identifier)
     do {
       try Data(journal).write(to: URL(fileURLWithPath: try ChangeJournal.path(for: store.url)))
       _ = try document.mergeChangesFromOtherWriters()
@@ -87,28 +87,13 @@ package enum JournalFuzzing: FuzzTarget {
         index == payloads.count - 1
         ? current : FileStamp(inode: 1, size: Int64(index + 1), seconds: 0, nanoseconds: 0)
       // Past the stamps, the identifier's string: its length, then its bytes.
-      var rest = Array(payload.dropFirst(64))
-      let named = rest.count >= 4 ? rest[0..<4].reversed().reduce(0) { $0 << 8 | Int($1) } : 0
-      rest = Array(rest.dropFirst(4 + min(named, max(rest.count - 4, 0))))
-      var whole = stamp(from) + stamp(to)
-      whole += littleEndian(UInt32(identifier.utf8.count)) + Array(identifier.utf8) + rest
-      bytes += littleEndian(UInt32(whole.count)) + whole + littleEndian(checksum(whole))
-      bytes += littleEndian(UInt32(whole.count))
+      let rest = payload.dropFirst(64)
+      let named = rest.count >= 4 ? rest.prefix(4).reversed().reduce(0) { $0 << 8 | Int($1) } : 0
+      bytes += ChangeJournal.frame(
+        from: from, to: to, identifier: identifier,
+        rest: rest.dropFirst(4 + min(named, max(rest.count - 4, 0))))
     }
     return bytes
-  }
-
-  static func stamp(_ stamp: FileStamp) -> [UInt8] {
-    littleEndian(stamp.inode) + littleEndian(stamp.size) + littleEndian(stamp.seconds)
-      + littleEndian(stamp.nanoseconds)
-  }
-
-  static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
-    withUnsafeBytes(of: value.littleEndian) { Array($0) }
-  }
-
-  static func checksum(_ bytes: [UInt8]) -> UInt64 {
-    bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
   }
 
   /// Entries that Folio's saves of the seed store write: a value of every type set on a new
@@ -129,7 +114,7 @@ package enum JournalFuzzing: FuzzTarget {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         // The entries without the header, each its length and payload, as the input has them.
         var input: [UInt8] = []
-        var offset = header.count
+        var offset = ChangeJournal.header.count
         while offset + 4 <= bytes.count {
           let length = bytes[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
           // A barrier (two stamps and an empty identifier) is the write's, not the save's.

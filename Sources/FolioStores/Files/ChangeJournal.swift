@@ -21,7 +21,7 @@ import Foundation
 /// `Formats/shared-writers.md` §2e describes the file for other implementations.
 package enum ChangeJournal {
   /// The journal's first bytes: a name and the version of its layout.
-  static let header: [UInt8] = Array("FOLIOJNL".utf8) + [1, 0, 0, 0]
+  package static let header: [UInt8] = Array("FOLIOJNL".utf8) + [1, 0, 0, 0]
   /// The least size the journal may grow to before a save starts it anew; the limit is an
   /// eighth of the store's file when that is more.
   package static let minimumLimit = 1 << 20
@@ -136,17 +136,18 @@ package enum ChangeJournal {
     guard !frames.indices.dropFirst(at + 1).contains(where: { leaving($0) == current }) else {
       return nil
     }
-    var shapes = RecordShapes(model: model)
     for entry in entries {
-      guard entry.records.allSatisfy({ shapes.holds($0) }) else { return nil }
+      guard entry.records.allSatisfy({ holds($0, model) }) else { return nil }
     }
-    return merged(entries, shapes: shapes)
+    return merged(entries, model: model)
   }
 
   /// The entries' changes as one: each object's last record, the IDs deleted on the way (an
   /// object inserted and deleted on the way among them, which the reader does not know and
   /// passes over), targets that left on the way dropped.
-  private static func merged(_ entries: [JournalEntry], shapes: RecordShapes) -> StoreChangesSince {
+  private static func merged(_ entries: [JournalEntry], model: ManagedObjectModel)
+    -> StoreChangesSince
+  {
     var records: [Int64: StoreRecord] = [:]
     var order: [Int64] = []
     var deleted: Set<Int64> = []
@@ -172,15 +173,49 @@ package enum ChangeJournal {
       }
     }
     result.deleted = deleted.sorted()
-    for (name, shape) in shapes.byEntity {
-      result.givenRelationships[name] = Set(shape.relationships.keys)
+    for name in Set(result.records.map(\.entityName)) {
+      let relationships = model.entity(named: name)?.allRelationships ?? []
+      result.givenRelationships[name] = Set(relationships.filter { !$0.isTransient }.map(\.name))
     }
     result.nextObjectID = entries.last?.nextObjectID ?? 1
     result.metadata = entries.last?.metadata
     return result
   }
 
+  /// Whether `model` can hold `record`: an entity it has and can instantiate, persistent
+  /// attributes of that entity (inherited ones too) with values of their types, its
+  /// relationships, a to-one with one target at most.
+  private static func holds(_ record: StoreRecord, _ model: ManagedObjectModel) -> Bool {
+    guard record.id > 0, let entity = model.entity(named: record.entityName), !entity.isAbstract
+    else { return false }
+    var fits = true
+    record.forEachAttribute { name, value in
+      guard let attribute = entity.attribute(named: name), !attribute.isTransient,
+        value.fits(attribute.attributeType)
+      else { return fits = false }
+    }
+    return fits
+      && record.relationships.allSatisfy { name, targets in
+        guard let relationship = entity.relationship(named: name), !relationship.isTransient
+        else { return false }
+        return relationship.isToMany || targets.count <= 1
+      }
+  }
+
   // MARK: Frames
+
+  /// The frame of an entry from the file of stamp `from` to the file of stamp `to` under the
+  /// store `identifier`, whose payload goes on with `rest` (the next object ID, the metadata,
+  /// the records and the deletions, as encoded): for tools that make entries of their own.
+  package static func frame(
+    from: FileStamp, to: FileStamp, identifier: String, rest: some Sequence<UInt8>
+  ) -> [UInt8] {
+    var encoder = JournalEncoder()
+    encoder.stamp(from)
+    encoder.stamp(to)
+    encoder.string(identifier)
+    return frame(of: encoder.bytes + rest)
+  }
 
   /// An entry's bytes as the journal holds them: the payload's length, the payload, its
   /// FNV-1a 64 checksum and the length again, all little-endian.
@@ -275,52 +310,5 @@ package enum ChangeJournal {
       done += wrote
     }
     return true
-  }
-}
-
-/// What records of each entity of a model may hold, to check a journal's records against: an
-/// entity the model has and can instantiate, its persistent attributes (inherited ones too)
-/// with values of their types, its relationships, a to-one with one target at most.
-struct RecordShapes {
-  struct Shape {
-    var attributes: [String: AttributeType] = [:]
-    /// Whether each relationship is to-many, by name.
-    var relationships: [String: Bool] = [:]
-  }
-
-  let model: ManagedObjectModel
-  private(set) var byEntity: [String: Shape] = [:]
-
-  init(model: ManagedObjectModel) { self.model = model }
-
-  mutating func holds(_ record: StoreRecord) -> Bool {
-    guard let shape = shape(of: record.entityName), record.id > 0 else { return false }
-    var fits = true
-    record.forEachAttribute { name, value in
-      if let type = shape.attributes[name], value.fits(type) { return }
-      fits = false
-    }
-    return fits
-      && record.relationships.allSatisfy { name, targets in
-        guard let isToMany = shape.relationships[name] else { return false }
-        return isToMany || targets.count <= 1
-      }
-  }
-
-  private mutating func shape(of name: String) -> Shape? {
-    if let known = byEntity[name] { return known }
-    guard let entity = model.entity(named: name), !entity.isAbstract else { return nil }
-    var shape = Shape()
-    for ancestor in [name] + model.ancestorNames(of: entity) {
-      guard let described = model.entity(named: ancestor) else { continue }
-      for attribute in described.attributes where !attribute.isTransient {
-        shape.attributes[attribute.name] = attribute.attributeType
-      }
-      for relationship in described.relationships where !relationship.isTransient {
-        shape.relationships[relationship.name] = relationship.isToMany
-      }
-    }
-    byEntity[name] = shape
-    return shape
   }
 }
