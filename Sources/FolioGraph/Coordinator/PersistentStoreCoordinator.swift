@@ -226,7 +226,9 @@ public final class PersistentStoreCoordinator {
         StoreKeyReservation.release(below: contents.nextObjectID, for: url)
       }
       store.noteFileOnDisk()
-      if let commit, let base, let written = store.stamp, !(format is any IncrementalStoreFormat) {
+      if let commit, let base, let written = store.stamp, !(format is any IncrementalStoreFormat),
+        ChangeJournal.recordsSave(changing: commit.originals.count, of: contents.records.count)
+      {
         ChangeJournal.record(
           changes(in: commit), metadata: metadata, objectCount: contents.records.count,
           from: base, to: written, for: url)

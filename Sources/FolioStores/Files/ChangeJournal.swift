@@ -46,7 +46,9 @@ package enum ChangeJournal {
     from base: FileStamp, to written: FileStamp, for url: URL
   ) {
     let changed = changes.inserted.count + changes.updated.count + changes.deleted.count
-    guard changed <= max(objectCount / 8, 64), let path = try? path(for: url) else { return }
+    guard recordsSave(changing: changed, of: objectCount), let path = try? path(for: url) else {
+      return
+    }
     var entry = JournalEntry(from: base, to: written, metadata: metadata)
     entry.nextObjectID = changes.nextObjectID
     entry.records = changes.inserted + changes.updated.map(\.new)
@@ -58,6 +60,13 @@ package enum ChangeJournal {
     guard descriptor >= 0 else { return }
     defer { close(descriptor) }
     append(frame, to: descriptor, limit: limit)
+  }
+
+  /// Whether a save that changed `changed` objects of a store of `objectCount` gets an entry:
+  /// not past an eighth of the objects (and 64), where a reader reads the whole file as fast.
+  /// A caller asks first, to spare building the changes of a save that gets none.
+  package static func recordsSave(changing changed: Int, of objectCount: Int) -> Bool {
+    changed <= max(objectCount / 8, 64)
   }
 
   /// Notes in the journal at `path`, when there is one, that the store's file of stamp
