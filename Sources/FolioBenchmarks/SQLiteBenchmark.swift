@@ -13,11 +13,17 @@ import Foundation
 /// How long the sqlite3 tool takes to read every row of `tables` of the store at `path` to
 /// /dev/null, in milliseconds: the best of three runs.
 func sqliteToolFloor(path: String, tables: [String]) throws -> Double {
+  try sqliteToolTime(path: path, statements: tables.map { "SELECT * FROM \($0)" })
+}
+
+/// How long the sqlite3 tool takes to run `statements` on the store at `path`, its output to
+/// /dev/null, in milliseconds: the best of three runs.
+func sqliteToolTime(path: String, statements: [String]) throws -> Double {
   var best = Double.infinity
   for _ in 0..<3 {
     let tool = Process()
     tool.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    tool.arguments = [path] + tables.map { "SELECT * FROM \($0)" }
+    tool.arguments = [path] + statements
     tool.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
     let start = now()
     try tool.run()
