@@ -48,6 +48,8 @@ no progress line, and
 reads plain lines, without line editing.
 .It Ev FOLIO_PROGRESS_THRESHOLD
 The store size in bytes from which the progress line is drawn, instead of 8 MB.
+.It Ev FOLIO_PROGRESS_INTERVAL
+The milliseconds between redraws of the progress line, instead of 100.
 .It Ev FOLIO_SHELL_HISTORY
 The file
 .Nm folio Cm shell

@@ -11,7 +11,9 @@ import Testing
 
 /// The progress line is drawn only on a terminal: these tests run `folio` under util-linux's
 /// `script`, which gives it a pseudo-terminal, and read what the terminal was sent. The store
-/// is a few megabytes, so `FOLIO_PROGRESS_THRESHOLD` lowers the 8 MB threshold below it.
+/// is a few megabytes, so `FOLIO_PROGRESS_THRESHOLD` lowers the 8 MB threshold below it, and
+/// read in a tenth of a second or so, so `FOLIO_PROGRESS_INTERVAL` redraws the line every 2 ms
+/// rather than every 100, for frames drawn while the work is under way however fast it goes.
 @Suite(
   "progress on a terminal",
   .enabled(
@@ -83,7 +85,10 @@ struct ProgressTests {
   ) throws -> ProcessResult {
     var command = ([folio.path] + arguments).map(Self.quoted).joined(separator: " ")
     if let output { command += " > " + Self.quoted(output.path) }
-    let settings = ["TERM": "xterm", "NO_COLOR": "", "FOLIO_PROGRESS_THRESHOLD": Self.threshold]
+    let settings = [
+      "TERM": "xterm", "NO_COLOR": "", "FOLIO_PROGRESS_THRESHOLD": Self.threshold,
+      "FOLIO_PROGRESS_INTERVAL": "2",
+    ]
     return try run(
       URL(fileURLWithPath: "/usr/bin/script"), ["-qefc", command, "/dev/null"],
       environment: settings.merging(environment) { $1 }, input: Data())

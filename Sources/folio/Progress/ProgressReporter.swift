@@ -56,6 +56,9 @@ final class ProgressReporter: Sendable {
   let isShown: Bool
   /// Whether the phase may be bold.
   private let isStyled: Bool
+  /// Microseconds between redraws: a tenth of a second, or the milliseconds
+  /// `FOLIO_PROGRESS_INTERVAL` gives (for tests, which need a frame drawn mid-work).
+  private let interval: UInt32
   /// Objects done in the current phase.
   private let objectCount = Atomic<Int>(0)
   /// Objects the current phase handles in all; -1 while unknown.
@@ -74,6 +77,8 @@ final class ProgressReporter: Sendable {
       Self.isWanted(workSize: workSize, isTerminal: terminal, environment: environment)
       && !(standardOutputBusy && isatty(STDOUT_FILENO) == 1)
     isStyled = (environment["NO_COLOR"] ?? "").isEmpty
+    let milliseconds = environment["FOLIO_PROGRESS_INTERVAL"].flatMap { UInt32($0) } ?? 100
+    interval = min(max(milliseconds, 1), 10_000) * 1_000
   }
 
   /// Whether work of `workSize` bytes shows progress: on a terminal that is not `TERM=dumb`,
@@ -114,7 +119,7 @@ final class ProgressReporter: Sendable {
     }
     if startsTimer {
       Thread.detachNewThread { [self] in
-        while tick() { usleep(100_000) }
+        while tick() { usleep(interval) }
       }
     }
   }
