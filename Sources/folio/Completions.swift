@@ -57,7 +57,7 @@ enum Completions {
   static let queryEntity = CompletionKind.custom { words, index, _ in
     quietly {
       let command = try parsed(QueryCommand.self, words: words, before: index, adding: ["_"])
-      let url = try StoreArgument.url(command.store.file)
+      let url = try storeURL(command.store.file)
       let format = try PersistentStoreCoordinator.format(of: url, among: command.store.formats)
       return try command.store.loadModelAndVersion(for: url, format: format).model.entities.map(
         \.name
@@ -90,7 +90,7 @@ enum Completions {
       }
       guard let file else { return [] }
       let options = try StoreOptions.parse([file] + (model.map { ["--model", $0] } ?? []))
-      let url = try StoreArgument.url(file)
+      let url = try storeURL(file)
       let format = try PersistentStoreCoordinator.format(of: url, among: options.formats)
       return try options.loadModelAndVersion(for: url, format: format).model.entities.map(\.name)
         .sorted()
@@ -118,11 +118,26 @@ enum Completions {
   static let metadataKey = CompletionKind.custom { words, index, _ in
     quietly {
       let command = try parsed(MetadataCommand.self, words: words, before: index - 1, adding: [])
-      let url = try StoreArgument.url(command.file)
+      let url = try storeURL(command.file)
       let format = try PersistentStoreCoordinator.format(of: url, among: storeFormats)
       return try format.readMetadata(from: url).userInfo.keys
         .filter { !MetadataCommand.isReserved($0) }.sorted()
     }
+  }
+
+  /// The URL of the store `argument` names, for a completion to read: a server's URL asks
+  /// libpq to give up connecting after two seconds unless it names its own `connect_timeout`,
+  /// so a TAB on a server that does not answer comes back with nothing rather than hanging
+  /// the shell.
+  static func storeURL(_ argument: String) throws -> URL {
+    let url = try StoreArgument.url(argument)
+    guard StoreArgument.isServerURL(argument),
+      var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+      !(components.queryItems ?? []).contains(where: { $0.name == "connect_timeout" })
+    else { return url }
+    components.queryItems =
+      (components.queryItems ?? []) + [URLQueryItem(name: "connect_timeout", value: "2")]
+    return components.url ?? url
   }
 
   /// The command `words[..<end]` type, parsed by the command's own parser, with `extra` words

@@ -69,7 +69,7 @@ struct InfoCommand: ParsableCommand {
       )
       return
     }
-    print("File: \(store.file)")
+    print("\(StoreArgument.isServerURL(store.file) ? "Document" : "File"): \(store.file)")
     print("Format: \(format.typeName)")
     for line in layout.lines { print(line) }
     print("Store UUID: \(metadata.identifier)")

@@ -98,7 +98,7 @@ struct MetadataCommand: ParsableCommand {
   }
 
   private func printText(_ metadata: StoreMetadata, format: any StoreFormat) {
-    print("File: \(file)")
+    print("\(StoreArgument.isServerURL(file) ? "Document" : "File"): \(file)")
     print("Format: \(format.typeName)")
     print("Store UUID: \(metadata.identifier)")
     // Core Data records an empty identifier for a model that names none: nothing to show.

@@ -2,6 +2,10 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The first of `paths` that can be run, if any.
 func executable(among paths: [String]) -> URL? {
   paths.first { FileManager.default.isExecutableFile(atPath: $0) }.map(URL.init(fileURLWithPath:))
@@ -63,9 +67,9 @@ struct BashCompletionTests {
 
   /// The candidates bash offers for `words` in `folder` (sorted, without repeats), and what the
   /// completion printed on standard error.
-  func complete(_ words: [String], in folder: CompletionFolder) throws -> (
-    candidates: [String], standardError: String
-  ) {
+  func complete(_ words: [String], in folder: CompletionFolder, within seconds: Int = 120) throws
+    -> (candidates: [String], standardError: String)
+  {
     let script = folder.url.appendingPathComponent(".folio.bash")
     if !FileManager.default.fileExists(atPath: script.path) {
       let generated = try run(folio, ["--generate-completion-script", "bash"])
@@ -74,9 +78,16 @@ struct BashCompletionTests {
       try Data(Self.driver.utf8).write(to: folder.url.appendingPathComponent(".driver.bash"))
     }
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    // coreutils' timeout kills a completion that hangs, with everything it started (it runs
+    // them as a process group of their own), and the status shows it. SIGKILL, because a
+    // child of the test runner inherits its blocked SIGTERM.
     let result = try run(
-      try #require(bash),
-      ["--norc", "--noprofile", ".driver.bash", script.path, "folio"] + words, in: folder.url,
+      URL(fileURLWithPath: "/usr/bin/timeout"),
+      [
+        "-s", "KILL", "\(seconds)", try #require(bash).path, "--norc", "--noprofile",
+        ".driver.bash", script.path,
+      ]
+        + ["folio"] + words, in: folder.url,
       // The script runs `folio` by the name typed, as a shell finds it.
       environment: ["PATH": "\(productsDirectory.path):\(path)"])
     #expect(result.status == 0, "\(result.standardError)")
@@ -160,6 +171,34 @@ struct BashCompletionTests {
       try complete(
         ["update", "--where", "amount > 1", "Expenses.xml", "--entity", "S"], in: folder
       ).candidates == ["Spending"])
+  }
+
+  @Test("a document on a server that never answers completes nothing, in seconds")
+  func silentServer() throws {
+    let folder = try CompletionFolder()
+    defer { folder.remove() }
+    // A socket that listens and never accepts: the kernel takes the connection, and libpq then
+    // waits for an answer that never comes.
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(listener >= 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+        bind(listener, address, length) == 0 && listen(listener, 16) == 0
+          && getsockname(listener, address, &length) == 0
+      }
+    }
+    try #require(bound)
+    let url = "postgresql://folio@127.0.0.1:\(UInt16(bigEndian: address.sin_port))/folio"
+    for words in [["query", url, ""], ["delete", url, "--entity", ""]] {
+      let offered = try complete(words, in: folder, within: 30)
+      #expect(offered.candidates == [], "\(words)")
+      #expect(offered.standardError == "", "\(words)")
+    }
   }
 
   @Test("a store that cannot be read completes nothing, silently")

@@ -102,7 +102,8 @@ struct PostgresCommandTests {
       let info = try run(folio, ["info", url])
       #expect(info.status == 0, "\(info.standardError)")
       let lines = info.standardOutput.split(separator: "\n").map(String.init)
-      #expect(lines.first == "File: \(url)")
+      // A document on a server is not a file, and is not called one.
+      #expect(lines.first == "Document: \(url)")
       #expect(lines.contains("Format: PostgreSQL"))
       #expect(lines.contains("Model: the model cached in Z_MODELCACHE, 2 entities"))
       #expect(Array(lines.suffix(3)) == ["Objects: 8", "  Person: 3", "  Spending: 5"])
@@ -282,6 +283,7 @@ struct PostgresCommandTests {
       #expect(set.standardOutput.contains("author = \"Ada\""))
       #expect(
         try run(folio, ["metadata", url, "--json"]).standardOutput.contains("\"author\":\"Ada\""))
+      #expect(try run(folio, ["metadata", url]).standardOutput.hasPrefix("Document: \(url)\n"))
       #expect(try Self.dumpLines([url]).count == 8)
     }
   }
