@@ -118,7 +118,7 @@ final class PostgresStoreConnection: ResumingStoreConnection {
   /// The history key of what the write under way wrote.
   private var recorded: Int64?
   /// The largest key given when the write under way first took the lock: its new objects'
-  /// keys come after it (``PostgresChangeWriter``).
+  /// keys come after it (``PostgresChangeTarget``).
   private var largestKeyWhenLocked: Int64?
   /// Whether the write under way lost the lock and was begun again: other clients may have
   /// given keys meanwhile.
@@ -424,9 +424,10 @@ extension PostgresStore: IncrementalStoreFormat {
     let old = try Self.metadata(in: connection)
     try checkModel(model, of: old, in: connection)
     let schema = SQLiteSchema(model: model)
-    var changeWriter = PostgresChangeWriter(
-      connection: connection, schema: schema, changes: changes,
-      largestKeyWhenLocked: largestKeyWhenLocked)
+    var changeWriter = RowChangeWriter(
+      target: PostgresChangeTarget(
+        connection: connection, schema: schema, largestKeyWhenLocked: largestKeyWhenLocked),
+      schema: schema, changes: changes)
     try changeWriter.apply()
     guard changeWriter.staleIDs.isEmpty else { return (changeWriter.staleIDs, nil) }
     let history = try PostgresHistory.record(

@@ -30,7 +30,9 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
     to database: SQLiteDatabase
   ) throws(StoreError) -> [Int64] {
     let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
-    var writer = SQLiteChangeWriter(database: database, binding: binding, changes: changes)
+    var writer = RowChangeWriter(
+      target: SQLiteChangeTarget(database: database, binding: binding), schema: binding.schema,
+      changes: changes)
     try writer.apply()
     guard writer.staleIDs.isEmpty else { return writer.staleIDs }
     if try SQLiteHistory.isTracked(database) {
@@ -104,94 +106,30 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   }
 }
 
-/// Applies one save's ``StoreChanges`` to a store's tables, inside the caller's transaction.
-struct SQLiteChangeWriter {
+/// A SQLite store's statements for ``RowChangeWriter``, through the store's names for its
+/// tables and columns (``SQLiteBinding``), each statement prepared once per save.
+struct SQLiteChangeTarget: RowChangeTarget {
   let database: SQLiteDatabase
   let binding: SQLiteBinding
-  let changes: StoreChanges
-  private var schema: SQLiteSchema { binding.schema }
   private var statements: [String: SQLiteStatement] = [:]
-  private var entityOfTarget: [Int64: String] = [:]
-  /// The objects whose rows another writer changed, deleted or whose keys it gave since this
-  /// save's records were read: when any, the save must not stand.
-  private(set) var staleIDs: [Int64] = []
+  private let q = Quoting.sqlIdentifier
 
-  init(database: SQLiteDatabase, binding: SQLiteBinding, changes: StoreChanges) {
+  init(database: SQLiteDatabase, binding: SQLiteBinding) {
     self.database = database
     self.binding = binding
-    self.changes = changes
-    for record in changes.inserted { entityOfTarget[record.id] = record.entityName }
-    for (_, record) in changes.updated { entityOfTarget[record.id] = record.entityName }
   }
 
-  private var file: String { database.path }
-
-  mutating func apply() throws(StoreError) {
-    for record in changes.deleted { try delete(record) }
-    var maximumKey: [Int: Int64] = [:]
-    var givenKeys: [Int: Int64] = [:]
-    for record in changes.inserted {
-      let entity = try self.entity(of: record)
-      // A key above the table's Z_MAX is free; one at or below it is an object brought back
-      // (a deletion undone), unless another writer's row holds it.
-      let given: Int64
-      if let known = givenKeys[entity.rootNumber] {
-        given = known
-      } else {
-        let statement = try prepared("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
-        statement.bind(Int64(entity.rootNumber), at: 1)
-        given = try statement.step() && !statement.isNull(0) ? statement.int64(0) : 0
-        givenKeys[entity.rootNumber] = given
-      }
-      if StoreKeySpace.key(of: record.id) <= given {
-        let table = Quoting.sqlIdentifier(binding.table(entity.table))
-        let exists = try prepared("SELECT 1 FROM \(table) WHERE Z_PK = ?")
-        exists.bind(StoreKeySpace.key(of: record.id), at: 1)
-        if try exists.step() {
-          staleIDs.append(record.id)
-          continue
-        }
-      }
-      try insert(record, entity: entity)
-      maximumKey[entity.rootNumber] = max(
-        maximumKey[entity.rootNumber] ?? 0, StoreKeySpace.key(of: record.id))
-    }
-    for (old, new) in changes.updated { try update(old: old, new: new) }
-    // Join rows and order columns once every row is in place.
-    for record in changes.inserted {
-      try writeJoins(old: nil, new: record)
-      try renumber(old: nil, new: record)
-    }
-    for (old, new) in changes.updated {
-      try writeJoins(old: old, new: new)
-      try renumber(old: old, new: new)
-    }
-    for (root, key) in maximumKey {
-      let statement = try prepared(
-        "UPDATE Z_PRIMARYKEY SET Z_MAX = ?1 WHERE Z_ENT = ?2 AND (Z_MAX IS NULL OR Z_MAX < ?1)")
-      statement.bind(key, at: 1)
-      statement.bind(Int64(root), at: 2)
-      try statement.run(at: "Z_PRIMARYKEY")
-    }
+  var place: String { database.path }
+  var noun: String { "store" }
+  var joinTables: [SQLiteSchema.JoinTable] { binding.joinTables }
+  func table(_ name: String) -> String { binding.table(name) }
+  func column(_ name: String, of table: String) -> String { binding.column(name, of: table) }
+  func orderColumn(of owner: String, relationship: String, named column: String) -> String {
+    binding.orderColumns[owner + "." + relationship] ?? column
   }
 
-  // MARK: Rows
-
-  private func entity(of record: StoreRecord) throws(StoreError) -> SQLiteSchema.Entity {
-    guard let entity = schema.entity(record.entityName), !entity.isAbstract else {
-      throw StoreError(
-        .malformedStore, "\(record.entityName) is not a concrete entity of the store's model",
-        at: InputLocation(file: file, entity: record.entityName))
-    }
-    let space = StoreKeySpace.space(of: record.id)
-    guard space == 0 || space == entity.rootNumber, StoreKeySpace.key(of: record.id) >= 1 else {
-      throw StoreError(
-        .malformedStore,
-        "the object ID \(record.id) of \(record.entityName) is not a key of its table",
-        at: InputLocation(file: file, entity: record.entityName))
-    }
-    return entity
-  }
+  /// A save through SQLite holds the store's write lock from its first read of `Z_MAX`.
+  func wasGivenMeanwhile(_ key: Int64) -> Bool { false }
 
   private mutating func prepared(_ sql: String) throws(StoreError) -> SQLiteStatement {
     if let known = statements[sql] {
@@ -203,217 +141,119 @@ struct SQLiteChangeWriter {
     return statement
   }
 
-  private mutating func delete(_ record: StoreRecord) throws(StoreError) {
-    let entity = try entity(of: record)
-    let key = StoreKeySpace.key(of: record.id)
-    let table = binding.table(entity.table)
-    let q = Quoting.sqlIdentifier
+  private static func bind(_ columns: [RowColumn], to statement: SQLiteStatement, from first: Int) {
+    for (offset, column) in columns.enumerated() {
+      switch column.value {
+      case .attribute(let value, let attribute, _):
+        SQLiteValues.bind(value, at: first + offset, to: statement, attribute: attribute)
+      case .integer(let value?): statement.bind(value, at: first + offset)
+      case .integer(nil): statement.bindNull(at: first + offset)
+      }
+    }
+  }
+
+  mutating func largestKey(root: Int) throws(StoreError) -> Int64 {
+    let statement = try prepared("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+    statement.bind(Int64(root), at: 1)
+    return try statement.step() && !statement.isNull(0) ? statement.int64(0) : 0
+  }
+
+  mutating func advanceLargestKey(root: Int, to key: Int64) throws(StoreError) {
     let statement = try prepared(
-      "DELETE FROM \(q(table)) WHERE Z_PK = ? AND \(SQLiteRowVersion.sql) = ?")
+      "UPDATE Z_PRIMARYKEY SET Z_MAX = ?1 WHERE Z_ENT = ?2 AND (Z_MAX IS NULL OR Z_MAX < ?1)")
     statement.bind(key, at: 1)
-    statement.bind(Int64(record.version), at: 2)
-    try statement.run(at: "\(table) row Z_PK \(key)")
-    if sqlite3_changes(database.handle) == 0 {
-      // Gone already is what the save wants; there at another version is another writer's.
-      let exists = try prepared("SELECT 1 FROM \(q(table)) WHERE Z_PK = ?")
-      exists.bind(key, at: 1)
-      if try exists.step() { staleIDs.append(record.id) }
-    }
-    for join in binding.joinTables {
-      for side in join.sides where isKind(entity, of: side.entity) {
-        let statement = try prepared(
-          "DELETE FROM \(Quoting.sqlIdentifier(join.name)) WHERE "
-            + "\(Quoting.sqlIdentifier(side.ownerColumn)) = ?")
-        statement.bind(key, at: 1)
-        try statement.run(at: join.name)
-      }
-    }
+    statement.bind(Int64(root), at: 2)
+    try statement.run(at: "Z_PRIMARYKEY")
   }
 
-  private func isKind(_ entity: SQLiteSchema.Entity, of name: String) -> Bool {
-    schema.entity(name)?.kindNumbers.contains(entity.number) ?? false
+  mutating func rowExists(table: String, key: Int64) throws(StoreError) -> Bool {
+    let exists = try prepared("SELECT 1 FROM \(q(table)) WHERE Z_PK = ?")
+    exists.bind(key, at: 1)
+    return try exists.step()
   }
 
-  /// The columns of `entity` a record sets, with each one's value binder.
-  private func columns(of entity: SQLiteSchema.Entity, record: StoreRecord, old: StoreRecord?)
-    throws(StoreError) -> [(column: String, bind: (SQLiteStatement, Int) -> Void)]
-  {
-    var result: [(String, (SQLiteStatement, Int) -> Void)] = []
-    for column in schema.attributes[entity.name] ?? [] {
-      let name = column.attribute.name
-      let value = record.attribute(name)
-      if let old, old.attribute(name) == value { continue }
-      if let value, !value.fits(column.attribute.attributeType) {
-        throw StoreError(
-          .typeMismatch,
-          "\(value.modelText) is not of type \(column.attribute.attributeType.xcodeName)",
-          at: InputLocation(file: file, entity: entity.name, property: name))
-      }
-      let attribute = column.attribute
-      result.append(
-        (
-          binding.column(column.column, of: entity.table),
-          { statement, index in
-            SQLiteValues.bind(value, at: index, to: statement, attribute: attribute)
-          }
-        ))
-    }
-    for toOne in schema.toOnes[entity.name] ?? [] {
-      let name = toOne.relationship.name
-      let target = record.relationships[name]?.first
-      if let old, old.relationships[name]?.first == target { continue }
-      result.append(
-        (
-          binding.column(toOne.column, of: entity.table),
-          { statement, index in
-            if let target {
-              statement.bind(StoreKeySpace.key(of: target), at: index)
-            } else {
-              statement.bindNull(at: index)
-            }
-          }
-        ))
-      if let entityColumn = toOne.entityColumn {
-        var number: Int64?
-        if let target {
-          let targetEntity = entityOfTarget[target] ?? changes.record(target)?.entityName
-          guard let targetEntity, let found = schema.entity(targetEntity) else {
-            throw StoreError(
-              .danglingReference,
-              "\(entity.name).\(name) names an object that is not in the store",
-              at: InputLocation(file: file, entity: entity.name, property: name))
-          }
-          number = Int64(found.number)
-        }
-        result.append(
-          (
-            binding.column(entityColumn, of: entity.table),
-            { statement, index in
-              if let number {
-                statement.bind(number, at: index)
-              } else {
-                statement.bindNull(at: index)
-              }
-            }
-          ))
-      }
-    }
-    return result
-  }
-
-  private mutating func insert(_ record: StoreRecord, entity: SQLiteSchema.Entity)
+  mutating func insertRow(table: String, key: Int64, entity: Int, columns: [RowColumn])
     throws(StoreError)
   {
-    let table = binding.table(entity.table)
-    let key = StoreKeySpace.key(of: record.id)
-    let columns = try columns(of: entity, record: record, old: nil)
-    let q = Quoting.sqlIdentifier
     let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.column)
     let statement = try prepared(
       "INSERT INTO \(q(table)) (" + names.map(q).joined(separator: ", ") + ") VALUES ("
         + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")")
     statement.bind(key, at: 1)
-    statement.bind(Int64(entity.number), at: 2)
+    statement.bind(Int64(entity), at: 2)
     statement.bind(Int64(1), at: 3)
-    for (index, column) in columns.enumerated() { column.bind(statement, index + 4) }
+    Self.bind(columns, to: statement, from: 4)
     try statement.run(at: "\(table) row Z_PK \(key)")
   }
 
-  private mutating func update(old: StoreRecord, new: StoreRecord) throws(StoreError) {
-    let entity = try entity(of: new)
-    let table = binding.table(entity.table)
-    let key = StoreKeySpace.key(of: new.id)
-    let columns = try columns(of: entity, record: new, old: old)
-    let q = Quoting.sqlIdentifier
+  mutating func updateRow(table: String, key: Int64, version: UInt32, columns: [RowColumn])
+    throws(StoreError) -> Bool
+  {
     let sets = columns.map { "\(q($0.column)) = ?" } + ["Z_OPT = \(SQLiteRowVersion.sql) + 1"]
     let statement = try prepared(
       "UPDATE \(q(table)) SET " + sets.joined(separator: ", ")
         + " WHERE Z_PK = ? AND \(SQLiteRowVersion.sql) = ?")
-    for (index, column) in columns.enumerated() { column.bind(statement, index + 1) }
+    Self.bind(columns, to: statement, from: 1)
     statement.bind(key, at: columns.count + 1)
-    statement.bind(Int64(old.version), at: columns.count + 2)
+    statement.bind(Int64(version), at: columns.count + 2)
     try statement.run(at: "\(table) row Z_PK \(key)")
-    // No row at the version read: another writer changed or deleted it since.
-    if sqlite3_changes(database.handle) != 1 { staleIDs.append(new.id) }
+    return sqlite3_changes(database.handle) == 1
   }
 
-  // MARK: Join tables and order
-
-  /// The join-table rows of the relationships `new` owns whose members changed.
-  private mutating func writeJoins(old: StoreRecord?, new: StoreRecord) throws(StoreError) {
-    let entity = try entity(of: new)
-    let q = Quoting.sqlIdentifier
-    for join in binding.joinTables {
-      for (index, side) in join.sides.enumerated() where isKind(entity, of: side.entity) {
-        let name = side.relationship.name
-        let before = Set(old?.relationships[name] ?? [])
-        let after = Set(new.relationships[name] ?? [])
-        guard before != after else { continue }
-        let owner = StoreKeySpace.key(of: new.id)
-        let other = join.sides[1 - index]
-        for member in before.subtracting(after) {
-          let statement = try prepared(
-            "DELETE FROM \(q(join.name)) WHERE \(q(side.ownerColumn)) = ? AND "
-              + "\(q(other.ownerColumn)) = ?")
-          statement.bind(owner, at: 1)
-          statement.bind(StoreKeySpace.key(of: member), at: 2)
-          try statement.run(at: join.name)
-        }
-        for member in after.subtracting(before) {
-          let statement = try prepared(
-            "INSERT OR IGNORE INTO \(q(join.name)) (\(q(side.ownerColumn)), "
-              + "\(q(other.ownerColumn))) VALUES (?, ?)")
-          statement.bind(owner, at: 1)
-          statement.bind(StoreKeySpace.key(of: member), at: 2)
-          try statement.run(at: join.name)
-        }
-      }
-    }
+  mutating func deleteRow(table: String, key: Int64, version: UInt32) throws(StoreError) -> Bool {
+    let statement = try prepared(
+      "DELETE FROM \(q(table)) WHERE Z_PK = ? AND \(SQLiteRowVersion.sql) = ?")
+    statement.bind(key, at: 1)
+    statement.bind(Int64(version), at: 2)
+    try statement.run(at: "\(table) row Z_PK \(key)")
+    return sqlite3_changes(database.handle) != 0
   }
 
-  /// Numbers anew the members of each ordered relationship of `new` whose list changed:
-  /// 2048, 3072, 4096, … in list order, as Core Data numbers a fresh list.
-  private mutating func renumber(old: StoreRecord?, new: StoreRecord) throws(StoreError) {
-    let entity = try entity(of: new)
-    let q = Quoting.sqlIdentifier
-    let owner = StoreKeySpace.key(of: new.id)
-    for ancestor in schema.entities where ancestor.kindNumbers.contains(entity.number) {
-      for ordered in schema.orderedToManys[ancestor.name] ?? [] {
-        let name = ordered.relationship.name
-        let list = new.relationships[name] ?? []
-        guard old?.relationships[name] ?? [] != list else { continue }
-        let table = binding.table(ordered.memberTable)
-        let column =
-          binding.orderColumns[ancestor.name + "." + name] ?? ordered.orderColumn
-        for (index, member) in list.enumerated() {
-          let statement = try prepared(
-            "UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ?")
-          statement.bind(Int64(index + 2) * 1024, at: 1)
-          statement.bind(StoreKeySpace.key(of: member), at: 2)
-          try statement.run(at: table)
-        }
-      }
-    }
-    for join in binding.joinTables {
-      for (index, side) in join.sides.enumerated()
-      where side.orderColumn != nil && isKind(entity, of: side.entity) {
-        let name = side.relationship.name
-        let list = new.relationships[name] ?? []
-        guard old?.relationships[name] ?? [] != list, let order = side.orderColumn else {
-          continue
-        }
-        let other = join.sides[1 - index]
-        for (position, member) in list.enumerated() {
-          let statement = try prepared(
-            "UPDATE \(q(join.name)) SET \(q(order)) = ? WHERE \(q(side.ownerColumn)) = ? AND "
-              + "\(q(other.ownerColumn)) = ?")
-          statement.bind(Int64(position + 2) * 1024, at: 1)
-          statement.bind(owner, at: 2)
-          statement.bind(StoreKeySpace.key(of: member), at: 3)
-          try statement.run(at: join.name)
-        }
-      }
-    }
+  mutating func deleteJoinRows(join: String, column: String, owner: Int64) throws(StoreError) {
+    let statement = try prepared("DELETE FROM \(q(join)) WHERE \(q(column)) = ?")
+    statement.bind(owner, at: 1)
+    try statement.run(at: join)
+  }
+
+  mutating func addJoinRow(join: String, owner: (String, Int64), member: (String, Int64))
+    throws(StoreError)
+  {
+    let statement = try prepared(
+      "INSERT OR IGNORE INTO \(q(join)) (\(q(owner.0)), \(q(member.0))) VALUES (?, ?)")
+    statement.bind(owner.1, at: 1)
+    statement.bind(member.1, at: 2)
+    try statement.run(at: join)
+  }
+
+  mutating func removeJoinRow(join: String, owner: (String, Int64), member: (String, Int64))
+    throws(StoreError)
+  {
+    let statement = try prepared(
+      "DELETE FROM \(q(join)) WHERE \(q(owner.0)) = ? AND \(q(member.0)) = ?")
+    statement.bind(owner.1, at: 1)
+    statement.bind(member.1, at: 2)
+    try statement.run(at: join)
+  }
+
+  mutating func setOrder(table: String, column: String, key: Int64, to position: Int64)
+    throws(StoreError)
+  {
+    let statement = try prepared("UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ?")
+    statement.bind(position, at: 1)
+    statement.bind(key, at: 2)
+    try statement.run(at: table)
+  }
+
+  mutating func setJoinOrder(
+    join: String, column: String, owner: (String, Int64), member: (String, Int64),
+    to position: Int64
+  ) throws(StoreError) {
+    let statement = try prepared(
+      "UPDATE \(q(join)) SET \(q(column)) = ? WHERE \(q(owner.0)) = ? AND \(q(member.0)) = ?")
+    statement.bind(position, at: 1)
+    statement.bind(owner.1, at: 2)
+    statement.bind(member.1, at: 3)
+    try statement.run(at: join)
   }
 }
 
