@@ -22,8 +22,8 @@ package protocol RowChangeTarget {
   var joinTables: [SQLiteSchema.JoinTable] { get }
   /// The name the store gives the table the schema names `name`.
   func table(_ name: String) -> String
-  /// The name the store gives the column the schema names `name`, in table `table` (the
-  /// store's name).
+  /// The name the store gives the column the schema names `name`, in the table the schema
+  /// names `table`.
   func column(_ name: String, of table: String) -> String
   /// The order column of ordered to-many `relationship` of `owner` (an entity), which the
   /// schema names `column`.
@@ -188,7 +188,7 @@ package struct RowChangeWriter<Target: RowChangeTarget> {
   private func columns(of entity: SQLiteSchema.Entity, record: StoreRecord, old: StoreRecord?)
     throws(StoreError) -> [RowColumn]
   {
-    let table = target.table(entity.table)
+    let table = entity.table
     var result: [RowColumn] = []
     for column in schema.attributes[entity.name] ?? [] {
       let name = column.attribute.name
