@@ -95,6 +95,24 @@ struct AtomicFileTemporaryTests {
     #expect(try names(in: folder) == before)
   }
 
+  /// A folder of thousands of entries fills `readdir`'s buffer, so some entry ends near the
+  /// buffer's end: its name is read in place, not as a whole `d_name` array past that end
+  /// (which AddressSanitizer reports).
+  @Test("in a crowded folder, every stale temporary is found and removed, by its exact name")
+  func crowdedFolder() throws {
+    let (folder, document) = try folderWithDocument()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for index in 0..<3_000 {
+      try Data().write(
+        to: folder.appendingPathComponent(String(repeating: "n", count: index % 40) + "\(index)"))
+    }
+    var stale: [URL] = []
+    for _ in 0..<20 { stale.append(try leave(temporaryName(of: "doc.xml"), in: folder)) }
+    let removed = AtomicFile.removeStaleTemporaries(for: document)
+    #expect(removed.map(\.lastPathComponent).sorted() == stale.map(\.lastPathComponent).sorted())
+    #expect(try names(in: folder).count == 3_001)
+  }
+
   @Test("a save through a link removes the temporary files beside the link's target")
   func leftoversOfTheTarget() throws {
     let (folder, document) = try folderWithDocument()

@@ -45,6 +45,17 @@ extension AtomicFile {
     return removeStaleTemporaries(of: target)
   }
 
+  /// The name in a directory entry `readdir` gave, read in place up to its NUL: the entry may
+  /// end right after it (the kernel's records are as long as their names), so copying the
+  /// whole `d_name` array would read past it.
+  static func name(of entry: UnsafeMutablePointer<dirent>) -> [UInt8] {
+    guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return [] }
+    let start = (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: UInt8.self)
+    return Array(
+      UnsafeBufferPointer(
+        start: start, count: strlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self))))
+  }
+
   @discardableResult
   package static func removeStaleTemporaries(of target: Target) -> [URL] {
     guard let directory = opendir(target.folder) else { return [] }
@@ -54,7 +65,7 @@ extension AtomicFile {
     var names: [[UInt8]] = []
     var companions: [(name: [UInt8], base: [UInt8])] = []
     while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+      let name = Self.name(of: entry)
       if target.isTemporaryName(name) {
         names.append(name)
       } else if let base = sqliteCompanionBase(of: name), target.isTemporaryName(base) {
