@@ -175,7 +175,9 @@ test-editor: editor-build
 # of the fuzz inputs; `make test-asan` runs the whole suite (the CLI end to end included, whose
 # store paths the store suites already cover), for a nightly or pre-release run.
 ASAN_BUILD := --scratch-path .build-asan --sanitize=address
-ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt
+# print_suppressions=0: the summary LeakSanitizer prints at exit would end up in what a test
+# reads of a child process's standard error.
+ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0
 comma := ,
 ASAN_TARGETS := FolioStoresTests,FolioGraphTests,FolioQueryTests
 ASAN_SUITES := $(subst $(comma),|,$(ASAN_TARGETS))
