@@ -243,6 +243,22 @@ struct ErrorMessageTests {
       #expect(info.status == 0, "\(store): \(info.standardError)")
     }
   }
+
+  @Test("a model file its declared encoding cannot decode is one line, libxml2 printing nothing")
+  func undecodableModel() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let version = folder.appendingPathComponent("M.xcdatamodeld/M.xcdatamodel")
+    try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+    try
+      (Data("<?xml version=\"1.0\" encoding=\"EUC-JP\"?>\n<model>".utf8) + Data([0xFF, 0xFE])
+      + Data("</model>".utf8)).write(to: version.appendingPathComponent("contents"))
+    try Self.expectError(
+      ["model", "info", "M.xcdatamodeld"], status: 1,
+      "Error: M.xcdatamodeld/M.xcdatamodel/contents:2: malformed XML: the file is not valid "
+        + "EUC-JP, the encoding it declares (input conversion failed due to input error, bytes "
+        + "0xFF 0xFE 0x3C 0x2F)\n", in: folder)
+  }
 }
 
 /// One output switch: `--format` on every command that prints data, `--json` and `--jsonl`

@@ -29,32 +29,68 @@ final class XMLTree {
       throw ModelError.unreadable(path, reason: "the file is larger than 2 GiB")
     }
     let bytes = data.isEmpty ? Data([0]) : data
+    // Bytes the declared encoding cannot decode are reported to the thread's handlers, not
+    // the parser's: they are kept too, so that libxml2 prints nothing.
+    var threadError = folio_xml_first_error()
     let parsed = withUnsafeMutablePointer(to: &firstError) { first -> xmlDocPtr? in
-      folio_xml_capture_errors(context, first)
-      defer { context.pointee._private = nil }
-      return bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> xmlDocPtr? in
-        guard let base = buffer.baseAddress?.assumingMemoryBound(to: CChar.self) else {
-          return nil
+      withUnsafeMutablePointer(to: &threadError) { thread -> xmlDocPtr? in
+        folio_xml_capture_errors(context, first)
+        let handlers = folio_xml_capture_thread_handlers(thread)
+        defer {
+          folio_xml_restore_thread_handlers(handlers)
+          context.pointee._private = nil
         }
-        return xmlCtxtReadMemory(context, base, Int32(data.count), path, nil, options)
+        return bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> xmlDocPtr? in
+          guard let base = buffer.baseAddress?.assumingMemoryBound(to: CChar.self) else {
+            return nil
+          }
+          return xmlCtxtReadMemory(context, base, Int32(data.count), path, nil, options)
+        }
       }
     }
     guard let parsed, context.pointee.wellFormed != 0 else {
       if let parsed { xmlFreeDoc(parsed) }
-      var message = "the document is empty"
-      var line = 1
-      var column: Int?
-      if firstError.isSet != 0 {
-        message = withUnsafeBytes(of: firstError.message) { raw in
-          String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }.trimmingCharacters(in: .whitespacesAndNewlines)
-        line = max(1, Int(firstError.line))
-        column = firstError.column > 0 ? Int(firstError.column) : nil
-      }
-      throw ModelError.malformedXML(
-        message, at: InputLocation(file: path, line: line, column: column))
+      throw Self.error(
+        first: firstError, thread: threadError, context: context, data: data, path: path)
     }
     document = parsed
+  }
+
+  /// The error of a parse that failed: bytes the declared encoding cannot decode, a file that
+  /// ends before its markup does, or libxml2's first error, at its line and column.
+  private static func error(
+    first: folio_xml_first_error, thread: folio_xml_first_error, context: xmlParserCtxtPtr,
+    data: Data, path: String
+  ) -> ModelError {
+    func text(_ error: folio_xml_first_error) -> String {
+      withUnsafeBytes(of: error.message) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    if thread.isSet != 0 {
+      // libxml2 names the bytes; the line is where the parser had got to.
+      let message = text(thread)
+      let encoding = folio_xml_parser_encoding(context).map { String(cString: $0) }
+      return .malformedXML(
+        encoding.map { "the file is not valid \($0), the encoding it declares (\(message))" }
+          ?? "the file cannot be decoded (\(message))",
+        at: InputLocation(file: path, line: max(1, Int(folio_xml_parser_line(context)))))
+    }
+    guard first.isSet != 0 else {
+      return .malformedXML("the document is empty", at: InputLocation(file: path, line: 1))
+    }
+    let message = text(first)
+    let line = max(1, Int(first.line))
+    let location = InputLocation(
+      file: path, line: line, column: first.column > 0 ? Int(first.column) : nil)
+    // Past the last line's end (or libxml2 saying so): the file was cut short.
+    let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    let atEnd =
+      line >= lines.count && first.column > 0 && Int(first.column) > (lines.last?.count ?? 0)
+    if message.hasPrefix("Premature end of data") || atEnd {
+      return .malformedXML("the file ends before the model does (\(message))", at: location)
+    }
+    return .malformedXML(message, at: location)
   }
 
   deinit { xmlFreeDoc(document) }
