@@ -159,11 +159,9 @@ struct SQLiteChangeTarget: RowChangeTarget {
   }
 
   mutating func advanceLargestKey(root: Int, to key: Int64) throws(StoreError) {
-    let statement = try prepared(
-      "UPDATE Z_PRIMARYKEY SET Z_MAX = ?1 WHERE Z_ENT = ?2 AND (Z_MAX IS NULL OR Z_MAX < ?1)")
-    statement.bind(key, at: 1)
-    statement.bind(Int64(root), at: 2)
-    try statement.run(at: "Z_PRIMARYKEY")
+    try run(
+      "UPDATE Z_PRIMARYKEY SET Z_MAX = ?1 WHERE Z_ENT = ?2 AND (Z_MAX IS NULL OR Z_MAX < ?1)",
+      [key, Int64(root)], at: "Z_PRIMARYKEY")
   }
 
   mutating func rowExists(table: String, key: Int64) throws(StoreError) -> Bool {
@@ -210,50 +208,48 @@ struct SQLiteChangeTarget: RowChangeTarget {
   }
 
   mutating func deleteJoinRows(join: String, column: String, owner: Int64) throws(StoreError) {
-    let statement = try prepared("DELETE FROM \(q(join)) WHERE \(q(column)) = ?")
-    statement.bind(owner, at: 1)
-    try statement.run(at: join)
+    try run("DELETE FROM \(q(join)) WHERE \(q(column)) = ?", [owner], at: join)
   }
 
   mutating func addJoinRow(join: String, owner: (String, Int64), member: (String, Int64))
     throws(StoreError)
   {
-    let statement = try prepared(
-      "INSERT OR IGNORE INTO \(q(join)) (\(q(owner.0)), \(q(member.0))) VALUES (?, ?)")
-    statement.bind(owner.1, at: 1)
-    statement.bind(member.1, at: 2)
-    try statement.run(at: join)
+    try run(
+      "INSERT OR IGNORE INTO \(q(join)) (\(q(owner.0)), \(q(member.0))) VALUES (?, ?)",
+      [owner.1, member.1], at: join)
   }
 
   mutating func removeJoinRow(join: String, owner: (String, Int64), member: (String, Int64))
     throws(StoreError)
   {
-    let statement = try prepared(
-      "DELETE FROM \(q(join)) WHERE \(q(owner.0)) = ? AND \(q(member.0)) = ?")
-    statement.bind(owner.1, at: 1)
-    statement.bind(member.1, at: 2)
-    try statement.run(at: join)
+    try run(
+      "DELETE FROM \(q(join)) WHERE \(q(owner.0)) = ? AND \(q(member.0)) = ?",
+      [owner.1, member.1], at: join)
   }
 
   mutating func setOrder(table: String, column: String, key: Int64, to position: Int64)
     throws(StoreError)
   {
-    let statement = try prepared("UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ?")
-    statement.bind(position, at: 1)
-    statement.bind(key, at: 2)
-    try statement.run(at: table)
+    try run(
+      "UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ?", [position, key], at: table)
   }
 
   mutating func setJoinOrder(
     join: String, column: String, owner: (String, Int64), member: (String, Int64),
     to position: Int64
   ) throws(StoreError) {
-    let statement = try prepared(
-      "UPDATE \(q(join)) SET \(q(column)) = ? WHERE \(q(owner.0)) = ? AND \(q(member.0)) = ?")
-    statement.bind(position, at: 1)
-    statement.bind(owner.1, at: 2)
-    statement.bind(member.1, at: 3)
-    try statement.run(at: join)
+    try run(
+      "UPDATE \(q(join)) SET \(q(column)) = ? WHERE \(q(owner.0)) = ? AND \(q(member.0)) = ?",
+      [position, owner.1, member.1], at: join)
+  }
+
+  /// Runs `sql` with `values` bound to its parameters in order.
+  private mutating func run(_ sql: String, _ values: [Int64], at place: String)
+    throws(StoreError)
+  {
+    let statement = try prepared(sql)
+    for (index, value) in values.enumerated() { statement.bind(value, at: index + 1) }
+    try statement.run(at: place)
   }
 }
 
