@@ -230,3 +230,11 @@ int folio_sqlite_define_core_data_functions(sqlite3 *database) {
   }
   return SQLITE_OK;
 }
+
+int folio_sqlite_read_header(sqlite3 *database, unsigned char *buffer, int count) {
+  sqlite3_file *file = 0;
+  int rc = sqlite3_file_control(database, "main", SQLITE_FCNTL_FILE_POINTER, &file);
+  if (rc != SQLITE_OK) return rc;
+  if (!file || !file->pMethods) return SQLITE_ERROR;
+  return file->pMethods->xRead(file, buffer, count, 0);
+}

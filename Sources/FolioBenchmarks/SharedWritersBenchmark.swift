@@ -12,8 +12,9 @@ import Foundation
 // less what the lock and the look cost when measured alone, in the same run: for XML and binary
 // stores taking and letting go of the lock file, the stamp of the file and the change journal's
 // barrier and entry of a one-object save; for SQLite, the
-// `BEGIN IMMEDIATE`, `PRAGMA data_version` and `ROLLBACK` of an empty transaction on the kept
-// connection.
+// `BEGIN IMMEDIATE`, `PRAGMA data_version`, the commit log's look at the header and `ROLLBACK`
+// of an empty transaction on the kept connection, and what recording a commit in the log adds
+// (the same save on the store with its log removed).
 
 /// `shared-writers FORMAT:N`: the save and the merge above, measured on a store of N objects.
 func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
@@ -38,14 +39,17 @@ func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
     throw BenchmarkFailure("the store did not load")
   }
   // A one-object save, nobody else writing: median of 7.
-  var saves: [Double] = []
-  for round in 0..<7 {
-    try spending.setValue(Double(round) + 0.5, forKey: "amount")
-    let start = now()
-    try document.save()
-    saves.append(Double(now() - start) / 1e6)
+  func medianSave() throws -> Double {
+    var saves: [Double] = []
+    for round in 0..<7 {
+      try spending.setValue(Double(round) + 0.5, forKey: "amount")
+      let start = now()
+      try document.save()
+      saves.append(Double(now() - start) / 1e6)
+    }
+    return saves.sorted()[saves.count / 2]
   }
-  let save = saves.sorted()[saves.count / 2]
+  let save = try medianSave()
   // What the lock, the look for other writers and (for a store written whole) the change
   // journal's barrier and entry of a one-object save cost alone: median of 101.
   var looks: [Double] = []
@@ -90,7 +94,29 @@ func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
   }
   let merge = try otherSavesAThousand("other writer")
   var historyCases: [Case] = []
+  // What the save costs without the commit log: the log's tables removed, as a store Folio did
+  // not make has none.
+  var saveWithoutLog = save
   if format is SQLiteStore {
+    // The first merge also indexes the committed rows by key; the next one does not.
+    let next = try otherSavesAThousand("other writer, again")
+    historyCases.append(
+      Case(title: "the next such save merged", value: next, unit: "ms", limit: 50))
+    guard document.coordinator.takeInsFromLog == 2 else {
+      throw BenchmarkFailure("the merges did not follow the commit log")
+    }
+    _ = try sqliteToolTime(
+      path: path.path,
+      statements: ["Z_FOLIOCHANGE", "Z_FOLIOCOMMIT"].map { "DROP TABLE IF EXISTS \($0)" })
+    try document.mergeChangesFromOtherWriters()
+    saveWithoutLog = try medianSave()
+    _ = try other.mergeChangesFromOtherWriters()
+    _ = try otherSavesAThousand("other writer, no log")
+    let byVersions = try otherSavesAThousand("other writer, by row versions")
+    historyCases.append(
+      Case(
+        title: "the same, a store without the log (row versions compared)", value: byVersions,
+        unit: "ms", limit: 50))
     // With persistent history on, a merge reads only the objects the history names.
     try SQLiteStore().enableHistoryTracking(at: path, model: model)
     _ = try otherSavesAThousand("other writer, history on")
@@ -119,8 +145,11 @@ func sharedWritersBenchmark(_ argument: String) throws -> (String, [Case]) {
         title: "lock, look for other writers and journal alone (median of 101)", value: look,
         unit: "ms"),
       Case(
-        title: "save / save without them", value: save / max(save - look, 1e-9), unit: "×",
-        limit: 1.1),
+        title: "one-object edit saved without the commit log (median of 7)",
+        value: saveWithoutLog, unit: "ms"),
+      Case(
+        title: "save / save without them", value: save / max(saveWithoutLog - look, 1e-9),
+        unit: "×", limit: 1.1),
       Case(
         title: "another process's 1,000-object save merged", value: merge, unit: "ms", limit: 50),
     ] + historyCases

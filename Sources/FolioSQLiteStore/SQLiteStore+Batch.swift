@@ -50,6 +50,7 @@ extension SQLiteStoreConnection: BatchExecutingConnection {
     }
     if outcome.refusal != nil { try database.execute("ROLLBACK TO folio_batch") }
     try database.execute("RELEASE folio_batch")
+    if outcome.refusal == nil { listBatchChanges(outcome.changes, model: model) }
     return outcome
   }
 }

@@ -10,10 +10,14 @@ import Foundation
 /// goes through it: `BEGIN IMMEDIATE` takes SQLite's write lock before the coordinator looks
 /// for other writers' changes, so none can come between that look and the save's `COMMIT`.
 /// A store another connection keeps locked is waited for up to ``busyTimeout``, then reported
-/// as `StoreError.busy`.
-final class SQLiteStoreConnection: IncrementalStoreConnection {
+/// as `StoreError.busy`. In a store that keeps Folio's commit log, each commit records what it
+/// changed there (``SQLiteCommitLog``).
+final class SQLiteStoreConnection: CommitLoggingConnection {
   let database: SQLiteDatabase
   private var isWriting = false
+  /// The commit the write begun makes, for the commit log; `nil` when the store keeps none.
+  private var commit: SQLiteCommitLog.Commit?
+  private(set) var commitLogPosition: CommitLogPosition?
   /// What a missing external-data file reads as, when a batch reads records.
   var missingExternalData = SQLiteStore.MissingExternalData.fail
 
@@ -39,6 +43,7 @@ final class SQLiteStoreConnection: IncrementalStoreConnection {
         at: InputLocation(file: database.path), underlying: error)
     }
     isWriting = true
+    commit = SQLiteCommitLog.begin(in: database)
   }
 
   func save(_ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel)
@@ -57,6 +62,7 @@ final class SQLiteStoreConnection: IncrementalStoreConnection {
     }
     if !stale.isEmpty { try database.execute("ROLLBACK TO folio_save") }
     try database.execute("RELEASE folio_save")
+    if stale.isEmpty { commit?.list(changes, schema: SQLiteSchema(model: model)) }
     return stale.isEmpty ? .written : .stale(stale)
   }
 
@@ -75,14 +81,28 @@ final class SQLiteStoreConnection: IncrementalStoreConnection {
   }
 
   func commitWriting() throws(StoreError) {
+    // A log that cannot be written leaves the commit unrecorded: readers then compare row
+    // versions, as they do after another program's commit.
+    var position: CommitLogPosition?
+    if let commit {
+      try database.execute("SAVEPOINT folio_log")
+      position = try? SQLiteCommitLog.record(commit, in: database)
+      try database.execute(position == nil ? "ROLLBACK TO folio_log" : "RELEASE folio_log")
+      if position == nil { try database.execute("RELEASE folio_log") }
+    }
     try database.execute("COMMIT")
-    isWriting = false
+    (isWriting, commit, commitLogPosition) = (false, nil, position)
   }
 
   func rollBackWriting() {
     guard isWriting else { return }
     try? database.execute("ROLLBACK")
-    isWriting = false
+    (isWriting, commit) = (false, nil)
+  }
+
+  /// Lists what a batch request changed in the commit begun.
+  func listBatchChanges(_ changes: StoreChangesSince?, model: ManagedObjectModel) {
+    commit?.list(changes, schema: SQLiteSchema(model: model))
   }
 
   deinit { rollBackWriting() }

@@ -139,6 +139,8 @@ extension HistoryTakeInTests {
     try setup.context.insertNewObject(forEntityName: "Person").setValue("Ada", forKey: "name")
     try setup.save(to: url, format: SQLiteStore())
     try SQLiteStore().enableHistoryTracking(at: url, model: model)
+    // Without Folio's commit log, which would lead instead.
+    try LogTakeInTests.dropLog(url)
     let watcher = try Document.open(url, model: model, formats: [SQLiteStore()])
     // The sqlite3 shell keeps no history.
     try PersistentHistoryTests.sqlite(

@@ -3,7 +3,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
-/// Another writer's saves to a SQLite store that keeps no history, taken in by comparing the
+/// Another writer's saves to a SQLite store that keeps no history or commit log, taken in by comparing the
 /// rows' versions (`Z_OPT`) with the committed ones (only the rows whose version moved are
 /// read), against the slow twin, the whole store read anew: after every save the document
 /// that took them in holds what a fresh open of the file holds.
@@ -79,6 +79,16 @@ struct VersionTakeInTests {
   @Test(
     "every save taken in by row versions leaves what a fresh open shows", arguments: [1, 2, 3])
   func differential(seed: UInt64) throws {
+    try Self.takeIns(seed: seed, keepingLog: false, expecting: \.takeInsByVersions)
+  }
+
+  /// A watcher takes in forty rounds of another document's saves, and saves of its own, on a
+  /// Library store Folio made (with its commit log, or without it, as another program's store
+  /// is), and holds after each what a fresh open holds, as does the writer; `road` is the way
+  /// nearly every take-in must go.
+  static func takeIns(
+    seed: UInt64, keepingLog: Bool, expecting road: KeyPath<PersistentStoreCoordinator, Int>
+  ) throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let url = folder.appendingPathComponent("Library.sqlite")
@@ -88,6 +98,7 @@ struct VersionTakeInTests {
     var next = 0
     for _ in 0..<30 { try Self.change(setup, random: &random, next: &next) }
     try setup.save(to: url, format: SQLiteStore())
+    if !keepingLog { try LogTakeInTests.dropLog(url) }
     let watcher = try Document.open(url, model: model, formats: [SQLiteStore()])
     let writer = try Document.open(url, model: model, formats: [SQLiteStore()])
     for round in 0..<40 {
@@ -104,11 +115,15 @@ struct VersionTakeInTests {
       }
       let fresh = try Document.open(url, model: model, formats: [SQLiteStore()])
       #expect(try Self.state(watcher) == Self.state(fresh), "seed \(seed), round \(round)")
+      #expect(try Self.state(writer) == Self.state(fresh), "seed \(seed), round \(round)")
       #expect(watcher.context.brokenInvariants() == [], "seed \(seed), round \(round)")
     }
     // The fast road was the one taken, every time.
-    #expect(watcher.coordinator.takeInsByVersions > 30)
-    #expect(watcher.coordinator.takeInsOfWholeStore == 0)
+    let coordinator = watcher.coordinator
+    #expect(coordinator[keyPath: road] > 30)
+    #expect(coordinator.takeInsOfWholeStore == 0)
+    #expect(
+      coordinator.takeInsFromLog + coordinator.takeInsByVersions == coordinator[keyPath: road])
   }
 
   @Test("the Expenses differential of the history take-in holds by row versions too")
@@ -118,6 +133,6 @@ struct VersionTakeInTests {
     let url = folder.appendingPathComponent("Expenses.sqlite")
     try HistoryTakeInTests.takeIns(
       seed: 4, at: url, format: SQLiteStore(), expecting: \.takeInsByVersions
-    ) { _, _ in }
+    ) { url, _ in try LogTakeInTests.dropLog(url) }
   }
 }

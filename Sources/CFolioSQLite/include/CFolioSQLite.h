@@ -23,4 +23,12 @@ typedef struct sqlite3 sqlite3;
 /// an SQLite result code.
 int folio_sqlite_define_core_data_functions(sqlite3 *database);
 
+/// Reads the first `count` bytes of `database`'s main file through the connection's own file
+/// handle (its VFS's `xRead`), not through a descriptor of the caller's: closing another
+/// descriptor of the file would drop the POSIX locks SQLite holds on it. The header read while
+/// the connection holds a lock is the one its transaction sees (in rollback-journal mode). A
+/// file shorter than `count` reads as zeros past its end (`SQLITE_IOERR_SHORT_READ`). Returns an
+/// SQLite result code.
+int folio_sqlite_read_header(sqlite3 *database, unsigned char *buffer, int count);
+
 #endif

@@ -40,6 +40,10 @@ public final class PersistentStore {
   /// the file or took in other writers' changes, from before that read. What other writers
   /// changed after it is read alone.
   var historyToken: PersistentHistoryToken?
+  /// For a store that keeps a commit log: its place when the store last read the file, took in
+  /// other writers' changes (from before that read) or committed. What the commits after it
+  /// changed is read alone.
+  var commitLogPosition: CommitLogPosition?
 
   init(url: URL?, format: (any StoreFormat)?, metadata: StoreMetadata) {
     self.url = url

@@ -51,6 +51,7 @@ extension PersistentStoreCoordinator {
           try connection.reserveKeys(given, model: managedObjectModel)
           try connection.commitWriting()
           store.isWritingThroughConnection = false
+          noteOwnCommit(store)
         } else if let largest = given.map({ StoreKeySpace.key(of: $0.key) }).max() {
           try StoreKeyReservation.reserve(below: largest + 1, for: url)
         }

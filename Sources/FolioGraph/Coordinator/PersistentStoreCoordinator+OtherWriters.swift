@@ -80,6 +80,15 @@ extension PersistentStoreCoordinator {
       store.noteFileOnDisk(stamp: stamp, pin: nil)
       return true
     }
+    // A store whose commit log holds every commit since is read for the objects they changed;
+    // one whose history is not the one the coordinator knows is read whole.
+    let fromLog = wholeStore || counter == nil ? nil : takeInFromLog(store, at: url)
+    if fromLog == true {
+      store.seenChangeCounter = counter
+      store.noteFileOnDisk(stamp: stamp, pin: nil)
+      return true
+    }
+    let logPosition = try? (format as? any CommitLogReading)?.commitLogPosition(of: url)
     // A store written whole whose journal leads from the file known to this one is read for
     // the objects its saves changed alone; the file is held open first, so the stamp is its.
     let pin = format is any IncrementalStoreFormat ? nil : FilePin(url)
@@ -96,18 +105,36 @@ extension PersistentStoreCoordinator {
     let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
     // Any other store saved in place is compared with the committed rows by row versions
     // (whose committed versions are the store's: read, taken in, or moved on by saves).
-    if !wholeStore, let counter, let scanning = format as? any RowVersionScanning,
+    if !wholeStore, fromLog != false, let counter,
+      let scanning = format as? any RowVersionScanning,
       takeInByVersions(scanning, at: url, store: store)
     {
       takeInsByVersions += 1
       store.seenChangeCounter = counter
       store.noteFileOnDisk(stamp: stamp, pin: nil)
       if let historyToken { store.historyToken = historyToken }
+      store.commitLogPosition = logPosition ?? nil
       return true
     }
-    takeInsOfWholeStore += 1
     // The file is held open from before it is read, so the stamp names it for as long as
     // the store knows it.
+    try takeInWholeStore(store, at: url, format: format)
+    store.noteFileOnDisk(stamp: stamp, pin: pin)
+    if let counter { store.seenChangeCounter = counter }
+    if let historyToken { store.historyToken = historyToken }
+    store.commitLogPosition = logPosition ?? nil
+    return true
+  }
+
+  /// Reads the whole store and takes what differs from the committed state in.
+  ///
+  /// - Throws: `StoreError.modifiedOnDisk` when the store no longer reads as a store of the
+  ///   model, or is another store.
+  private func takeInWholeStore(_ store: PersistentStore, at url: URL, format: any StoreFormat)
+    throws(StoreError)
+  {
+    takeInsOfWholeStore += 1
+    let location = InputLocation(file: url.storePlace)
     let fresh = RowCache(layouts: layouts)
     let metadata: StoreMetadata
     let (kind, changed) = url.isFileURL ? ("file", "on disk") : ("document", "on its server")
@@ -131,10 +158,37 @@ extension PersistentStoreCoordinator {
     var kept = metadata
     kept.identifier = store.metadata.identifier
     store.metadata = kept
-    store.noteFileOnDisk(stamp: stamp, pin: pin)
-    if let counter { store.seenChangeCounter = counter }
-    if let historyToken { store.historyToken = historyToken }
-    return true
+  }
+
+  /// Takes in what the store's commit log says the commits since the coordinator's place
+  /// changed, when the store is still the one it knows (its identifier and version hashes).
+  /// Returns `true` when it did; `false`, the committed state as it was, when the store's
+  /// history is not the one the place is in (only a whole read tells then); `nil` when the log
+  /// cannot tell, or the changes cannot be placed.
+  private func takeInFromLog(_ store: PersistentStore, at url: URL) -> Bool? {
+    guard let reading = store.format as? any CommitLogReading,
+      let position = store.commitLogPosition
+    else { return nil }
+    switch try? reading.changes(since: position, from: url, model: managedObjectModel) {
+    case .changes(let since)?:
+      guard var metadata = since.metadata, metadata.identifier == cache.identifier,
+        metadata.modelVersionHashes == store.metadata.modelVersionHashes, takeIn(since)
+      else { return nil }
+      metadata.identifier = store.metadata.identifier
+      store.metadata = metadata
+      store.commitLogPosition = since.logPosition
+      takeInsFromLog += 1
+      return true
+    case .otherHistory?: return false
+    case .cannotTell?, nil: return nil
+    }
+  }
+
+  /// Notes the store's place in its commit log after a commit of the coordinator's own, made
+  /// under the write lock after taking in every other writer's commit: the committed state is
+  /// the store's as of that commit.
+  func noteOwnCommit(_ store: PersistentStore) {
+    store.commitLogPosition = (store.connection as? any CommitLoggingConnection)?.commitLogPosition
   }
 
   /// Takes `since`, what other writers changed, into the committed state, for the contexts to
@@ -242,6 +296,7 @@ extension PersistentStoreCoordinator {
     if !isInsert { ids = objectIDs(of: outcome.objects) }
     try connection.commitWriting()
     store.isWritingThroughConnection = false
+    noteOwnCommit(store)
     if let changes = outcome.changes, !takeIn(changes) { try takeInChangesOnDisk(wholeStore: true) }
     return (outcome, isInsert ? objectIDs(of: outcome.objects) : ids)
   }

@@ -35,6 +35,8 @@ public final class PersistentStoreCoordinator {
   package internal(set) var takeInsByVersions = 0
   /// How many times from the change journal of a store written whole (``FolioStores/ChangeJournal``).
   package internal(set) var takeInsFromJournal = 0
+  /// How many take-ins followed a SQLite store's commit log (``FolioStores/CommitLogReading``).
+  package internal(set) var takeInsFromLog = 0
   /// How many times other writers' changes were taken in by reading the whole store.
   package internal(set) var takeInsOfWholeStore = 0
   /// Whether saves record the entity version hashes and model version identifiers the store
@@ -86,6 +88,7 @@ public final class PersistentStoreCoordinator {
       counter = try connection?.changeCounter()
     }
     let historyToken = try? (format as? any HistoryChangesReading)?.historyPosition(of: url)
+    let logPosition = try? (format as? any CommitLogReading)?.commitLogPosition(of: url)
     if exists {
       // The whole store is read now, so a file that does not open fails here; its records
       // become the committed rows as they are read.
@@ -99,6 +102,7 @@ public final class PersistentStoreCoordinator {
     store.connection = connection
     store.seenChangeCounter = counter
     store.historyToken = historyToken ?? nil
+    store.commitLogPosition = logPosition ?? nil
     persistentStores.append(store)
     return store
   }
@@ -210,6 +214,7 @@ public final class PersistentStoreCoordinator {
             try connection.commitWriting()
           }
           store.isWritingThroughConnection = false
+          noteOwnCommit(store)
         } else {
           try incremental.save(changes, metadata: kept, model: managedObjectModel, to: url)
         }
@@ -238,6 +243,8 @@ public final class PersistentStoreCoordinator {
         // A store written whole in a format saved in place is saved in place from now on.
         store.connection = try? incremental.connect(to: url)
         store.seenChangeCounter = try? store.connection?.changeCounter()
+        store.commitLogPosition =
+          try? (format as? any CommitLogReading)?.commitLogPosition(of: url) ?? nil
       }
     }
     store.metadata = metadata
