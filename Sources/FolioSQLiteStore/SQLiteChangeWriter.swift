@@ -77,7 +77,8 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   public func fetchHistory(
     after token: PersistentHistoryToken?, from url: URL, model: ManagedObjectModel
   ) throws(StoreError) -> [PersistentHistoryTransaction] {
-    let database = try Self.open(url)
+    let database = try Self.beginReading(url)
+    defer { try? database.execute("COMMIT") }
     return try SQLiteHistory.transactions(
       after: token, schema: SQLiteSchema(model: model), model: model, in: database)
   }

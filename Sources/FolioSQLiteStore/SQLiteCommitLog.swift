@@ -57,13 +57,39 @@ enum SQLiteCommitLog {
     for sql in tables { try database.execute(sql) }
   }
 
+  /// Records a commit with no changes, in a transaction of its own, on a new store whose build
+  /// made the tables: the log's first commit, so that a reader that opens the store has a place
+  /// in it to follow the next commits from.
+  static func recordFirstCommit(in database: SQLiteDatabase) throws(StoreError) {
+    try database.execute("BEGIN IMMEDIATE")
+    if let commit = begin(in: database) { _ = try record(commit, in: database) }
+    try database.execute("COMMIT")
+  }
+
   /// The store's place in its log, inside the caller's read transaction; `nil` when it keeps
-  /// none, or keeps it in a write-ahead log.
+  /// none, keeps it in a write-ahead log, or has no place to follow from yet.
   static func position(in database: SQLiteDatabase) throws(StoreError) -> CommitLogPosition? {
     guard try exists(in: database), let header = header(of: database), header.isRollbackJournal
     else { return nil }
-    return CommitLogPosition(
-      counter: header.counter, anchor: try anchor(below: header.counter, in: database))
+    return try position(at: header.counter, in: database)
+  }
+
+  /// The place at `counter`: anchored at the newest commit below it. `nil` when the log records
+  /// no commit below it, or records one at or past it: a whole store copied into an existing
+  /// file (the online backup) brings the log of the file it was built in, whose counters are
+  /// not this file's, until a commit of Folio's records its own (dropping every entry at or past
+  /// its counter). Entries below the counter name no commit of this file's, but their random
+  /// tokens still tell this file's history from any other's.
+  private static func position(at counter: Int64, in database: SQLiteDatabase)
+    throws(StoreError) -> CommitLogPosition?
+  {
+    let ahead = try database.prepare(
+      "SELECT 1 FROM Z_FOLIOCOMMIT WHERE Z_COUNTER >= ? LIMIT 1", at: "Z_FOLIOCOMMIT")
+    ahead.bind(counter, at: 1)
+    guard try !ahead.step(at: "Z_FOLIOCOMMIT row"),
+      let anchor = try anchor(below: counter, in: database)
+    else { return nil }
+    return CommitLogPosition(counter: counter, anchor: anchor)
   }
 
   /// The newest commit the log records below `counter`.
@@ -80,8 +106,9 @@ enum SQLiteCommitLog {
 
   /// What the commits from `position` on changed, read inside the caller's read transaction.
   enum Reading {
-    /// By object ID, the type of each object's last change; and the place after the commits.
-    case changes([Int64: Int64], CommitLogPosition)
+    /// By object ID, the type of each object's last change; and the place after the commits,
+    /// when the log has one there.
+    case changes([Int64: Int64], CommitLogPosition?)
     case cannotTell
     case otherHistory
   }
@@ -123,8 +150,7 @@ enum SQLiteCommitLog {
       else { return .cannotTell }
       last[StoreKeySpace.id(space: Int(root), key: key)] = type
     }
-    return .changes(
-      last, CommitLogPosition(counter: now, anchor: try anchor(below: now, in: database)))
+    return .changes(last, try Self.position(at: now, in: database))
   }
 
   /// A commit being recorded: the counter it found, and the objects it changed.

@@ -461,9 +461,11 @@ struct SQLiteCopy {
       try SQLiteMetadata.write(SQLiteWriter.metadata(metadata, of: destinationModel), to: database)
       try SQLiteWriter.writeModelCache(destinationModel, in: database)
       for sql in destinationSchema.indexes { try database.execute(sql) }
+      try SQLiteCommitLog.create(in: database)
       try database.execute("COMMIT")
     }
     try database.execute("DETACH DATABASE source")
+    try SQLiteCommitLog.recordFirstCommit(in: database)
     try database.execute("PRAGMA journal_mode = DELETE")
   }
 

@@ -6,7 +6,8 @@ extension SQLiteStore: HistoryChangesReading {
   /// The history position of the store at `url`: its last transaction, or `nil` when it keeps
   /// no history.
   package func historyPosition(of url: URL) throws(StoreError) -> PersistentHistoryToken? {
-    let database = try Self.open(url)
+    let database = try Self.beginReading(url)
+    defer { try? database.execute("COMMIT") }
     guard try SQLiteHistory.isTracked(database) else { return nil }
     let last = try database.integer("SELECT max(Z_PK) FROM ATRANSACTION", at: "ATRANSACTION")
     return PersistentHistoryToken(transactionNumber: last ?? 0)
@@ -19,10 +20,9 @@ extension SQLiteStore: HistoryChangesReading {
   package func changes(
     after token: PersistentHistoryToken, from url: URL, model: ManagedObjectModel
   ) throws(StoreError) -> StoreChangesSince? {
-    let database = try Self.open(url)
-    guard try SQLiteHistory.isTracked(database) else { return nil }
-    try database.execute("BEGIN")
+    let database = try Self.beginReading(url)
     defer { try? database.execute("COMMIT") }
+    guard try SQLiteHistory.isTracked(database) else { return nil }
     let schema = SQLiteSchema(model: model)
     let binding = try SQLiteBinding(schema: schema, database: database)
     let next = try database.prepare(

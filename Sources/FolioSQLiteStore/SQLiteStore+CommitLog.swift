@@ -6,8 +6,7 @@ extension SQLiteStore: CommitLogReading {
   /// The place of the store at `url` in its commit log now (``SQLiteCommitLog``); `nil` when it
   /// keeps no log, or keeps its changes in a write-ahead log.
   package func commitLogPosition(of url: URL) throws(StoreError) -> CommitLogPosition? {
-    let database = try Self.open(url)
-    try database.execute("BEGIN")
+    let database = try Self.beginReading(url)
     defer { try? database.execute("COMMIT") }
     return try SQLiteCommitLog.position(in: database)
   }
@@ -18,12 +17,11 @@ extension SQLiteStore: CommitLogReading {
   package func changes(
     since position: CommitLogPosition, from url: URL, model: ManagedObjectModel
   ) throws(StoreError) -> CommitLogChanges {
-    let database = try Self.open(url)
-    try database.execute("BEGIN")
+    let database = try Self.beginReading(url)
     defer { try? database.execute("COMMIT") }
     let schema = SQLiteSchema(model: model)
     let last: [Int64: Int64]
-    let after: CommitLogPosition
+    let after: CommitLogPosition?
     switch try SQLiteCommitLog.changes(since: position, in: database, schema: schema) {
     case .changes(let changes, let position): (last, after) = (changes, position)
     case .cannotTell: return .cannotTell

@@ -13,8 +13,7 @@ extension SQLiteStore: RowVersionScanning {
     comparedWith known: (_ id: Int64, _ root: String) -> UInt32?, from url: URL,
     model: ManagedObjectModel
   ) throws(StoreError) -> StoreChangesSince {
-    let database = try Self.open(url)
-    try database.execute("BEGIN")
+    let database = try Self.beginReading(url)
     defer { try? database.execute("COMMIT") }
     let schema = SQLiteSchema(model: model)
     let binding = try SQLiteBinding(schema: schema, database: database)

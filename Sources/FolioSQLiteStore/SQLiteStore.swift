@@ -64,7 +64,8 @@ public struct SQLiteStore: StoreFormat {
   }
 
   public func readMetadata(from url: URL) throws(StoreError) -> StoreMetadata {
-    let database = try Self.open(url)
+    let database = try Self.beginReading(url)
+    defer { try? database.execute("COMMIT") }
     return try SQLiteMetadata.read(from: database)
   }
 
@@ -134,7 +135,8 @@ public struct SQLiteStore: StoreFormat {
   public func read<Consumer: StoreRecordConsumer>(
     from url: URL, model: ManagedObjectModel, into consumer: inout Consumer
   ) throws(StoreError) {
-    let database = try Self.open(url)
+    let database = try Self.beginReading(url)
+    defer { try? database.execute("COMMIT") }
     let metadata = try SQLiteMetadata.read(from: database)
     // A store Folio wrote is checked by its hashes; one Core Data wrote, by its schema.
     if checksVersionHashes { try metadata.checkVersionHashes(against: model, file: url.path) }
@@ -143,8 +145,6 @@ public struct SQLiteStore: StoreFormat {
       database: database, binding: binding,
       externalData: ExternalDataFolder(store: url, missing: missingExternalData))
     reader.givesEveryRelationship = consumer.wantsEveryRelationship
-    try database.execute("BEGIN")
-    defer { try? database.execute("COMMIT") }
     // Keys are never given out twice: new objects are numbered above every root's Z_MAX.
     let largest = try database.integer("SELECT max(Z_MAX) FROM Z_PRIMARYKEY", at: "Z_PRIMARYKEY")
     let count = try reader.recordCount()
@@ -169,7 +169,8 @@ public struct SQLiteStore: StoreFormat {
   /// - Throws: `StoreError` when the file is not a Core Data store, or its cache cannot be
   ///   decoded (`.malformedStore`, naming the file).
   public func readModel(from url: URL) throws(StoreError) -> ManagedObjectModel? {
-    let database = try Self.open(url)
+    let database = try Self.beginReading(url)
+    defer { try? database.execute("COMMIT") }
     let tables = Set(try database.tableNames().map { $0.uppercased() })
     guard tables.contains("Z_MODELCACHE") else { return nil }
     let statement = try database.prepare("SELECT Z_CONTENT FROM Z_MODELCACHE", at: "Z_MODELCACHE")
@@ -226,6 +227,34 @@ public struct SQLiteStore: StoreFormat {
     return "the store is in WAL mode and its folder is not writable: SQLite must create "
       + "\(url.lastPathComponent)-shm beside it to read it. Make the folder writable, or copy "
       + "the store with its -wal file somewhere that is"
+  }
+
+  /// Opens the database at `url` as ``open(_:readOnly:)`` does, and begins a read transaction
+  /// holding SQLite's shared lock, so that everything read until `COMMIT` is one state of the
+  /// store. A save killed midway after the store was opened leaves a hot journal, which a
+  /// read-only connection cannot roll back: the transaction is then begun on a read-write
+  /// connection, which rolls it back first, as any SQLite program's does.
+  static func beginReading(_ url: URL) throws(StoreError) -> SQLiteDatabase {
+    func begin(_ database: SQLiteDatabase) throws(StoreError) {
+      try database.execute("BEGIN")
+      do {
+        _ = try database.integer("SELECT count(*) FROM sqlite_master", at: "sqlite_master")
+      } catch {
+        try? database.execute("ROLLBACK")
+        throw error
+      }
+    }
+    let database = try open(url)
+    do {
+      try begin(database)
+      return database
+    } catch  where error.code == .unreadable && FileManager.default.isWritableFile(atPath: url.path)
+    {
+      database.close()
+      let writable = try open(url, readOnly: false)
+      try begin(writable)
+      return writable
+    }
   }
 
   /// Opens the database at `url`, checking that it is a Core Data store.

@@ -66,13 +66,7 @@ enum SQLiteWriter {
     try build(contents, schema: schema, model: model, in: database)
     try SQLiteCommitLog.create(in: database)
     try database.execute("COMMIT")
-    // The build is the log's first commit, so that a reader that opens the new store has a
-    // place in the log to follow the next commits from.
-    try database.execute("BEGIN IMMEDIATE")
-    if let commit = SQLiteCommitLog.begin(in: database) {
-      _ = try SQLiteCommitLog.record(commit, in: database)
-    }
-    try database.execute("COMMIT")
+    try SQLiteCommitLog.recordFirstCommit(in: database)
     try database.execute("PRAGMA journal_mode = DELETE")
     database.close()
   }

@@ -226,6 +226,17 @@ struct SQLiteCopyMigrationTests {
     #expect(try integrityCheck(stores[0]) == "ok")
     // New objects are numbered after every key the old file gave out.
     #expect(copied.nextObjectID >= migrated.nextObjectID)
+    // Either way the new file keeps a commit log, which the first save records itself in.
+    for store in stores.prefix(2) {
+      let connection = try #require(try SQLiteStore().connect(to: store))
+      try connection.beginWriting()
+      try connection.reserveKeys([], model: model)
+      try connection.commitWriting()
+      let logged = (connection as? any CommitLoggingConnection)?.commitLogPosition
+      let place = try #require(try SQLiteStore().commitLogPosition(of: store))
+      #expect(place == logged)
+      #expect(place.anchor.counter == place.counter - 1)
+    }
   }
 
   @Test("a dry run in SQL says what the records' would, and writes nothing")

@@ -112,6 +112,7 @@ public struct SharedWriter {
         let coordinator = document.coordinator
         entry.takeIns = [
           "journal": coordinator.takeInsFromJournal, "history": coordinator.takeInsFromHistory,
+          "log": coordinator.takeInsFromLog,
           "versions": coordinator.takeInsByVersions, "whole": coordinator.takeInsOfWholeStore,
         ]
       } catch let error as GraphError {

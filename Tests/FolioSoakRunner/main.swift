@@ -78,7 +78,7 @@ if arguments.count == 5, arguments[1] == "writers-soak", let rounds = Int(argume
   print(
     "writers-soak: \(rounds) rounds, \(saves) saves, \(conflicts) conflicts, no change lost, \(Int(Date().timeIntervalSince(started))) s"
   )
-  let roads = ["journal", "history", "versions", "whole"].map { "\(takeIns[$0] ?? 0) \($0)" }
+  let roads = ["journal", "history", "log", "versions", "whole"].map { "\(takeIns[$0] ?? 0) \($0)" }
   print("writers-soak: other writers' saves taken in: \(roads.joined(separator: ", "))")
   exit(0)
 }

@@ -56,8 +56,8 @@ package protocol RowVersionScanning: StoreFormat {
 package struct CommitLogPosition: Equatable, Sendable {
   /// The store's commit counter (SQLite's file change counter).
   package var counter: Int64
-  /// The newest commit recorded below ``counter``, and its token; `nil` when there was none.
-  package var anchor: Anchor?
+  /// The newest commit recorded below ``counter``, and its token.
+  package var anchor: Anchor
 
   package struct Anchor: Equatable, Sendable {
     package var counter: Int64
@@ -66,7 +66,7 @@ package struct CommitLogPosition: Equatable, Sendable {
     package init(counter: Int64, token: Int64) { (self.counter, self.token) = (counter, token) }
   }
 
-  package init(counter: Int64, anchor: Anchor?) { (self.counter, self.anchor) = (counter, anchor) }
+  package init(counter: Int64, anchor: Anchor) { (self.counter, self.anchor) = (counter, anchor) }
 }
 
 /// A store format that records, with each of Folio's commits, the objects it changed, so that a
