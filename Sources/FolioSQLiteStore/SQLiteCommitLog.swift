@@ -15,15 +15,13 @@ import Foundation
 /// committed, or the log was trimmed) it compares row versions as before. The log is a hint:
 /// losing it costs the slower read, never a change.
 enum SQLiteCommitLog {
-  /// The tables of the log.
-  static let tables = [
-    "CREATE TABLE Z_FOLIOCOMMIT (Z_COUNTER INTEGER PRIMARY KEY, Z_TOKEN INTEGER NOT NULL, "
-      + "Z_LISTED INTEGER NOT NULL, Z_COUNT INTEGER NOT NULL)",
-    "CREATE TABLE Z_FOLIOCHANGE (Z_COUNTER INTEGER NOT NULL, Z_ROOT INTEGER NOT NULL, "
-      + "Z_PK INTEGER NOT NULL, Z_TYPE INTEGER NOT NULL)",
-    "CREATE INDEX Z_FOLIOCHANGE_COUNTER ON Z_FOLIOCHANGE (Z_COUNTER)",
-  ]
-  /// How many commits the log keeps at most.
+  /// The log's table: a row a commit, its changes packed in one blob (``Change``), so that a
+  /// small commit adds one row to one page.
+  static let table =
+    "CREATE TABLE Z_FOLIOLOG (Z_COUNTER INTEGER PRIMARY KEY, Z_TOKEN INTEGER NOT NULL, "
+    + "Z_COUNT INTEGER NOT NULL, Z_CHANGES BLOB)"
+  /// How many commits the log keeps at least (a trim at every 16th counter keeps this many),
+  /// and how far behind a reader may be.
   static let window: Int64 = 256
   /// How many changes the log keeps at least before it drops its oldest commits; an eighth of
   /// the store's objects when that is more. A commit that changed more is recorded unlisted.
@@ -44,25 +42,65 @@ enum SQLiteCommitLog {
     return (counter, bytes[18] != 2 && bytes[19] != 2)
   }
 
-  /// Whether the store has the log's tables.
+  /// Whether the store has the log's table.
   static func exists(in database: SQLiteDatabase) throws(StoreError) -> Bool {
-    let count = try database.integer(
-      "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-        + "AND name IN ('Z_FOLIOCOMMIT', 'Z_FOLIOCHANGE')", at: "sqlite_master")
-    return count == 2
+    try database.integer(
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_FOLIOLOG'",
+      at: "sqlite_master") == 1
   }
 
-  /// Makes the log's tables, inside the caller's transaction.
+  /// Makes the log's table, inside the caller's transaction.
   static func create(in database: SQLiteDatabase) throws(StoreError) {
-    for sql in tables { try database.execute(sql) }
+    try database.execute(table)
+  }
+
+  /// One change a commit lists: the object's hierarchy (its root entity's number), its key,
+  /// and the change's type. Packed in 13 bytes, little-endian: the type (UInt8), the root
+  /// (UInt32), the key (Int64).
+  struct Change: Equatable {
+    static let size = 13
+    var root: Int64
+    var key: Int64
+    var type: Int64
+
+    static func pack(_ changes: [Change]) -> [UInt8] {
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(changes.count * size)
+      for change in changes {
+        bytes.append(UInt8(truncatingIfNeeded: change.type))
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: change.root).littleEndian) {
+          bytes.append(contentsOf: $0)
+        }
+        withUnsafeBytes(of: change.key.littleEndian) { bytes.append(contentsOf: $0) }
+      }
+      return bytes
+    }
+
+    /// The changes packed in `bytes`; `nil` when its length is not a whole number of them.
+    static func unpack(_ bytes: Data) -> [Change]? {
+      guard bytes.count % size == 0 else { return nil }
+      let raw = [UInt8](bytes)
+      func integer(_ at: Int, _ width: Int) -> UInt64 {
+        (0..<width).reduce(UInt64(0)) { $0 | UInt64(raw[at + $1]) << (8 * $1) }
+      }
+      return stride(from: 0, to: raw.count, by: size).map { at in
+        Change(
+          root: Int64(integer(at + 1, 4)), key: Int64(bitPattern: integer(at + 5, 8)),
+          type: Int64(raw[at]))
+      }
+    }
   }
 
   /// Records a commit with no changes, in a transaction of its own, on a new store whose build
   /// made the tables: the log's first commit, so that a reader that opens the store has a place
   /// in it to follow the next commits from.
   static func recordFirstCommit(in database: SQLiteDatabase) throws(StoreError) {
+    let recorder = Recorder(database: database)
     try database.execute("BEGIN IMMEDIATE")
-    if let commit = begin(in: database) { _ = try record(commit, in: database) }
+    if let commit = recorder.begin(), recorder.record(commit) == nil {
+      throw StoreError(
+        .writeFailed, "cannot start the commit log", at: InputLocation(file: database.path))
+    }
     try database.execute("COMMIT")
   }
 
@@ -84,9 +122,9 @@ enum SQLiteCommitLog {
     throws(StoreError) -> CommitLogPosition?
   {
     let ahead = try database.prepare(
-      "SELECT 1 FROM Z_FOLIOCOMMIT WHERE Z_COUNTER >= ? LIMIT 1", at: "Z_FOLIOCOMMIT")
+      "SELECT 1 FROM Z_FOLIOLOG WHERE Z_COUNTER >= ? LIMIT 1", at: "Z_FOLIOLOG")
     ahead.bind(counter, at: 1)
-    guard try !ahead.step(at: "Z_FOLIOCOMMIT row"),
+    guard try !ahead.step(at: "Z_FOLIOLOG row"),
       let anchor = try anchor(below: counter, in: database)
     else { return nil }
     return CommitLogPosition(counter: counter, anchor: anchor)
@@ -97,10 +135,10 @@ enum SQLiteCommitLog {
     throws(StoreError) -> CommitLogPosition.Anchor?
   {
     let statement = try database.prepare(
-      "SELECT Z_COUNTER, Z_TOKEN FROM Z_FOLIOCOMMIT WHERE Z_COUNTER < ? "
-        + "ORDER BY Z_COUNTER DESC LIMIT 1", at: "Z_FOLIOCOMMIT")
+      "SELECT Z_COUNTER, Z_TOKEN FROM Z_FOLIOLOG WHERE Z_COUNTER < ? "
+        + "ORDER BY Z_COUNTER DESC LIMIT 1", at: "Z_FOLIOLOG")
     statement.bind(counter, at: 1)
-    guard try statement.step(at: "Z_FOLIOCOMMIT row") else { return nil }
+    guard try statement.step(at: "Z_FOLIOLOG row") else { return nil }
     return CommitLogPosition.Anchor(counter: statement.int64(0), token: statement.int64(1))
   }
 
@@ -114,8 +152,8 @@ enum SQLiteCommitLog {
   }
 
   /// What the commits from `position` on changed, by object ID (``Reading``): `cannotTell` when
-  /// the log does not hold every commit since, holds one unlisted, or names what `schema` does
-  /// not have; `otherHistory` when the store's counter went back, or its log lost or replaced
+  /// the log does not hold every commit since, holds one unlisted (no blob of changes), or
+  /// names what `schema` does not have; `otherHistory` when the store's counter went back, or its log lost or replaced
   /// the commit the place follows (a trim never drops it while the place is in the window).
   static func changes(
     since position: CommitLogPosition, in database: SQLiteDatabase, schema: SQLiteSchema
@@ -124,32 +162,33 @@ enum SQLiteCommitLog {
     guard let header = header(of: database), header.isRollbackJournal else { return .cannotTell }
     let (known, now) = (position.counter, header.counter)
     guard now >= known else { return .otherHistory }
-    guard now - known <= window else { return .cannotTell }
+    // A commit the place follows is trimmed only once the window holds 256 newer ones.
+    guard now - known < window else { return .cannotTell }
     guard try anchor(below: known, in: database) == position.anchor else { return .otherHistory }
     guard now > known else { return .changes([:], position) }
     let commits = try database.prepare(
-      "SELECT count(*), min(Z_LISTED) FROM Z_FOLIOCOMMIT WHERE Z_COUNTER >= ? AND Z_COUNTER < ?",
-      at: "Z_FOLIOCOMMIT")
+      "SELECT Z_COUNTER, Z_COUNT, Z_CHANGES FROM Z_FOLIOLOG "
+        + "WHERE Z_COUNTER >= ? AND Z_COUNTER < ? ORDER BY Z_COUNTER", at: "Z_FOLIOLOG")
     commits.bind(known, at: 1)
     commits.bind(now, at: 2)
-    guard try commits.step(at: "Z_FOLIOCOMMIT"), commits.int64(0) == now - known,
-      commits.int64(1) == 1
-    else { return .cannotTell }
-    let rows = try database.prepare(
-      "SELECT Z_ROOT, Z_PK, Z_TYPE FROM Z_FOLIOCHANGE WHERE Z_COUNTER >= ? AND Z_COUNTER < ? "
-        + "ORDER BY Z_COUNTER", at: "Z_FOLIOCHANGE")
-    rows.bind(known, at: 1)
-    rows.bind(now, at: 2)
-    var last: [Int64: Int64] = [:]
-    while try rows.step(at: "Z_FOLIOCHANGE row") {
-      let (root, key, type) = (rows.int64(0), rows.int64(1), rows.int64(2))
-      guard (0..<3).allSatisfy({ rows.type($0) == SQLITE_INTEGER }), root > 0,
-        root <= Int64(Int32.max),
-        schema.entity(number: Int(root))?.rootNumber == Int(root),
-        key >= 1, key <= StoreKeySpace.maximumKey, (insert...delete).contains(type)
+    var (expected, last): (Int64, [Int64: Int64]) = (known, [:])
+    while try commits.step(at: "Z_FOLIOLOG row") {
+      // Every commit since, in turn, each listed: its changes one blob, of the count it says.
+      guard commits.int64(0) == expected, commits.type(1) == SQLITE_INTEGER,
+        commits.type(2) == SQLITE_BLOB, let changes = Change.unpack(commits.blob(2) ?? Data()),
+        Int64(changes.count) == commits.int64(1)
       else { return .cannotTell }
-      last[StoreKeySpace.id(space: Int(root), key: key)] = type
+      for change in changes {
+        guard change.root > 0, change.root <= Int64(Int32.max),
+          schema.entity(number: Int(change.root))?.rootNumber == Int(change.root),
+          change.key >= 1, change.key <= StoreKeySpace.maximumKey,
+          (insert...delete).contains(change.type)
+        else { return .cannotTell }
+        last[StoreKeySpace.id(space: Int(change.root), key: change.key)] = change.type
+      }
+      expected += 1
     }
+    guard expected == now else { return .cannotTell }
     return .changes(last, try Self.position(at: now, in: database))
   }
 
@@ -157,7 +196,7 @@ enum SQLiteCommitLog {
   struct Commit {
     /// The store's counter when the commit's transaction began: the commit moves it one on.
     let counter: Int64
-    var changes: [(root: Int64, key: Int64, type: Int64)] = []
+    var changes: [Change] = []
     /// Whether every object the commit changed is listed.
     var isListed = true
 
@@ -178,92 +217,14 @@ enum SQLiteCommitLog {
         guard root > 0, schema.entity(number: root)?.rootNumber == root else {
           return isListed = false
         }
-        self.changes.append((Int64(root), StoreKeySpace.key(of: id), delete))
+        self.changes.append(Change(root: Int64(root), key: StoreKeySpace.key(of: id), type: delete))
       }
     }
 
     private mutating func list(_ record: StoreRecord, type: Int64, schema: SQLiteSchema) {
       guard let entity = schema.entity(record.entityName) else { return isListed = false }
-      changes.append((Int64(entity.rootNumber), StoreKeySpace.key(of: record.id), type))
-    }
-  }
-
-  /// The commit the write transaction just begun on `database` makes, when the store keeps a
-  /// log it can follow; read before the transaction writes anything.
-  static func begin(in database: SQLiteDatabase) -> Commit? {
-    guard (try? exists(in: database)) == true, let header = header(of: database),
-      header.isRollbackJournal
-    else { return nil }
-    return Commit(counter: header.counter)
-  }
-
-  /// Records `commit` inside its transaction, just before `COMMIT`, and drops the commits the
-  /// log no longer keeps. Returns the store's place after the commit.
-  static func record(_ commit: Commit, in database: SQLiteDatabase) throws(StoreError)
-    -> CommitLogPosition
-  {
-    // Entries at or past the counter are of a file before this one (a counter that wrapped, a
-    // store copied in): no way through them leads here.
-    for table in ["Z_FOLIOCOMMIT", "Z_FOLIOCHANGE"] {
-      let stale = try database.prepare("DELETE FROM \(table) WHERE Z_COUNTER >= ?", at: table)
-      stale.bind(commit.counter, at: 1)
-      try stale.run(at: table)
-    }
-    let objects =
-      try database.integer(
-        "SELECT sum(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT < 16000", at: "Z_PRIMARYKEY") ?? 0
-    let limit = max(minimumChanges, Int(clamping: objects / 8))
-    let listed = commit.isListed && commit.changes.count <= limit
-    let token = Int64.random(in: .min ... .max)
-    let insertCommit = try database.prepare(
-      "INSERT INTO Z_FOLIOCOMMIT (Z_COUNTER, Z_TOKEN, Z_LISTED, Z_COUNT) VALUES (?, ?, ?, ?)",
-      at: "Z_FOLIOCOMMIT")
-    for (index, value) in [
-      commit.counter, token, listed ? 1 : 0, listed ? Int64(commit.changes.count) : 0,
-    ]
-    .enumerated() {
-      insertCommit.bind(Int64(value), at: index + 1)
-    }
-    try insertCommit.run(at: "Z_FOLIOCOMMIT")
-    if listed {
-      let insertChange = try database.prepare(
-        "INSERT INTO Z_FOLIOCHANGE (Z_COUNTER, Z_ROOT, Z_PK, Z_TYPE) VALUES (?, ?, ?, ?)",
-        at: "Z_FOLIOCHANGE")
-      for change in commit.changes {
-        insertChange.reset()
-        insertChange.bind(commit.counter, at: 1)
-        insertChange.bind(change.root, at: 2)
-        insertChange.bind(change.key, at: 3)
-        insertChange.bind(change.type, at: 4)
-        try insertChange.run(at: "Z_FOLIOCHANGE")
-      }
-    }
-    try trim(limit: limit, in: database)
-    return CommitLogPosition(
-      counter: (commit.counter + 1) & 0xFFFF_FFFF,
-      anchor: CommitLogPosition.Anchor(counter: commit.counter, token: token))
-  }
-
-  /// Drops the oldest commits past the window, or past `limit` changes in all.
-  private static func trim(limit: Int, in database: SQLiteDatabase) throws(StoreError) {
-    let newest = try database.prepare(
-      "SELECT Z_COUNTER, Z_COUNT FROM Z_FOLIOCOMMIT ORDER BY Z_COUNTER DESC", at: "Z_FOLIOCOMMIT")
-    var (kept, changes) = (Int64(0), 0)
-    var cut: Int64?
-    while try newest.step(at: "Z_FOLIOCOMMIT row") {
-      kept += 1
-      changes += Int(clamping: max(newest.int64(1), 0))
-      if kept > window || changes > limit {
-        cut = newest.int64(0)
-        break
-      }
-    }
-    newest.reset()
-    guard let cut else { return }
-    for table in ["Z_FOLIOCOMMIT", "Z_FOLIOCHANGE"] {
-      let old = try database.prepare("DELETE FROM \(table) WHERE Z_COUNTER <= ?", at: table)
-      old.bind(cut, at: 1)
-      try old.run(at: table)
+      changes.append(
+        Change(root: Int64(entity.rootNumber), key: StoreKeySpace.key(of: record.id), type: type))
     }
   }
 }

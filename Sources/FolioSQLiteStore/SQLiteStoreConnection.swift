@@ -17,6 +17,7 @@ final class SQLiteStoreConnection: CommitLoggingConnection {
   private var isWriting = false
   /// The commit the write begun makes, for the commit log; `nil` when the store keeps none.
   private var commit: SQLiteCommitLog.Commit?
+  private lazy var recorder = SQLiteCommitLog.Recorder(database: database)
   private(set) var commitLogPosition: CommitLogPosition?
   /// What a missing external-data file reads as, when a batch reads records.
   var missingExternalData = SQLiteStore.MissingExternalData.fail
@@ -29,8 +30,16 @@ final class SQLiteStoreConnection: CommitLoggingConnection {
     sqlite3_busy_timeout(database.handle, Self.busyTimeout)
   }
 
+  private var dataVersion: SQLiteStatement?
+
   func changeCounter() throws(StoreError) -> Int64 {
-    try database.integer("PRAGMA data_version", at: "PRAGMA data_version") ?? 0
+    // Asked at every save and every look of a watch: prepared once.
+    if dataVersion == nil {
+      dataVersion = try database.prepare("PRAGMA data_version", at: "PRAGMA data_version")
+    }
+    guard let statement = dataVersion else { return 0 }
+    defer { statement.reset() }
+    return try statement.step(at: "PRAGMA data_version") ? statement.int64(0) : 0
   }
 
   func beginWriting() throws(StoreError) {
@@ -43,7 +52,7 @@ final class SQLiteStoreConnection: CommitLoggingConnection {
         at: InputLocation(file: database.path), underlying: error)
     }
     isWriting = true
-    commit = SQLiteCommitLog.begin(in: database)
+    commit = recorder.begin()
   }
 
   func save(_ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel)
@@ -83,13 +92,7 @@ final class SQLiteStoreConnection: CommitLoggingConnection {
   func commitWriting() throws(StoreError) {
     // A log that cannot be written leaves the commit unrecorded: readers then compare row
     // versions, as they do after another program's commit.
-    var position: CommitLogPosition?
-    if let commit {
-      try database.execute("SAVEPOINT folio_log")
-      position = try? SQLiteCommitLog.record(commit, in: database)
-      try database.execute(position == nil ? "ROLLBACK TO folio_log" : "RELEASE folio_log")
-      if position == nil { try database.execute("RELEASE folio_log") }
-    }
+    let position = commit.flatMap { recorder.record($0) }
     try database.execute("COMMIT")
     (isWriting, commit, commitLogPosition) = (false, nil, position)
   }
