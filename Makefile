@@ -227,6 +227,7 @@ fuzz-replay:
 	$(FUZZ_REPLAY_BIN)/FuzzPasteboard Fuzz/Seeds/pasteboard $(call FUZZ_FOUND,pasteboard)
 	$(FUZZ_REPLAY_BIN)/FuzzTransformer Fuzz/Seeds/transformer $(call FUZZ_FOUND,transformer)
 	$(FUZZ_REPLAY_BIN)/FuzzChangeJournal Fuzz/Seeds/change-journal $(call FUZZ_FOUND,change-journal)
+	$(FUZZ_REPLAY_BIN)/FuzzCommitLog Fuzz/Seeds/commit-log $(call FUZZ_FOUND,commit-log)
 
 # Fuzzing (RELIABILITY.md): `make fuzz SECONDS=N` runs each libFuzzer target for N seconds and
 # fails on any crash, leak, timeout (> 1 s) or out-of-memory (> 512 MB). It builds with its
@@ -235,7 +236,7 @@ SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 FUZZ_TARGETS := FuzzXMLStore FuzzBinaryStore FuzzBinaryBody FuzzXcodeModel FuzzPredicate \
   FuzzUndoScript FuzzSQLiteStore FuzzMappingModel FuzzUndoHistory FuzzPasteboard FuzzTransformer \
-  FuzzChangeJournal
+  FuzzChangeJournal FuzzCommitLog
 
 fuzz-build: toolchain deps
 	for target in $(FUZZ_TARGETS); do \

@@ -6,7 +6,7 @@ import PackageDescription
 let fuzzTargets = [
   "FuzzXMLStore", "FuzzBinaryStore", "FuzzBinaryBody", "FuzzXcodeModel", "FuzzPredicate",
   "FuzzUndoScript", "FuzzSQLiteStore", "FuzzMappingModel", "FuzzUndoHistory", "FuzzPasteboard",
-  "FuzzTransformer", "FuzzChangeJournal",
+  "FuzzTransformer", "FuzzChangeJournal", "FuzzCommitLog",
 ]
 
 /// Fault injection for the crash-safety tests (a `folio` that kills itself at a chosen write,
@@ -348,7 +348,7 @@ let package = Package(
       name: "FolioFuzzing",
       dependencies: [
         "FolioModel", "FolioStores", "FolioXMLStore", "FolioBinaryStore", "FolioSQLiteStore",
-        "FolioQuery", "FolioMigration", "FolioScript", "CZlib", "CLibFuzzer", "Folio",
+        "FolioQuery", "FolioMigration", "FolioScript", "CZlib", "CSQLite", "CLibFuzzer", "Folio",
       ],
       path: "Fuzz/Sources/FolioFuzzing"
     ),

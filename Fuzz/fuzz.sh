@@ -46,6 +46,7 @@ for target in "$@"; do
     FuzzPasteboard) dict=pasteboard max_len=8192 ;;
     FuzzTransformer) dict=transformer max_len=8192 ;;
     FuzzChangeJournal) dict=change-journal max_len=8192 ;;
+    FuzzCommitLog) dict=commit-log max_len=4096 ;;
     *) echo "unknown fuzz target $target" >&2; exit 64 ;;
   esac
   mkdir -p "$build/corpus/$target" "$build/artifacts/$target" "$build/logs"

@@ -9,7 +9,7 @@ rm -rf "$out"
 mkdir -p "$out/FuzzXMLStore" "$out/FuzzBinaryStore" "$out/FuzzBinaryBody" "$out/FuzzXcodeModel" \
   "$out/FuzzPredicate" "$out/FuzzUndoScript" "$out/FuzzSQLiteStore" "$out/FuzzMappingModel" \
   "$out/FuzzUndoHistory" "$out/FuzzPasteboard" "$out/FuzzTransformer" \
-  "$out/FuzzChangeJournal"
+  "$out/FuzzChangeJournal" "$out/FuzzCommitLog"
 
 # copy FOLDER FILE...: copies each file under a name made from its path, so names never clash
 # (and never start with ".", which libFuzzer skips as hidden).
@@ -67,6 +67,8 @@ copy "$out/FuzzPasteboard" Fuzz/Seeds/pasteboard/* Tests/*/Fixtures/fuzz/pastebo
 copy "$out/FuzzTransformer" Fuzz/Seeds/transformer/* Tests/*/Fixtures/fuzz/transformer-*
 # Change journal entries: `FuzzChangeJournal --write-seeds` (normal build) wrote them.
 copy "$out/FuzzChangeJournal" Fuzz/Seeds/change-journal/* Tests/*/Fixtures/fuzz/change-journal-*
+# Commit log commits: `FuzzCommitLog --write-seeds` (normal build) wrote them.
+copy "$out/FuzzCommitLog" Fuzz/Seeds/commit-log/* Tests/*/Fixtures/fuzz/commit-log-*
 if [ -d "$corpus/models" ]; then
   copy "$out/FuzzXcodeModel" "$corpus"/models/*
   # The third-party stores run to 3.6 MB; libFuzzer's -max_len would cut them anyway, so only
