@@ -17,7 +17,9 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   ) throws(StoreError) {
     let database = try Self.open(url, readOnly: false)
     try database.transaction { () throws(StoreError) in
-      let stale = try Self.apply(changes, metadata: metadata, model: model, to: database)
+      var unlogged: SQLiteCommitLog.Commit?
+      let stale = try Self.apply(
+        changes, metadata: metadata, model: model, to: database, listingIn: &unlogged)
       if !stale.isEmpty { throw SQLiteRowVersion.staleError(stale, changes: changes, in: database) }
     }
   }
@@ -27,7 +29,7 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   /// when there are any, the caller rolls back what was written.
   static func apply(
     _ changes: StoreChanges, metadata: StoreMetadata, model: ManagedObjectModel,
-    to database: SQLiteDatabase
+    to database: SQLiteDatabase, listingIn commit: inout SQLiteCommitLog.Commit?
   ) throws(StoreError) -> [Int64] {
     let binding = try SQLiteBinding(schema: SQLiteSchema(model: model), database: database)
     var writer = RowChangeWriter(
@@ -35,6 +37,7 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
       changes: changes)
     try writer.apply()
     guard writer.staleIDs.isEmpty else { return writer.staleIDs }
+    commit?.list(changes, schema: binding.schema)
     if try SQLiteHistory.isTracked(database) {
       try SQLiteHistory.record(
         changes,

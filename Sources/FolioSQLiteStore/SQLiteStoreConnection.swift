@@ -62,16 +62,19 @@ final class SQLiteStoreConnection: CommitLoggingConnection {
     // held and nothing written.
     try database.execute("SAVEPOINT folio_save")
     let stale: [Int64]
+    // What the commit lists, as it was: a save rolled back lists nothing.
+    let listed = commit
     do {
-      stale = try SQLiteStore.apply(changes, metadata: metadata, model: model, to: database)
+      stale = try SQLiteStore.apply(
+        changes, metadata: metadata, model: model, to: database, listingIn: &commit)
     } catch {
+      commit = listed
       try? database.execute("ROLLBACK TO folio_save")
       try? database.execute("RELEASE folio_save")
       throw error
     }
     if !stale.isEmpty { try database.execute("ROLLBACK TO folio_save") }
     try database.execute("RELEASE folio_save")
-    if stale.isEmpty { commit?.list(changes, schema: SQLiteSchema(model: model)) }
     return stale.isEmpty ? .written : .stale(stale)
   }
 
