@@ -30,11 +30,7 @@ extension SQLiteCommitLog {
     /// follow; read before the transaction writes anything.
     func begin() -> Commit? {
       if !hasTable {
-        guard
-          let table = try? statement(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_FOLIOLOG'",
-            at: "sqlite_master")
-        else { return nil }
+        guard let table = try? statement(existence, at: "sqlite_master") else { return nil }
         // Reset at once: a statement left on a row keeps SQLite's shared lock past `COMMIT`.
         hasTable = (try? table.step(at: "sqlite_master")) == true && table.int64(0) == 1
         table.reset()

@@ -42,11 +42,13 @@ enum SQLiteCommitLog {
     return (counter, bytes[18] != 2 && bytes[19] != 2)
   }
 
+  /// The query that counts the log's table: 1 when the store has it.
+  static let existence =
+    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_FOLIOLOG'"
+
   /// Whether the store has the log's table.
   static func exists(in database: SQLiteDatabase) throws(StoreError) -> Bool {
-    try database.integer(
-      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_FOLIOLOG'",
-      at: "sqlite_master") == 1
+    try database.integer(existence, at: "sqlite_master") == 1
   }
 
   /// Makes the log's table, inside the caller's transaction.

@@ -37,11 +37,13 @@ extension SQLiteStoreConnection: BatchExecutingConnection {
     // written.
     try database.execute("SAVEPOINT folio_batch")
     let outcome: StoreBatchOutcome
+    let schema: SQLiteSchema
     do {
       let executor = try SQLiteBatch(
         database: database, model: model, batch: batch,
         externalData: ExternalDataFolder(
           store: URL(fileURLWithPath: database.path), missing: missingExternalData))
+      schema = executor.schema
       outcome = try executor.run()
     } catch {
       try? database.execute("ROLLBACK TO folio_batch")
@@ -50,7 +52,7 @@ extension SQLiteStoreConnection: BatchExecutingConnection {
     }
     if outcome.refusal != nil { try database.execute("ROLLBACK TO folio_batch") }
     try database.execute("RELEASE folio_batch")
-    if outcome.refusal == nil { listBatchChanges(outcome.changes, model: model) }
+    if outcome.refusal == nil { listBatchChanges(outcome.changes, schema: schema) }
     return outcome
   }
 }

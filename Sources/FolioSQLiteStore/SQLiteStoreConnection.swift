@@ -107,8 +107,8 @@ final class SQLiteStoreConnection: CommitLoggingConnection {
   }
 
   /// Lists what a batch request changed in the commit begun.
-  func listBatchChanges(_ changes: StoreChangesSince?, model: ManagedObjectModel) {
-    commit?.list(changes, schema: SQLiteSchema(model: model))
+  func listBatchChanges(_ changes: StoreChangesSince?, schema: SQLiteSchema) {
+    commit?.list(changes, schema: schema)
   }
 
   deinit { rollBackWriting() }
