@@ -26,7 +26,7 @@ let cases: [(name: String, argument: String?)] = [
   ("pasteboard", "10000"),
   ("batch", "1000000"),
   ("postgres", "1000000"), ("postgres-writers", "1000"),
-  ("shared-writers", "xml:100000"), ("shared-writers", "folio:1000000"),
+  ("shared-writers", "xml:1000000"), ("shared-writers", "folio:1000000"),
   ("shared-writers", "sqlite:1000000"),
 ]
 

@@ -10,7 +10,13 @@ package final class FilePin {
     self.descriptor = descriptor
   }
 
-  deinit { close(descriptor) }
+  // Closing the last descriptor of a file that was replaced (renamed over, or removed) frees
+  // its pages in the kernel: tens of milliseconds for a file of hundreds of megabytes, which a
+  // merge or a save should not wait for.
+  deinit {
+    let descriptor = self.descriptor
+    DispatchQueue.global(qos: .utility).async { close(descriptor) }
+  }
 }
 
 /// A file's identity and last change, to tell whether someone else rewrote it: its inode
