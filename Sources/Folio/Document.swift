@@ -223,7 +223,9 @@ public final class Document {
   /// The transactions other saves recorded in the store's persistent history after `token`
   /// (every one without a token), oldest first; empty for a store that keeps no history.
   ///
-  /// - Throws: `StoreError` when the store cannot be read.
+  /// - Throws: `StoreError` when the store cannot be read; `historyTokenExpired` when the
+  ///   transactions just after `token` were deleted (read the store again, and follow the
+  ///   history from its last transaction).
   public func fetchHistory(after token: PersistentHistoryToken?) throws
     -> [PersistentHistoryTransaction]
   {

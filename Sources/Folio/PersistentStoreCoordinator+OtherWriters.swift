@@ -42,7 +42,9 @@ extension PersistentStoreCoordinator {
   /// without a token), oldest first: Core Data's `NSPersistentHistoryChangeRequest
   /// .fetchHistory(after:)`. Empty for a store that keeps no history, or in memory.
   ///
-  /// - Throws: `StoreError` when the store cannot be read.
+  /// - Throws: `StoreError` when the store cannot be read; `historyTokenExpired` when the
+  ///   transactions just after `token` were deleted (read the store again, and follow the
+  ///   history from its last transaction).
   public func fetchHistory(after token: PersistentHistoryToken?) throws(StoreError)
     -> [PersistentHistoryTransaction]
   {

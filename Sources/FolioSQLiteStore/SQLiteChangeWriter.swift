@@ -76,14 +76,38 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   /// oldest first, each with the objects it changed (`NSPersistentHistoryChangeRequest
   /// .fetchHistory(after:)`); none when the store keeps no history.
   ///
-  /// - Throws: `StoreError` when the store cannot be read.
+  /// - Throws: `StoreError` when the store cannot be read; `historyTokenExpired` when the
+  ///   transactions just after `token` were deleted, as Core Data's
+  ///   `NSPersistentHistoryTokenExpiredError`.
   public func fetchHistory(
     after token: PersistentHistoryToken?, from url: URL, model: ManagedObjectModel
   ) throws(StoreError) -> [PersistentHistoryTransaction] {
     let database = try Self.beginReading(url)
     defer { try? database.execute("COMMIT") }
+    if let token, try SQLiteHistory.isTracked(database) {
+      try SQLiteHistory.checkNotExpired(after: token.transactionNumber, in: database, at: url)
+    }
     return try SQLiteHistory.transactions(
       after: token, schema: SQLiteSchema(model: model), model: model, in: database)
+  }
+
+  /// How many transactions the store at `url` holds and their range; `nil` when it keeps no
+  /// history.
+  ///
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func historySummary(at url: URL) throws(StoreError) -> PersistentHistorySummary? {
+    let database = try Self.beginReading(url)
+    defer { try? database.execute("COMMIT") }
+    guard try SQLiteHistory.isTracked(database) else { return nil }
+    let range = try database.prepare(
+      "SELECT count(*), min(Z_PK), max(Z_PK) FROM ATRANSACTION", at: "ATRANSACTION")
+    guard try range.step(), !range.isNull(1) else {
+      return PersistentHistorySummary(transactionCount: 0)
+    }
+    return PersistentHistorySummary(
+      transactionCount: Int(range.int64(0)),
+      first: PersistentHistoryToken(transactionNumber: range.int64(1)),
+      last: PersistentHistoryToken(transactionNumber: range.int64(2)))
   }
 
   /// Deletes the history the store at `url` recorded up to and including the transaction at

@@ -285,6 +285,29 @@ enum SQLiteHistory {
   }
 
   /// Deletes the transactions up to and including `token`, with their changes.
+  /// Throws when transactions after `after` were given and the next one is gone: deleted,
+  /// so a reader following the history from there would miss what it changed. Numbers are
+  /// given one after another (`Z_MAX` of entity 16002) and never again.
+  static func checkNotExpired(after: Int64, in database: SQLiteDatabase, at url: URL)
+    throws(StoreError)
+  {
+    let given =
+      try database.integer(
+        "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(transactionEntity)", at: "Z_PRIMARYKEY")
+      ?? 0
+    guard after < given else { return }
+    let next = try database.prepare("SELECT 1 FROM ATRANSACTION WHERE Z_PK = ?", at: "ATRANSACTION")
+    next.bind(after + 1, at: 1)
+    guard try !next.step() else { return }
+    let oldest = try database.integer("SELECT min(Z_PK) FROM ATRANSACTION", at: "ATRANSACTION")
+    throw StoreError(
+      .historyTokenExpired,
+      "the history token is expired: the transactions after \(after) "
+        + (oldest.map { "up to \($0 - 1) were deleted" } ?? "were all deleted")
+        + "; read the store again and follow the history from its last transaction (\(given))",
+      at: InputLocation(file: url.path))
+  }
+
   static func deleteTransactions(through token: PersistentHistoryToken, in database: SQLiteDatabase)
     throws(StoreError)
   {

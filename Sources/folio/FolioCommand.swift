@@ -34,7 +34,7 @@ struct FolioCommand: ParsableCommand {
       ModelCommand.self, ReplayCommand.self, InfoCommand.self, DumpCommand.self,
       ConvertCommand.self, ValidateCommand.self, QueryCommand.self, DeleteCommand.self,
       UpdateCommand.self, MetadataCommand.self, MigrateCommand.self, CodegenCommand.self,
-      ShellCommand.self,
+      HistoryCommand.self, ShellCommand.self,
     ]
   )
 

@@ -1,23 +1,40 @@
 import Folio
 import Foundation
 
-/// The size of a store's file and, for a binary store, its sections with their compression:
-/// what `folio info` shows below the format.
+/// The size of a store's file and, for a binary store, its sections with their compression,
+/// for a SQLite store its journal and persistent history: what `folio info` shows below the
+/// format.
 struct StoreLayout {
   var fileSize: Int?
   var sections: [BinaryStoreLayout.Section] = []
   var journal: SQLiteJournal?
+  /// For a store that can keep persistent history, what it holds (`nil` inside: none kept).
+  var history: PersistentHistorySummary??
 
   /// The layout of the store at `url`; `journal`, a SQLite store's journal as it was before
   /// the command opened the store (opening one in WAL mode makes a `-wal` file beside it).
   init(url: URL, format: any StoreFormat, journal: SQLiteJournal? = nil) throws {
     self.journal = journal
+    if let tracking = format as? any HistoryTrackingStoreFormat {
+      history = .some(try tracking.historySummary(at: url))
+    }
     if url.isFileURL {
       fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int
     }
     if let sectionsOf = FormatRegistry.entry(for: format)?.sections {
       sections = try sectionsOf(url)
     }
+  }
+
+  /// What `info` prints after `Persistent history:`.
+  static func text(_ history: PersistentHistorySummary?) -> String {
+    guard let history else { return "off (folio history FILE --enable turns it on)" }
+    guard let first = history.first, let last = history.last else {
+      return "on, no transactions"
+    }
+    let count = history.transactionCount
+    if count == 1 { return "on, 1 transaction (\(first.transactionNumber))" }
+    return "on, \(count) transactions (\(first.transactionNumber) to \(last.transactionNumber))"
   }
 
   /// How many times smaller the stored bytes are than the content, `12.3:1`.
@@ -30,6 +47,7 @@ struct StoreLayout {
     var lines: [String] = []
     if let fileSize { lines.append("File size: \(fileSize) bytes") }
     if let journal { lines.append("Journal: \(journal.text)") }
+    if let history { lines.append("Persistent history: \(Self.text(history))") }
     if !sections.isEmpty {
       lines.append("Sections:")
       for section in sections {
@@ -43,12 +61,22 @@ struct StoreLayout {
     return lines
   }
 
-  /// The JSON members `info --json` adds: `"fileSize"`, `"journal"` for a SQLite store and
-  /// `"sections"` for a binary store.
+  /// The JSON members `info --json` adds: `"fileSize"`, `"journal"` and `"history"` for a
+  /// SQLite store and `"sections"` for a binary store.
   var json: String {
     var members: [String] = []
     if let fileSize { members.append("\"fileSize\":\(fileSize)") }
     if let journal { members.append("\"journal\":\(journal.json)") }
+    if let history {
+      let summary = history.map { summary in
+        let number = { (token: PersistentHistoryToken?) in
+          token.map { "\($0.transactionNumber)" } ?? "null"
+        }
+        return "{\"transactions\":\(summary.transactionCount),"
+          + "\"first\":\(number(summary.first)),\"last\":\(number(summary.last))}"
+      }
+      members.append("\"history\":\(summary ?? "null")")
+    }
     if !sections.isEmpty {
       let items = sections.map {
         "{\"name\":\(ObjectJSON.string($0.name)),\"offset\":\($0.offset),"

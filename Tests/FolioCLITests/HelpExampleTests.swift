@@ -11,7 +11,7 @@ struct HelpExampleTests {
   static let commands: [[String]] = [
     [], ["model"], ["model", "info"], ["model", "graph"], ["model", "infer"], ["model", "diff"],
     ["replay"], ["info"], ["dump"], ["convert"], ["validate"], ["query"], ["delete"],
-    ["update"], ["metadata"], ["migrate"], ["codegen"], ["shell"],
+    ["update"], ["metadata"], ["migrate"], ["codegen"], ["history"], ["shell"],
   ]
 
   /// The examples of a help text: the lines after one ending in `Example:` or `Examples:` up

@@ -167,4 +167,69 @@ struct SQLiteCrashSafetyTests {
     #expect(left == [], "\(left)")
     print("SQLite \(journalMode) \(write) killed: \(trials) trials")
   }
+
+  /// The history tables there are, and the transactions and changes they hold.
+  func history(of url: URL) throws -> String {
+    let tables = try run(
+      URL(fileURLWithPath: "/usr/bin/sqlite3"),
+      [
+        url.path,
+        "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING') ORDER BY name)",
+      ]
+    ).standardOutput
+    guard tables.contains("ATRANSACTION") else { return tables }
+    return tables
+      + (try run(
+        URL(fileURLWithPath: "/usr/bin/sqlite3"),
+        [url.path, "SELECT group_concat(Z_PK) FROM ATRANSACTION; SELECT count(*) FROM ACHANGE"]
+      ).standardOutput)
+  }
+
+  @Test(
+    "folio history --enable or --delete-through, killed before any of its writes, leaves the history as it was or as it is after",
+    arguments: ["DELETE", "WAL"], ["--enable", "--delete-through"])
+  func killHistoryWrite(journalMode: String, action: String) throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let model = try ManagedObjectModel(contentsOf: Self.expenses)
+    let url = folder.appendingPathComponent("document.sqlite")
+    try SQLiteStore().write(CrashSafetyTests().store(people: 10, tag: "old"), model: model, to: url)
+    _ = try run(
+      URL(fileURLWithPath: "/usr/bin/sqlite3"), [url.path, "PRAGMA journal_mode = \(journalMode)"])
+    if action == "--delete-through" {
+      #expect(try !runFolio(["history", url.path, "--enable"], in: folder, killBefore: nil))
+      for amount in 1...3 {
+        let update = [
+          "update", url.path, "--entity", "Spending", "--where", "TRUEPREDICATE", "--set",
+          "amount=\(amount)",
+        ]
+        #expect(try !runFolio(update, in: folder, killBefore: nil))
+      }
+    }
+    var saved: [String: Data] = [:]
+    for suffix in ["", "-wal", "-shm"] {
+      saved[suffix] = FileManager.default.contents(atPath: url.path + suffix)
+    }
+    let command = ["history", url.path, action] + (action == "--enable" ? [] : ["2"])
+    let objects = try state(of: url, model: model)
+    let old = try history(of: url)
+    #expect(try !runFolio(command, in: folder, killBefore: nil))
+    let new = try history(of: url)
+    #expect(new != old)
+    var (operation, sawOld, sawNew) = (1, false, false)
+    while true {
+      try restore(saved, at: url)
+      let killed = try runFolio(command, in: folder, killBefore: operation)
+      let now = try history(of: url)
+      #expect(now == old || now == new, "killed before operation \(operation): \(now)")
+      if now == old { sawOld = true } else if now == new { sawNew = true }
+      #expect(try state(of: url, model: model) == objects)
+      let check = try run(
+        URL(fileURLWithPath: "/usr/bin/sqlite3"), [url.path, "PRAGMA integrity_check"])
+      #expect(check.standardOutput == "ok\n", "killed before operation \(operation)")
+      if !killed { break }
+      operation += 1
+    }
+    #expect(sawOld && sawNew && operation > 1)
+  }
 }

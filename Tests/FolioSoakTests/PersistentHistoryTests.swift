@@ -146,6 +146,45 @@ struct PersistentHistoryTests {
     #expect(try Self.sqlite(url, "SELECT count(*) FROM ACHANGE;") == "1")
   }
 
+  @Test(
+    "history asked for after a token whose next transactions were deleted is an expired token")
+  func expiredToken() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = try Self.trackedStore(in: folder)
+    let document = try Document.open(
+      url, model: try ManagedObjectModel(contentsOf: Self.model), formats: [SQLiteStore()])
+    let ada = try #require(try document.context.fetch(FetchRequest(entityName: "Person")).first)
+    for name in ["Ada King", "Ada Lovelace", "Augusta Ada"] {
+      try ada.setValue(name, forKey: "name")
+      try document.save()
+    }
+    let tokens = try document.fetchHistory(after: nil).map(\.token)
+    #expect(tokens.map(\.transactionNumber) == [1, 2, 3])
+    try document.coordinator.deleteHistory(before: tokens[1])
+    // After the last transaction deleted, the history goes on; before it, changes are lost.
+    #expect(try document.fetchHistory(after: tokens[1]).map(\.token) == [tokens[2]])
+    #expect(try document.fetchHistory(after: nil).map(\.token) == [tokens[2]])
+    for stale in [PersistentHistoryToken(transactionNumber: 0), tokens[0]] {
+      #expect {
+        _ = try document.fetchHistory(after: stale)
+      } throws: { error in
+        guard let error = error as? StoreError else { return false }
+        return error.code == .historyTokenExpired && error.message.contains("up to 2 were deleted")
+          && error.location?.file == url.path
+      }
+    }
+    // With every transaction deleted, a token before the last one given is still expired,
+    // and the last one's is not.
+    try document.coordinator.deleteHistory(before: tokens[2])
+    #expect(try document.fetchHistory(after: tokens[2]).isEmpty)
+    #expect(throws: StoreError.self) { try document.fetchHistory(after: tokens[1]) }
+    // The document's own merges follow the history on without it.
+    try ada.setValue("Ada", forKey: "name")
+    try document.save()
+    #expect(try document.fetchHistory(after: tokens[2]).count == 1)
+  }
+
   @Test("another process merges a save through the history it recorded")
   func mergedByAnotherProcess() throws {
     let folder = try makeTemporaryFolder()

@@ -42,11 +42,15 @@ public struct StoreErrorCode: Hashable, Sendable, CustomStringConvertible {
   public static let busy = StoreErrorCode(.busy)
   /// A value or the store is larger than one of ``StoreLimits``.
   public static let limitExceeded = StoreErrorCode(.limitExceeded)
+  /// Persistent history was asked for after a token whose following transactions were
+  /// deleted: what changed since is no longer recorded (Core Data's
+  /// `NSPersistentHistoryTokenExpiredError`).
+  public static let historyTokenExpired = StoreErrorCode(.historyTokenExpired)
 
   private enum Kind: Hashable, Sendable {
     case notFound, unreadable, unknownFormat, malformedXML, malformedStore, badMagic,
       unsupportedVersion, badChecksum, truncated, modelMismatch, typeMismatch,
-      danglingReference, writeFailed, modifiedOnDisk, busy, limitExceeded
+      danglingReference, writeFailed, modifiedOnDisk, busy, limitExceeded, historyTokenExpired
   }
 
   private var kind: Kind

@@ -102,4 +102,24 @@ public protocol HistoryTrackingStoreFormat: StoreFormat {
     throws(StoreError) -> [PersistentHistoryTransaction]
   /// Deletes the history recorded up to and including the transaction at `token`.
   func deleteHistory(before token: PersistentHistoryToken, at url: URL) throws(StoreError)
+  /// How many transactions the store at `url` holds and their range, read without their
+  /// changes; `nil` when it keeps no history.
+  func historySummary(at url: URL) throws(StoreError) -> PersistentHistorySummary?
+}
+
+/// What a store's persistent history holds, without what the transactions changed.
+public struct PersistentHistorySummary: Sendable, Hashable {
+  /// The number of transactions recorded.
+  public var transactionCount: Int
+  /// The oldest transaction recorded; `nil` with none.
+  public var first: PersistentHistoryToken?
+  /// The newest transaction recorded; `nil` with none.
+  public var last: PersistentHistoryToken?
+
+  public init(
+    transactionCount: Int, first: PersistentHistoryToken? = nil,
+    last: PersistentHistoryToken? = nil
+  ) {
+    (self.transactionCount, self.first, self.last) = (transactionCount, first, last)
+  }
 }
