@@ -62,7 +62,8 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   /// - Throws: `StoreError` when the store cannot be written.
   public func enableHistoryTracking(at url: URL, model: ManagedObjectModel) throws(StoreError) {
     let database = try Self.open(url, readOnly: false)
-    try database.transaction { () throws(StoreError) in
+    guard try !SQLiteHistory.isTracked(database) else { return }
+    try SQLiteCommitLog.recordingNoObjectChanged(in: database) { () throws(StoreError) in
       try SQLiteHistory.createTables(in: database, model: model)
     }
   }
@@ -116,7 +117,7 @@ extension SQLiteStore: IncrementalStoreFormat, HistoryTrackingStoreFormat {
   /// - Throws: `StoreError` when the store cannot be written.
   public func deleteHistory(before token: PersistentHistoryToken, at url: URL) throws(StoreError) {
     let database = try Self.open(url, readOnly: false)
-    try database.transaction { () throws(StoreError) in
+    try SQLiteCommitLog.recordingNoObjectChanged(in: database) { () throws(StoreError) in
       try SQLiteHistory.deleteTransactions(through: token, in: database)
     }
   }

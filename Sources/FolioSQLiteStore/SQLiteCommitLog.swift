@@ -106,6 +106,20 @@ enum SQLiteCommitLog {
     try database.execute("COMMIT")
   }
 
+  /// Runs `body` in a write transaction of its own, recorded in the log (where the store keeps
+  /// one) as a commit that changed no object: its persistent history's tables made, or its
+  /// oldest transactions deleted. Another Folio writer then follows the log past it.
+  static func recordingNoObjectChanged(
+    in database: SQLiteDatabase, _ body: () throws(StoreError) -> Void
+  ) throws(StoreError) {
+    try database.transaction { () throws(StoreError) in
+      let recorder = Recorder(database: database)
+      let commit = recorder.begin()
+      try body()
+      if let commit { _ = recorder.record(commit) }
+    }
+  }
+
   /// The store's place in its log, inside the caller's read transaction; `nil` when it keeps
   /// none, keeps it in a write-ahead log, or has no place to follow from yet.
   static func position(in database: SQLiteDatabase) throws(StoreError) -> CommitLogPosition? {

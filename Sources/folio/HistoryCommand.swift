@@ -15,7 +15,10 @@ struct HistoryCommand: ParsableCommand {
       updated (with the properties changed) and deleted (with their tombstones). Without \
       options, prints the transactions after --after N, or every one, oldest first. \
       --enable makes Core Data's history tables in a store that has none, so that every save \
-      from then on is recorded and other processes merge it by reading only what it changed. \
+      from then on is recorded and other processes merge it by reading only what it changed; \
+      Core Data then opens the store read-only unless the app asks for history too \
+      (NSPersistentHistoryTrackingKey), so turn it on for a store that Folio alone writes, or \
+      whose apps keep history. \
       --delete-through N deletes the transactions up to and including N, as Core Data's \
       deleteHistory(before:) does with N's token; listing after a transaction whose next \
       ones were deleted fails, as Core Data's expired history token does. Objects are never \
@@ -109,6 +112,14 @@ struct HistoryCommand: ParsableCommand {
     }
   }
 
+  /// What `--enable` says on standard error: a Core Data app that does not ask for history
+  /// cannot save the store from then on.
+  static func coreDataNote(_ file: String) -> String {
+    "folio: \(file): Core Data opens a store whose history was tracked read-only unless the app "
+      + "asks for history too (NSPersistentHistoryTrackingKey): turn it on for a store that "
+      + "Folio alone writes, or whose apps keep history"
+  }
+
   /// Makes the history tables, with a tombstone column for each attribute the model keeps
   /// after deletion: a model inferred from the store would not say which.
   private func turnOn(_ tracking: any HistoryTrackingStoreFormat, at url: URL) throws {
@@ -127,6 +138,7 @@ struct HistoryCommand: ParsableCommand {
     } else {
       print(wasOn ? "persistent history was already on" : "persistent history is on")
     }
+    if !wasOn { FileHandle.standardError.write(Data((Self.coreDataNote(store.file) + "\n").utf8)) }
   }
 }
 

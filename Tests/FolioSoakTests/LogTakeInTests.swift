@@ -185,6 +185,35 @@ struct LogTakeInTests {
     #expect(Self.roads(watcher) == (damage == nil ? [1, 0, 0] : [0, 1, 0]), "\(damage ?? "none")")
   }
 
+  @Test(
+    "history turned on or deleted by another process is a commit the log holds: the watcher follows the log past it"
+  )
+  func historyCommits() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("Expenses.sqlite")
+    let (watcher, writer, model) = try Self.pair(url)
+    let counter = {
+      try PersistentHistoryTests.sqlite(url, "SELECT max(Z_COUNTER) FROM Z_FOLIOLOG;")
+    }
+    let before = try counter()
+    try SQLiteStore().enableHistoryTracking(at: url, model: model)
+    #expect(try counter() != before, "turning history on was not logged")
+    // Turning it on again changes nothing, and commits nothing.
+    let on = try counter()
+    try SQLiteStore().enableHistoryTracking(at: url, model: model)
+    #expect(try counter() == on)
+    try Self.add("Bob", to: writer)
+    try watcher.mergeChangesFromOtherWriters()
+    try SQLiteStore().deleteHistory(before: PersistentHistoryToken(transactionNumber: 1), at: url)
+    #expect(try counter() != on)
+    try Self.add("Cy", to: writer)
+    try watcher.mergeChangesFromOtherWriters()
+    #expect(
+      try HistoryTakeInTests.state(watcher) == ["Person Ada []", "Person Bob []", "Person Cy []"])
+    #expect(Self.roads(watcher) == [2, 0, 0])
+  }
+
   @Test("a batch request's commit lists what it changed, and a watcher follows it")
   func batch() throws {
     let folder = try makeTemporaryFolder()
