@@ -23,7 +23,8 @@ struct HistoryCommand: ParsableCommand {
       deleteHistory(before:) does with N's token; listing after a transaction whose next \
       ones were deleted fails, as Core Data's expired history token does. Objects are never \
       changed. A store another program is saving is waited for, as a save waits. --json \
-      prints what Formats/history.schema.json describes.
+      prints the transactions as Formats/history.schema.json describes; with --enable or \
+      --delete-through, one object naming the file and what was done.
 
       Examples:
         folio convert Samples/Expenses/Expenses.xml expenses.sqlite \\
@@ -80,7 +81,7 @@ struct HistoryCommand: ParsableCommand {
     let format = try store.format(of: url)
     guard let tracking = format as? any HistoryTrackingStoreFormat else {
       throw CommandFailure(
-        "\(store.file): a \(format.typeName) store keeps no persistent history: only SQLite stores do (nothing was changed)"
+        "\(store.file): \(format.typeName) stores keep no persistent history; only SQLite stores do (nothing was changed)"
       )
     }
     if enable { return try turnOn(tracking, at: url) }
