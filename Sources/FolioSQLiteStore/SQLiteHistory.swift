@@ -284,7 +284,6 @@ enum SQLiteHistory {
     return transactions
   }
 
-  /// Deletes the transactions up to and including `token`, with their changes.
   /// Throws when transactions after `after` were given and the next one is gone: deleted,
   /// so a reader following the history from there would miss what it changed. Numbers are
   /// given one after another (`Z_MAX` of entity 16002) and never again.
@@ -308,6 +307,7 @@ enum SQLiteHistory {
       at: InputLocation(file: url.path))
   }
 
+  /// Deletes the transactions up to and including `token`, with their changes.
   static func deleteTransactions(through token: PersistentHistoryToken, in database: SQLiteDatabase)
     throws(StoreError)
   {

@@ -174,6 +174,33 @@ struct HistoryCommandTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == locked)
   }
 
+  @Test("history tables laid out otherwise are refused, naming the file and the table, unchanged")
+  func malformedHistory() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = try Self.store(in: folder)
+    _ = try Self.sqlite(
+      store,
+      """
+      CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY);
+      CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, ZTIMESTAMP TEXT);
+      CREATE TABLE ATRANSACTIONSTRING (Z_PK INTEGER PRIMARY KEY);
+      INSERT INTO ATRANSACTION VALUES (1, 'noon');
+      """)
+    let before = try Data(contentsOf: URL(fileURLWithPath: store))
+    for (arguments, table) in [
+      ([String](), "ATRANSACTIONSTRING"), (["--after", "0", "--json"], "ATRANSACTIONSTRING"),
+      (["--delete-through", "1"], "ACHANGE"),
+    ] {
+      let result = try run(folio, ["history", store] + arguments)
+      #expect(result.status == 1, "\(arguments)")
+      #expect(
+        result.standardError.hasPrefix("Error: \(store) \(table): ")
+          && result.standardError.contains("no such column"), "\(result.standardError)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+  }
+
   @Test(
     "history deleted and turned on while another process saves keeps every save and a whole history"
   )
